@@ -1,0 +1,1 @@
+"""Surface languages: ASTs, lark grammars, parsers and printers."""
