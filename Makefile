@@ -1,0 +1,33 @@
+# Two entry points on a fresh machine (Python >= 3.11): `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PYTEST_ARGS ?= -n 2
+
+.PHONY: run test figures clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+# The main job: the paper's running example, semantics and automaton side by side; writes figures/.
+run: $(VENV)/.installed
+	$(BIN)/cer-theory demo
+
+# The test suite, with the deterministic hypothesis profile "ci" (HYPOTHESIS_PROFILE=deep for long runs).
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest proofs_tests $(PYTEST_ARGS)
+
+figures: $(VENV)/.installed
+	$(BIN)/cer-theory figures
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

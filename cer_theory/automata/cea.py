@@ -1,0 +1,311 @@
+"""Complex Event Automata: seed 000, Definitions 5.1, 5.2 and 5.4 (spec cel-cea.md §3).
+
+A CEA ``A = (Q, Δ, I, F)`` has transitions ``(p, P, L, q)``: a unary predicate P (an element of 𝒰) and a set of
+variables L; a transition with ``L ≠ ∅`` is *marking*. A run over ``t0 … tn`` reads every tuple, starts in I,
+and annotates position k with ``L_k``; ``μ_ρ(A) = {k ≤ n : A ∈ L_k}``. ``⟦A⟧ᵛ_n(S)`` collects μ_ρ over the
+accepting runs that end at n. This module is the reference for every automaton-side construction.
+
+CEA values are immutable, validated on construction, printable, drawable (``_repr_svg_`` in Jupyter) and
+convertible to networkx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import AutomatonError
+from ..events import ComplexEvent, Event, Valuation
+from ..predicates.ast import Predicate
+
+State = Hashable
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """``(source, predicate, labels, target)``; marking iff ``labels`` is non-empty."""
+
+    source: State
+    predicate: Predicate
+    labels: frozenset[str]
+    target: State
+
+    @property
+    def marking(self) -> bool:
+        return bool(self.labels)
+
+    def label(self) -> str:
+        """``P / {A,B}``, or ``P / ∅`` for a non-marking transition, as in the paper's figures."""
+        marks = "{" + ",".join(sorted(self.labels)) + "}" if self.labels else "∅"
+        return f"{self.predicate.label()} / {marks}"
+
+    def sort_key(self) -> tuple:
+        return (repr(self.source), repr(self.target), sorted(self.labels), self.predicate.text())
+
+
+def _frozen_labels(labels: Iterable[str]) -> frozenset[str]:
+    return labels if isinstance(labels, frozenset) else frozenset(labels)
+
+
+class CEA:
+    """A complex event automaton ``(Q, Δ, I, F)`` (seed 000, Def. 5.1)."""
+
+    __slots__ = ("states", "transitions", "initial", "final", "_out", "_hash", "name")
+
+    def __init__(self, states: Iterable[State], transitions: Iterable[Transition | tuple],
+                 initial: Iterable[State], final: Iterable[State], *, name: str = "") -> None:
+        states_f = frozenset(states)
+        trans: dict[Transition, None] = {}
+        for t in transitions:
+            if not isinstance(t, Transition):
+                if not (isinstance(t, tuple) and len(t) == 4):
+                    raise AutomatonError(f"a transition is (source, predicate, labels, target), got {t!r}")
+                t = Transition(t[0], t[1], _frozen_labels(t[2]), t[3])
+            self._check(t, states_f)
+            trans[t] = None
+        initial_f, final_f = frozenset(initial), frozenset(final)
+        for role, group in (("initial", initial_f), ("final", final_f)):
+            if not group <= states_f:
+                raise AutomatonError(f"{role} states {sorted(map(repr, group - states_f))} are not states")
+        self.states = states_f
+        self.transitions = tuple(sorted(trans, key=Transition.sort_key))
+        self.initial, self.final, self.name = initial_f, final_f, name
+        out: dict[State, list[Transition]] = {q: [] for q in states_f}
+        for t in self.transitions:
+            out[t.source].append(t)
+        self._out = {q: tuple(ts) for q, ts in out.items()}
+        self._hash = hash((self.states, self.transitions, self.initial, self.final))
+
+    @staticmethod
+    def _check(t: Transition, states: frozenset[State]) -> None:
+        if t.source not in states or t.target not in states:
+            raise AutomatonError(f"transition {t.label()} from {t.source!r} to {t.target!r} uses an unknown state")
+        if not isinstance(t.predicate, Predicate):
+            raise AutomatonError(f"transition from {t.source!r}: {t.predicate!r} is not a Predicate")
+        if not t.predicate.is_unary():
+            raise AutomatonError(f"transition from {t.source!r}: CEA predicates are unary, "
+                                 f"{t.predicate.text()} reads {sorted(map(str, t.predicate.slots() - {None}))}")
+        if not isinstance(t.labels, frozenset) or not all(isinstance(v, str) and v for v in t.labels):
+            raise AutomatonError(f"transition from {t.source!r}: labels must be a set of variable names")
+
+    # ------------------------------------------------------------------ value semantics
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, CEA) and self._hash == other._hash and self.states == other.states
+                and self.transitions == other.transitions and self.initial == other.initial
+                and self.final == other.final)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if hasattr(self, "_hash"):
+            raise AttributeError("CEA is immutable; constructions return new automata")
+        object.__setattr__(self, key, value)
+
+    def out(self, state: State) -> tuple[Transition, ...]:
+        """The transitions leaving ``state``."""
+        return self._out[state]
+
+    @property
+    def size(self) -> int:
+        """``|A| = |Q| + |Δ|``."""
+        return len(self.states) + len(self.transitions)
+
+    def variables(self) -> frozenset[str]:
+        return frozenset().union(*(t.labels for t in self.transitions))
+
+    def predicates(self) -> tuple[Predicate, ...]:
+        """The distinct predicates of Δ, in a deterministic order (the 𝒫 of Prop. 5.5)."""
+        return tuple(dict.fromkeys(t.predicate for t in self.transitions))
+
+    def label_sets(self) -> tuple[frozenset[str], ...]:
+        """The distinct label sets of Δ (the ℒ of Prop. 5.5), ∅ first when present."""
+        return tuple(sorted(dict.fromkeys(t.labels for t in self.transitions), key=lambda s: (len(s), sorted(s))))
+
+    def __repr__(self) -> str:
+        return (f"CEA({self.name + ': ' if self.name else ''}{len(self.states)} states, "
+                f"{len(self.transitions)} transitions)")
+
+    def describe(self) -> str:
+        """A readable listing: states, initial, final, one transition per line."""
+        lines = [repr(self), f"  initial: {sorted(map(repr, self.initial))}",
+                 f"  final:   {sorted(map(repr, self.final))}"]
+        lines += [f"  {t.source!r} --{t.label()}--> {t.target!r}" for t in self.transitions]
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ structure
+
+    def relabel_states(self, mapping: Mapping[State, State] | None = None) -> CEA:
+        """Rename states; by default to 0..|Q|-1 in breadth-first order from the initial states."""
+        if mapping is None:
+            mapping = {q: k for k, q in enumerate(self.bfs_order())}
+        return CEA((mapping[q] for q in self.states),
+                   (Transition(mapping[t.source], t.predicate, t.labels, mapping[t.target]) for t in self.transitions),
+                   (mapping[q] for q in self.initial), (mapping[q] for q in self.final), name=self.name)
+
+    def bfs_order(self) -> list[State]:
+        """All states, reachable ones first in breadth-first order, then the rest in a stable order."""
+        order: list[State] = []
+        seen: set[State] = set()
+        frontier = sorted(self.initial, key=repr)
+        while frontier:
+            nxt = []
+            for q in frontier:
+                if q in seen:
+                    continue
+                seen.add(q)
+                order.append(q)
+                nxt.extend(t.target for t in self._out[q] if t.target not in seen)
+            frontier = nxt
+        order.extend(sorted((q for q in self.states if q not in seen), key=repr))
+        return order
+
+    def reachable(self) -> frozenset[State]:
+        seen, stack = set(self.initial), list(self.initial)
+        while stack:
+            for t in self._out[stack.pop()]:
+                if t.target not in seen:
+                    seen.add(t.target)
+                    stack.append(t.target)
+        return frozenset(seen)
+
+    def coreachable(self) -> frozenset[State]:
+        back: dict[State, list[State]] = {q: [] for q in self.states}
+        for t in self.transitions:
+            back[t.target].append(t.source)
+        seen, stack = set(self.final), list(self.final)
+        while stack:
+            for p in back[stack.pop()]:
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        return frozenset(seen)
+
+    def restrict(self, keep: Iterable[State]) -> CEA:
+        """The sub-automaton on ``keep`` (transitions with both ends kept)."""
+        k = frozenset(keep)
+        return CEA(k, (t for t in self.transitions if t.source in k and t.target in k),
+                   self.initial & k, self.final & k, name=self.name)
+
+    def trim(self) -> CEA:
+        """Drop states that are unreachable or cannot reach a final state: same runs to final states."""
+        return self.restrict(self.reachable() & self.coreachable())
+
+    # ------------------------------------------------------------------ run semantics (Def. 5.2)
+
+    def step(self, config: Iterable[tuple[State, frozenset]], position: int, event: Event) -> set:
+        """One step of the run semantics on configurations ``(state, μ)`` with μ a frozenset of (var, pos)."""
+        nxt: set[tuple[State, frozenset]] = set()
+        for state, mu in config:
+            for t in self._out[state]:
+                if t.predicate(event):
+                    nxt.add((t.target, mu | {(v, position) for v in t.labels} if t.labels else mu))
+        return nxt
+
+    def configurations(self, stream: Sequence[Event]) -> Iterator[set[tuple[State, frozenset]]]:
+        """After each t_n: the set of ``(q, μ_ρ)`` over all runs ρ on ``t0..tn`` (runs merged by state and
+        valuation, which keeps exactly the information Def. 5.2 reads off a run)."""
+        config: set[tuple[State, frozenset]] = {(q, frozenset()) for q in self.initial}
+        for n, event in enumerate(stream):
+            config = self.step(config, n, event)
+            yield config
+
+    def run(self, stream: Sequence[Event]) -> list[frozenset[Valuation]]:
+        """``[⟦A⟧ᵛ_0(S), ⟦A⟧ᵛ_1(S), …]`` (Def. 5.2)."""
+        out = []
+        for config in self.configurations(stream):
+            out.append(frozenset(_valuation(mu) for q, mu in config if q in self.final))
+        return out
+
+    def run_complex_events(self, stream: Sequence[Event]) -> list[frozenset[ComplexEvent]]:
+        """``[⟦A⟧_0(S), ⟦A⟧_1(S), …]``."""
+        return [frozenset(m.support() for m in vals) for vals in self.run(stream)]
+
+    def valuations(self, stream: Sequence[Event], n: int) -> frozenset[Valuation]:
+        """``⟦A⟧ᵛ_n(S)``."""
+        return self.run(stream[: n + 1])[n]
+
+    def complex_events(self, stream: Sequence[Event], n: int) -> frozenset[ComplexEvent]:
+        """``⟦A⟧_n(S) = {sup μ | μ ∈ ⟦A⟧ᵛ_n(S)}``."""
+        return frozenset(m.support() for m in self.valuations(stream, n))
+
+    def accepting_runs(self, stream: Sequence[Event], n: int, *, limit: int = 1000) -> Iterator[list[Transition]]:
+        """The explicit accepting runs ending at n (at most ``limit``), each as its list of transitions."""
+        found = 0
+
+        def extend(state: State, k: int, path: list[Transition]) -> Iterator[list[Transition]]:
+            nonlocal found
+            if found >= limit:
+                return
+            if k > n:
+                if state in self.final:
+                    found += 1
+                    yield list(path)
+                return
+            for t in self._out[state]:
+                if t.predicate(stream[k]):
+                    path.append(t)
+                    yield from extend(t.target, k + 1, path)
+                    path.pop()
+
+        for q0 in sorted(self.initial, key=repr):
+            yield from extend(q0, 0, [])
+
+    # ------------------------------------------------------------------ determinism (Def. 5.4)
+
+    def io_determinism_violations(self) -> list[tuple[Transition, Transition]]:
+        """Pairs of distinct transitions from one state with equal labels and overlapping predicates (Z3)."""
+        from ..predicates.solver import is_satisfiable
+
+        bad = []
+        for q in self.states:
+            ts = self._out[q]
+            for a in range(len(ts)):
+                for b in range(a + 1, len(ts)):
+                    t1, t2 = ts[a], ts[b]
+                    if t1.labels == t2.labels and is_satisfiable(t1.predicate & t2.predicate):
+                        bad.append((t1, t2))
+        return bad
+
+    def is_io_deterministic(self) -> bool:
+        """Def. 5.4: ``|I| = 1`` and distinct transitions from one state with overlapping predicates have
+        different labels; satisfiability of ``P1 ∩ P2`` is decided with Z3."""
+        return len(self.initial) == 1 and not self.io_determinism_violations()
+
+    # ------------------------------------------------------------------ views
+
+    def to_networkx(self):
+        """A ``networkx.MultiDiGraph``: nodes carry ``initial``/``final``, edges ``predicate``/``labels``."""
+        import networkx as nx
+
+        g = nx.MultiDiGraph(name=self.name)
+        for q in self.bfs_order():
+            g.add_node(q, initial=q in self.initial, final=q in self.final)
+        for t in self.transitions:
+            g.add_edge(t.source, t.target, predicate=t.predicate, labels=t.labels, label=t.label())
+        return g
+
+    def to_dot(self, **options: Any) -> str:
+        """Graphviz DOT source (see :mod:`cer_theory.viz`)."""
+        from ..viz.dot import cea_to_dot
+
+        return cea_to_dot(self, **options)
+
+    def _repr_svg_(self) -> str:
+        from ..viz.dot import render_svg
+
+        return render_svg(self.to_dot())
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        from ..viz.dot import render_svg
+
+        return {"image/svg+xml": render_svg(self.to_dot()), "text/plain": self.describe()}
+
+
+def _valuation(mu: frozenset) -> Valuation:
+    grouped: dict[str, set[int]] = {}
+    for var, pos in mu:
+        grouped.setdefault(var, set()).add(pos)
+    return Valuation(grouped)
