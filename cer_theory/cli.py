@@ -53,17 +53,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compile(phi):
+def _compile(phi, *, trim: bool = False):
     from .constructions.cel_to_cea import compile_cel
 
-    return compile_cel(phi)
+    return compile_cel(phi, trim=trim)
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
     from .viz.dot import write_drawing
 
     phi = _read_formula(args.formula)
-    cea = _compile(phi)
+    cea = _compile(phi, trim=args.trim)
     dot = cea.to_dot(title=args.title or str(phi))
     if args.output in (None, "-"):
         sys.stdout.write(dot)
@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")
+    d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits")
     d.set_defaults(func=cmd_draw)
 
     m = sub.add_parser("demo", help="the running example of seed 000, semantics vs automaton")

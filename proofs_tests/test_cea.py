@@ -114,3 +114,12 @@ def test_dot_and_svg_drawing() -> None:
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     bundle = a._repr_mimebundle_()
     assert "image/svg+xml" in bundle and "text/plain" in bundle
+
+
+@settings(max_examples=100)
+@given(formulas(selection=False, max_depth=3), streams(max_length=6))
+def test_trimmed_compilation_is_equivalent_and_no_larger(phi, stream) -> None:
+    full, trimmed = compile_cel(phi), compile_cel(phi, trim=True)
+    assert trimmed.run(stream) == full.run(stream)
+    assert len(trimmed.states) <= len(full.states)
+    assert trimmed.reachable() == trimmed.states and trimmed.coreachable() == trimmed.states or not trimmed.states

@@ -47,20 +47,34 @@ def _from(a: CEA, states: frozenset) -> list[Transition]:
     return [t for t in a.transitions if t.source in states]
 
 
-def compile_cel(phi: Formula, *, budget: int | None = None) -> CEA:
+def compile_cel(phi: Formula, *, budget: int | None = None, trim: bool = False) -> CEA:
     """The CEA of Theorem 6.2 for a unary CEL formula, states renumbered 0..|Q|-1 breadth-first.
 
-    Raises :class:`NotUnaryError` naming the filter when φ has an n-ary filter, and
+    The construction is kept as the paper gives it; ``trim=True`` drops states that no accepting run visits
+    (same runs to final states, hence the same semantics), which makes drawings smaller. ``budget`` bounds the
+    determinization inside UNLESS. Raises :class:`NotUnaryError` naming the filter when φ has an n-ary filter, and
     :class:`UnsupportedError` for selection strategies (compile those with ``compile_with_selection``).
     """
     fresh = _Fresh()
     kwargs = {} if budget is None else {"budget": budget}
     a = _compile(phi, fresh, kwargs)
-    return a.relabel_states()
+    return (a.trim() if trim else a).relabel_states()
 
 
-def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict) -> CEA:
-    rec: Callable[[Formula], CEA] = lambda f: _compile(f, fresh, det_kwargs)
+Hook = Callable[[Formula, Callable[[Formula], CEA]], "CEA | None"]
+
+
+def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict, hook: Hook | None = None) -> CEA:
+    """The recursion of Theorem 6.2. ``hook(ψ, rec)``, when given, is asked first at every subformula ψ; a CEA
+    it returns (copied onto fresh states) is used as ``A_ψ`` and must satisfy ``⟦A_ψ⟧ᵛ(S,i,j) = ⟦ψ⟧ᵛ(S,i,j)``
+    on every interval; ``rec`` compiles a child inside the same recursion. Selection strategies use it:
+    ``constructions.selection.compile_with_selection`` (Theorem 7.2 automata at any depth)."""
+    rec: Callable[[Formula], CEA] = lambda f: _compile(f, fresh, det_kwargs, hook)
+
+    if hook is not None:
+        built = hook(phi, rec)
+        if built is not None:
+            return fresh.copy(built)
 
     if isinstance(phi, Atom):
         # Fig. 5: ({q1,q2}, {(q1,tuples(R),{R},q2), (q1,TRUE,∅,q1)}, {q1}, {q2}).
