@@ -51,7 +51,7 @@ def _frozen_labels(labels: Iterable[str]) -> frozenset[str]:
 class CEA:
     """A complex event automaton ``(Q, Δ, I, F)`` (seed 000, Def. 5.1)."""
 
-    __slots__ = ("states", "transitions", "initial", "final", "_out", "_hash", "name")
+    __slots__ = ("states", "transitions", "initial", "final", "_out", "_tset", "_hash", "name")
 
     def __init__(self, states: Iterable[State], transitions: Iterable[Transition | tuple],
                  initial: Iterable[State], final: Iterable[State], *, name: str = "") -> None:
@@ -69,13 +69,15 @@ class CEA:
             if not group <= states_f:
                 raise AutomatonError(f"{role} states {sorted(map(repr, group - states_f))} are not states")
         self.states = states_f
-        self.transitions = tuple(sorted(trans, key=Transition.sort_key))
+        # Insertion order (deterministic for every construction); equality ignores it.
+        self.transitions = tuple(trans)
         self.initial, self.final, self.name = initial_f, final_f, name
         out: dict[State, list[Transition]] = {q: [] for q in states_f}
         for t in self.transitions:
             out[t.source].append(t)
         self._out = {q: tuple(ts) for q, ts in out.items()}
-        self._hash = hash((self.states, self.transitions, self.initial, self.final))
+        self._hash = None
+        self._tset = frozenset(self.transitions)  # set last: from here on the value is frozen
 
     @staticmethod
     def _check(t: Transition, states: frozenset[State]) -> None:
@@ -83,7 +85,7 @@ class CEA:
             raise AutomatonError(f"transition {t.label()} from {t.source!r} to {t.target!r} uses an unknown state")
         if not isinstance(t.predicate, Predicate):
             raise AutomatonError(f"transition from {t.source!r}: {t.predicate!r} is not a Predicate")
-        if not t.predicate.is_unary():
+        if not _is_unary(t.predicate):
             raise AutomatonError(f"transition from {t.source!r}: CEA predicates are unary, "
                                  f"{t.predicate.text()} reads {sorted(map(str, t.predicate.slots() - {None}))}")
         if not isinstance(t.labels, frozenset) or not all(isinstance(v, str) and v for v in t.labels):
@@ -92,15 +94,16 @@ class CEA:
     # ------------------------------------------------------------------ value semantics
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, CEA) and self._hash == other._hash and self.states == other.states
-                and self.transitions == other.transitions and self.initial == other.initial
-                and self.final == other.final)
+        return (isinstance(other, CEA) and self.states == other.states and self._tset == other._tset
+                and self.initial == other.initial and self.final == other.final)
 
     def __hash__(self) -> int:
-        return self._hash
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.states, self._tset, self.initial, self.final)))
+        return self._hash  # type: ignore[return-value]
 
     def __setattr__(self, key: str, value: Any) -> None:
-        if hasattr(self, "_hash"):
+        if hasattr(self, "_tset"):
             raise AttributeError("CEA is immutable; constructions return new automata")
         object.__setattr__(self, key, value)
 
@@ -132,7 +135,8 @@ class CEA:
         """A readable listing: states, initial, final, one transition per line."""
         lines = [repr(self), f"  initial: {sorted(map(repr, self.initial))}",
                  f"  final:   {sorted(map(repr, self.final))}"]
-        lines += [f"  {t.source!r} --{t.label()}--> {t.target!r}" for t in self.transitions]
+        lines += [f"  {t.source!r} --{t.label()}--> {t.target!r}"
+                  for t in sorted(self.transitions, key=Transition.sort_key)]
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ structure
@@ -302,6 +306,21 @@ class CEA:
         from ..viz.dot import render_svg
 
         return {"image/svg+xml": render_svg(self.to_dot()), "text/plain": self.describe()}
+
+
+_UNARY: dict[int, Predicate] = {}
+
+
+def _is_unary(p: Predicate) -> bool:
+    """``p.is_unary()``, remembered per predicate object: constructions reuse predicates across many automata."""
+    if _UNARY.get(id(p)) is p:
+        return True
+    if not p.is_unary():
+        return False
+    if len(_UNARY) > 100_000:
+        _UNARY.clear()
+    _UNARY[id(p)] = p  # the reference keeps the id from being reused while cached
+    return True
 
 
 def _valuation(mu: frozenset) -> Valuation:
