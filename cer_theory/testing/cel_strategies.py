@@ -184,4 +184,54 @@ def unary_formulas(**kwargs: object) -> st.SearchStrategy[Formula]:
     return formulas(unary=True, **kwargs)  # type: ignore[arg-type]
 
 
-__all__ = ["formulas", "unary_formulas", "conditions", "unary_bodies", "visible_variables"]
+# ---------------------------------------------------------------------------------------------- §8 fragments
+
+_FRAGMENT_KINDS = {":": "contig", "⊕": "cplus", "STRICT": "strict"}
+
+
+@st.composite
+def _fragment_formula(draw: st.DrawFn, depth: int, cfg: _Config, extra: tuple[str, ...]) -> Formula:
+    kinds = ("atom", "atom", "seq", "plus", "in", "filter", "disj") + extra
+    kind = "atom" if depth <= 0 else draw(st.sampled_from(kinds))
+    if kind == "atom":
+        return Atom(draw(st.sampled_from(cfg.relations)))
+
+    def sub() -> Formula:
+        return draw(_fragment_formula(depth - 1, cfg, extra))
+
+    if kind in ("seq", "contig", "disj"):
+        return {"seq": Seq, "contig": Contig, "disj": Disj}[kind](sub(), sub())
+    if kind in ("plus", "cplus"):
+        return Plus(sub()) if kind == "plus" else CPlus(sub())
+    if kind == "strict":
+        return Select(Strategy.STRICT, sub())
+    body = sub()
+    if kind == "in":
+        pool = cfg.variables if cfg.variables and draw(st.integers(0, 4)) < 4 else cfg.relations
+        return In(body, draw(st.sampled_from(pool)))
+    return Filter(body, draw(_condition(tuple(sorted(visible_variables(body))), cfg)))
+
+
+def fragment_formulas(extra: Sequence[str] = (), relations: Sequence[str] = ("R", "T", "U"),
+                      variables: Sequence[str] = ("A", "B"), max_depth: int = 3, unary: bool = True, *,
+                      attributes: Sequence[str] = ("x",),
+                      values: Sequence[int] = (0, 1, 2, 3)) -> st.SearchStrategy[Formula]:
+    """Formulas of the fragment ``CEL* ∪ extra`` of seed 000 §8: CEL* (Def. 8.1: atoms, ``IN``, ``FILTER``,
+    ``;``, ``+``, ``OR``) plus the operators in ``extra`` ⊆ {``":"``, ``"⊕"``, ``"STRICT"``} (§8.2).
+
+    Other parameters as in :func:`formulas`; ``unary=False`` adds binary literals such as ``A.x = B.x`` (CEL*
+    allows arbitrary predicates). Every kind choice shrinks towards an atom.
+    """
+    unknown = set(extra) - set(_FRAGMENT_KINDS)
+    if unknown:
+        raise ValueError(f"fragment_formulas: unknown operators {sorted(unknown)}; expected a subset of "
+                         f"{sorted(_FRAGMENT_KINDS)}")
+    if not relations:
+        raise ValueError("fragment_formulas() needs at least one relation name")
+    cfg = _Config(tuple(relations), tuple(variables), unary, False, tuple(attributes), tuple(values))
+    kinds = tuple(_FRAGMENT_KINDS[op] for op in _FRAGMENT_KINDS if op in extra)
+    return _fragment_formula(max_depth, cfg, kinds)
+
+
+__all__ = ["formulas", "unary_formulas", "conditions", "unary_bodies", "visible_variables",
+           "fragment_formulas"]
