@@ -14,7 +14,6 @@ predicate evaluations per event) and :class:`EnumerationStats` (nodes visited pe
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -586,19 +585,14 @@ def evaluate_cea(cea: CEA, stream: Iterable[Event], **options: Any) -> Iterator[
 
 
 def compile_formula(phi: Any) -> CEA:
-    """φ (text or AST) → CEA: Theorem 7.2's selection-aware compiler if present, else Theorem 6.2's."""
+    """φ (text or AST) → CEA by Theorem 6.2, with Theorem 7.2 for selection strategies at any depth."""
     from .syntax.cel_ast import Formula
 
     if not isinstance(phi, Formula):
         from .syntax.cel_parser import parse
 
         phi = parse(phi)
-    # The selection compiler is optional (a separate module); an import error *inside* it must not be masked.
-    if importlib.util.find_spec(f"{__package__}.constructions.selection") is None:
-        from .constructions.cel_to_cea import compile_cel
-
-        return compile_cel(phi)
-    from .constructions.selection import compile_with_selection  # type: ignore[import-not-found]
+    from .constructions.selection import compile_with_selection
 
     return compile_with_selection(phi)
 

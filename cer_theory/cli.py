@@ -1,9 +1,14 @@
 """The ``cer-theory`` command line.
 
-``eval``    evaluate a CEL formula on a stream file, one JSON object per output position;
-``draw``    draw the CEA of a unary CEL formula (Theorem 6.2) as SVG, PNG, PDF or DOT;
-``demo``    the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
-``figures`` regenerate every drawing in ``figures/``.
+``eval``          evaluate a CEL formula on a stream file, one JSON object per output position;
+``draw``          draw the CEA of a unary CEL formula (Theorems 6.2 and 7.2) as SVG, PNG, PDF or DOT;
+``determinize``   its I/O-deterministic CEA (Prop. 5.5);      ``normal-form``  single-variable + I/O-det (§9.2);
+``star-property`` decide the *-property (Def. 8.4), with a counterexample stream when it fails;
+``to-cel``        back to CEL (Theorem 6.3, or Theorem 8.9 with ``--star``);
+``rewrite``       the §8 formula rewrites (Props. 8.12, 8.13, 8.15);
+``cces``          evaluate by the §9 algorithm and draw the final CCES;
+``demo``          the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
+``figures``       regenerate every drawing in ``figures/``.
 
 Exit status: 0 on success, 2 on bad input (a formula that does not parse, a malformed stream, a formula
 the requested evaluator cannot handle), with a message on stderr naming where the problem is.
@@ -18,8 +23,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import CerError
-from .events import Stream
+from .errors import CerError, UnsupportedError
+from .events import Stream, Valuation
 
 
 def _read_formula(text: str):
@@ -37,8 +42,13 @@ def _evaluate(phi, stream: Stream, via: str) -> list[frozenset]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from .testing.differential import CE_ONLY
+
     phi = _read_formula(args.formula)
     stream = Stream.load(args.stream)
+    if args.valuations and args.via in CE_ONLY:
+        raise UnsupportedError(f"--via {args.via} computes complex events only (seed 000 §9, normal form); "
+                               f"drop --valuations or use --via semantics|cea")
     outputs = _evaluate(phi, stream, args.via)
     out = sys.stdout
     for n, vals in enumerate(outputs):
@@ -48,15 +58,113 @@ def cmd_eval(args: argparse.Namespace) -> int:
             body = sorted(vals, key=lambda m: m.sort_key())
             out.write(json.dumps({"n": n, "valuations": [m.to_json() for m in body]}) + "\n")
         else:
-            ces = sorted({tuple(sorted(m.support())) for m in vals})
+            ces = sorted({tuple(sorted(m.support() if isinstance(m, Valuation) else m)) for m in vals})
             out.write(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}) + "\n")
     return 0
 
 
 def _compile(phi, *, trim: bool = False):
-    from .constructions.cel_to_cea import compile_cel
+    """Theorem 6.2, with Theorem 7.2 for selection strategies at any depth."""
+    from .constructions.selection import compile_with_selection
 
-    return compile_cel(phi, trim=trim)
+    cea = compile_with_selection(phi)
+    return cea.trim().relabel_states() if trim else cea
+
+
+def _show(cea, args: argparse.Namespace, title: str) -> None:
+    """Print a summary of an automaton and write its drawing when ``--dot FILE`` was given."""
+    from .viz.dot import write_drawing
+
+    det = "I/O-deterministic" if cea.is_io_deterministic() else "not I/O-deterministic"
+    print(f"{title}: {len(cea.states)} states, {len(cea.transitions)} transitions, {det}")
+    if getattr(args, "verbose", False):
+        print(cea.describe())
+    if args.dot:
+        write_drawing(cea.to_dot(title=title), args.dot)
+        print(f"wrote {args.dot}")
+
+
+def cmd_determinize(args: argparse.Namespace) -> int:
+    from .determinize import io_determinize
+
+    phi = _read_formula(args.formula)
+    cea = _compile(phi)
+    det = io_determinize(cea, budget=args.budget, complete=not args.trim)
+    if args.trim:
+        det = det.restrict((det.reachable() & det.coreachable()) | det.initial)
+    _show(cea, argparse.Namespace(dot=None), f"CEA of {phi}")
+    _show(det.relabel_states(), args, f"IOdet (Prop. 5.5) of {phi}")
+    return 0
+
+
+def cmd_normal_form(args: argparse.Namespace) -> int:
+    from .constructions.normal_form import normal_form
+
+    phi = _read_formula(args.formula)
+    _show(normal_form(_compile(phi), budget=args.budget), args, f"normal form (§9.2) of {phi}")
+    return 0
+
+
+def cmd_star_property(args: argparse.Namespace) -> int:
+    from .star_property import has_star_property
+
+    phi = _read_formula(args.formula)
+    cea = _compile(phi)
+    print(f"{phi}\n{has_star_property(cea, budget=args.budget)}")
+    if args.dot:
+        _show(cea, args, f"CEA of {phi}")
+    return 0
+
+
+def cmd_to_cel(args: argparse.Namespace) -> int:
+    from .constructions.cea_to_cel import cea_to_cel, cea_to_cel_star, formula_size
+
+    phi = _read_formula(args.formula)
+    cea = _compile(phi, trim=True)
+    relations = args.relations.split(",") if args.relations else None
+    back = (cea_to_cel_star if args.star else cea_to_cel)(cea, relations, budget=args.budget)
+    which = "Theorem 8.9 (CE level, *-semantics)" if args.star else "Theorem 6.3 (valuation level)"
+    print(f"# {which}: CEA with {len(cea.states)} states → formula of size {formula_size(back)}")
+    print(back)
+    return 0
+
+
+REWRITES = {
+    "strict-to-contiguous": ("strict_to_contiguous", "Prop. 8.13: CEL*∪{STRICT} → CEL*∪{:,⊕}"),
+    "contiguize": ("contiguize", "Prop. 8.13: STRICT(φ) as φ with every ; → : and + → ⊕"),
+    "contig-to-strict": ("contig_to_strict", "Prop. 8.12: CEL*∪{:} → CEL*∪{STRICT}"),
+    "cplus-to-strict": ("cplus_to_strict", "Prop. 8.15: unary CEL*∪{:,⊕} → CEL*∪{STRICT} (CE level)"),
+}
+
+
+def cmd_rewrite(args: argparse.Namespace) -> int:
+    from .constructions import rewrites
+
+    name, title = REWRITES[args.kind]
+    phi = _read_formula(args.formula)
+    print(f"# {title}")
+    print(getattr(rewrites, name)(phi))
+    return 0
+
+
+def cmd_cces(args: argparse.Namespace) -> int:
+    from .cces import CcesEvaluator, compile_formula
+    from .viz.dot import write_drawing
+
+    phi = _read_formula(args.formula)
+    stream = Stream.load(args.stream)
+    evaluator = CcesEvaluator(compile_formula(phi))
+    for n, event in enumerate(stream):
+        ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
+        if ces:
+            print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+    st = evaluator.stats
+    print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
+          f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
+    if args.dot:
+        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
+        print(f"wrote {args.dot}", file=sys.stderr)
+    return 0
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
@@ -129,8 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="evaluate a CEL formula on a stream (JSON Lines out)")
     e.add_argument("formula", help="CEL text, or @FILE to read it from a file")
     e.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
-    e.add_argument("--via", choices=["semantics", "cea"], default="semantics",
-                   help="reference semantics (default) or the compiled automaton of Theorem 6.2")
+    e.add_argument("--via", choices=["semantics", "cea", "cces"], default="semantics",
+                   help="reference semantics (default), the compiled automaton (Theorems 6.2 and 7.2), or the "
+                        "§9 algorithm (complex events only)")
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.set_defaults(func=cmd_eval)
 
@@ -141,6 +250,36 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--title", help="caption (default: the formula)")
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits")
     d.set_defaults(func=cmd_draw)
+
+    def construction(name: str, func, helptext: str, *, budget: int = 20_000):
+        c = sub.add_parser(name, help=helptext)
+        c.add_argument("formula", help="CEL text, or @FILE")
+        c.add_argument("--dot", metavar="FILE", help="write a drawing; the extension picks the format")
+        c.add_argument("--budget", type=int, default=budget, help=f"size budget (default {budget})")
+        c.add_argument("-v", "--verbose", action="store_true", help="list every transition")
+        c.set_defaults(func=func)
+        return c
+
+    construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5)").add_argument(
+        "--trim", action="store_true", help="omit the dead state and useless states")
+    construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)")
+    construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
+                 budget=100_000)
+    t = construction("to-cel", cmd_to_cel, "compile, then translate the CEA back to CEL (Theorem 6.3)",
+                     budget=1_000_000)
+    t.add_argument("--star", action="store_true", help="Theorem 8.9 back-translation (*-semantics, CE level)")
+    t.add_argument("--relations", help="comma-separated relation names of the schema (default: those mentioned)")
+
+    r = sub.add_parser("rewrite", help="the formula rewrites of seed 000 §8")
+    r.add_argument("kind", choices=sorted(REWRITES))
+    r.add_argument("formula", help="CEL text, or @FILE")
+    r.set_defaults(func=cmd_rewrite)
+
+    c = sub.add_parser("cces", help="evaluate with the §9 algorithm and draw the final CCES")
+    c.add_argument("formula", help="CEL text, or @FILE")
+    c.add_argument("--stream", required=True, help="stream file (.csv or JSON Lines)")
+    c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
+    c.set_defaults(func=cmd_cces)
 
     m = sub.add_parser("demo", help="the running example of seed 000, semantics vs automaton")
     m.add_argument("--figures", default="figures", help="where to write the φ3 automaton (default: figures/)")

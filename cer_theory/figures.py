@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .constructions.cel_to_cea import compile_cel
+from .constructions.selection import compile_with_selection
 from .examples import FORMULAS, example_5_3_cea, fig8_cea
 from .syntax.cel_parser import parse
 from .viz.dot import write_drawing
@@ -27,4 +28,7 @@ def write_all(out_dir: Path) -> list[Path]:
     for name, stem in (("φ1", "phi1"), ("φ2", "phi2"), ("φ3", "phi3"), ("φ4", "phi4")):
         phi = parse(FORMULAS[name])
         written += _write(compile_cel(phi), f"CEA of {name} (Theorem 6.2)", f"{stem}_cea", out_dir)
+    for strategy in ("STRICT", "NXT", "LAST", "MAX"):
+        cea = compile_with_selection(parse(f"{strategy}({FORMULAS['φ1']})")).trim().relabel_states()
+        written += _write(cea, f"{strategy}(φ1): Theorem 7.2, trimmed", f"phi1_{strategy.lower()}_cea", out_dir)
     return written

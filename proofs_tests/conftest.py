@@ -13,3 +13,14 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def require(available: bool, what: str) -> None:
+    """Skip when an optional tool is missing on a developer machine; fail in CI, where it must be installed."""
+    import pytest
+
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is required in CI (.ci/run installs it)")
+    pytest.skip(f"{what} is not installed")

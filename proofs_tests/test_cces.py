@@ -218,8 +218,7 @@ def test_O8_empty_complex_event_is_an_output() -> None:
 
 
 @pytest.mark.parametrize("strategy", ["STRICT", "NXT", "LAST", "MAX"])
-def test_O1_9_selection_via_algorithm_2_when_the_selection_compiler_exists(strategy: str) -> None:
-    pytest.importorskip("cer_theory.constructions.selection")
+def test_O1_9_selection_via_algorithm_2(strategy: str) -> None:
     text, stream = f"{strategy}({FORMULAS['φ1']})", fire_stream()
     assert evaluate_formula(text, stream) == run_complex_events(parse(text), stream)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,8 +109,7 @@ def test_dot_and_svg_drawing() -> None:
     assert dot.startswith("digraph") and "doublecircle" in dot and "T ∧ tmp>40 / {T}" in dot
     from cer_theory.viz.dot import graphviz_available
 
-    if not graphviz_available():
-        pytest.skip("Graphviz 'dot' not installed")
+    require(graphviz_available(), "Graphviz 'dot'")
     svg = a._repr_svg_()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     bundle = a._repr_mimebundle_()

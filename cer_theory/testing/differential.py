@@ -100,13 +100,22 @@ def semantics(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
 
 
 def compiled_cea(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
-    """The automaton of Theorem 6.2 run on the stream (Def. 5.2)."""
-    from ..constructions.cel_to_cea import compile_cel
+    """The automaton of Theorem 6.2 (with Theorem 7.2 for selection strategies) run on the stream (Def. 5.2)."""
+    from ..constructions.selection import compile_with_selection
 
-    return compile_cel(phi).run(stream)
+    return compile_with_selection(phi).run(stream)
 
 
-EVALUATORS: dict[str, Evaluator] = {"semantics": semantics, "cea": compiled_cea}
+def cces(phi: Formula, stream: Stream) -> list[frozenset]:
+    """Seed 000 §9: Algorithm 2 over the CCES, on the lazily determinized normal form (complex events only)."""
+    from ..cces import evaluate_formula
+
+    return evaluate_formula(phi, stream)
+
+
+EVALUATORS: dict[str, Evaluator] = {"semantics": semantics, "cea": compiled_cea, "cces": cces}
+CE_ONLY = frozenset({"cces"})
+"""Evaluators that output complex events, not valuations."""
 
 
 def check(phi: Formula, stream: Stream, *, candidate: str | Evaluator = "cea", reference: str | Evaluator =

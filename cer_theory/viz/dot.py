@@ -22,9 +22,27 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def _merged_labels(cea: CEA) -> dict[tuple[Hashable, Hashable], list[str]]:
+    """One label per (source, labels, target): parallel transitions become one disjunction, simplified by
+    sympy. The drawing shows an equivalent automaton; ``merge=False`` shows Δ exactly."""
+    from ..predicates.ast import disj
+    from ..predicates.printing import simplified
+
+    groups: dict[tuple, list] = {}
+    for t in cea.transitions:
+        groups.setdefault((t.source, t.target, t.labels), []).append(t.predicate)
+    out: dict[tuple[Hashable, Hashable], list[str]] = {}
+    for (src, dst, labels), preds in groups.items():
+        pred = preds[0] if len(preds) == 1 else simplified(disj(*preds))
+        marks = "{" + ",".join(sorted(labels)) + "}" if labels else "∅"
+        out.setdefault((src, dst), []).append(f"{pred.label()} / {marks}")
+    return out
+
+
 def cea_to_dot(cea: CEA, *, title: str | None = None, state_names: dict[Hashable, str] | None = None,
-               rankdir: str = "LR") -> str:
-    """DOT source for a CEA; ``state_names`` overrides how states are printed (default: their ``str``)."""
+               rankdir: str = "LR", merge: bool = True) -> str:
+    """DOT source for a CEA; ``state_names`` overrides how states are printed (default: their ``str``);
+    ``merge`` draws parallel transitions with equal labels as one simplified disjunction."""
     order = cea.bfs_order()
     ids = {q: f"q{k}" for k, q in enumerate(order)}
     name = (state_names or {}).get
@@ -39,11 +57,14 @@ def cea_to_dot(cea: CEA, *, title: str | None = None, state_names: dict[Hashable
     for k, q in enumerate(sorted(cea.initial, key=order.index)):
         lines.append(f"  start{k} [shape=point, style=invis, width=0];")
         lines.append(f"  start{k} -> {ids[q]};")
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for t in cea.transitions:
-        grouped.setdefault((ids[t.source], ids[t.target]), []).append(t.label())
+    if merge:
+        grouped = _merged_labels(cea)
+    else:
+        grouped = {}
+        for t in cea.transitions:
+            grouped.setdefault((t.source, t.target), []).append(t.label())
     for (src, dst), labels in grouped.items():
-        lines.append(f"  {src} -> {dst} [label={_quote(chr(10).join(labels))}];")
+        lines.append(f"  {ids[src]} -> {ids[dst]} [label={_quote(chr(10).join(labels))}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
