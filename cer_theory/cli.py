@@ -202,13 +202,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         cea = _compile(phi)
         by_sem = run_complex_events(phi, stream)
         by_cea = cea.run_complex_events(stream)
-        print(f"\n{name} = {phi}")
+        print(f"\n{name} = {FORMULAS[name]}")
         print(f"  CEA (Theorem 6.2): {len(cea.states)} states, {len(cea.transitions)} transitions")
-        print(f"  {'n':>3}  {'semantics (Fig. 3)':<28} {'automaton (Def. 5.2)':<28}")
+        print(f"  {'n':>3}  {'semantics (Fig. 3)':<32} {'automaton (Def. 5.2)':<32}")
         for n in range(len(stream)):
             if by_sem[n] or by_cea[n]:
                 mark = "=" if by_sem[n] == by_cea[n] else "≠"
-                print(f"  {n:>3}  {_fmt(by_sem[n]):<28} {_fmt(by_cea[n]):<28} {mark}")
+                print(f"  {n:>3}  {_fmt(by_sem[n]):<32} {_fmt(by_cea[n]):<32} {mark}")
         all_agree &= by_sem == by_cea
     out_dir = Path(args.figures)
     out_dir.mkdir(parents=True, exist_ok=True)
