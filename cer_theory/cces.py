@@ -14,9 +14,9 @@ predicate evaluations per event) and :class:`EnumerationStats` (nodes visited pe
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .automata.cea import CEA
 from .constructions.normal_form import VARIABLE, single_variable
@@ -24,6 +24,8 @@ from .determinize import DEFAULT_BUDGET
 from .errors import CerError, UnsupportedError
 from .events import ComplexEvent, Event
 from .lazy_determinize import LazyDeterminizer
+
+T = TypeVar("T")
 
 Node = int
 BOTTOM: Node = 0
@@ -166,11 +168,12 @@ class Cces:
 
     # ------------------------------------------------------------------ CE sets by definition (test oracle)
 
-    def ce(self, n: Node) -> frozenset[ComplexEvent]:
-        """``CE(n)``: the CEs of all paths from n to ⊥ in G_D, computed from the definition (not Algorithm 1)."""
-        memo: dict[Node, frozenset[ComplexEvent]] = {BOTTOM: frozenset({ComplexEvent()})}
-        stack = [n]
-        while stack:  # post-order without recursion: G_D paths can be long
+    def _fold(self, roots: Iterable[Node], bottom: T, combine: Callable[[Node, list[T]], T]) -> dict[Node, T]:
+        """Values bottom-up over G_D from ⊥ (``bottom``) to ``roots``, in post-order without recursion: G_D paths
+        can be as long as the stream."""
+        memo: dict[Node, T] = {BOTTOM: bottom}
+        stack = list(roots)
+        while stack:
             m = stack[-1]
             if m in memo:
                 stack.pop()
@@ -180,8 +183,15 @@ class Cces:
                 stack.extend(pending)
                 continue
             stack.pop()
-            memo[m] = frozenset(ComplexEvent(c | {self._event[m]}) for k in self.children(m) for c in memo[k])
-        return memo[n]
+            memo[m] = combine(m, [memo[c] for c in self.children(m)])
+        return memo
+
+    def ce(self, n: Node) -> frozenset[ComplexEvent]:
+        """``CE(n)``: the CEs of all paths from n to ⊥ in G_D, computed from the definition (not Algorithm 1)."""
+        def extend(m: Node, below: list[frozenset[ComplexEvent]]) -> frozenset[ComplexEvent]:
+            return frozenset(ComplexEvent(c | {self._event[m]}) for ces in below for c in ces)
+
+        return self._fold([n], frozenset({ComplexEvent()}), extend)[n]
 
     def ce_range(self, n1: Node, n2: Node) -> frozenset[ComplexEvent]:
         """``CE(n1, n2) = ⋃_{n ∈ list(n1,n2)} CE(n)``."""
@@ -189,24 +199,9 @@ class Cces:
 
     def path_count(self, n1: Node, n2: Node) -> int:
         """The number of paths to ⊥ starting in ``list(n1, n2)``; property 5 says it equals ``|CE(n1,n2)|``."""
-        memo: dict[Node, int] = {BOTTOM: 1}
-
-        def count(n: Node) -> int:
-            stack = [n]
-            while stack:
-                m = stack[-1]
-                if m in memo:
-                    stack.pop()
-                    continue
-                pending = [c for c in self.children(m) if c not in memo]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                stack.pop()
-                memo[m] = sum(memo[c] for c in self.children(m))
-            return memo[n]
-
-        return sum(count(n) for n in self._list(n1, n2))
+        heads = list(self._list(n1, n2))
+        counts = self._fold(heads, 1, lambda _m, below: sum(below))
+        return sum(counts[n] for n in heads)
 
     def check_valid(self) -> None:
         """Validity conditions 1–4 of seed 000 §9.2 (5 is per pair: compare :meth:`path_count` with
