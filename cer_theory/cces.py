@@ -25,7 +25,7 @@ from .errors import CerError, UnsupportedError
 from .events import ComplexEvent, Event
 from .lazy_determinize import LazyDeterminizer
 
-T = TypeVar("T")
+Value = TypeVar("Value")
 
 Node = int
 BOTTOM: Node = 0
@@ -168,10 +168,10 @@ class Cces:
 
     # ------------------------------------------------------------------ CE sets by definition (test oracle)
 
-    def _fold(self, roots: Iterable[Node], bottom: T, combine: Callable[[Node, list[T]], T]) -> dict[Node, T]:
+    def _fold(self, roots: Iterable[Node], bottom: Value, combine: Callable[[Node, list[Value]], Value]) -> dict[Node, Value]:
         """Values bottom-up over G_D from ⊥ (``bottom``) to ``roots``, in post-order without recursion: G_D paths
         can be as long as the stream."""
-        memo: dict[Node, T] = {BOTTOM: bottom}
+        memo: dict[Node, Value] = {BOTTOM: bottom}
         stack = list(roots)
         while stack:
             m = stack[-1]
