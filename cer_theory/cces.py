@@ -168,7 +168,8 @@ class Cces:
 
     # ------------------------------------------------------------------ CE sets by definition (test oracle)
 
-    def _fold(self, roots: Iterable[Node], bottom: Value, combine: Callable[[Node, list[Value]], Value]) -> dict[Node, Value]:
+    def _fold(self, roots: Iterable[Node], bottom: Value,
+              combine: Callable[[Node, list[Value]], Value]) -> dict[Node, Value]:
         """Values bottom-up over G_D from ⊥ (``bottom``) to ``roots``, in post-order without recursion: G_D paths
         can be as long as the stream."""
         memo: dict[Node, Value] = {BOTTOM: bottom}
