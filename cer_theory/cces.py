@@ -321,6 +321,16 @@ class Cces:
     def __repr__(self) -> str:
         return f"Cces({len(self) - 1} nodes + ⊥)"
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return _drawing_bundle(self.to_dot(), repr(self))
+
+
+def _drawing_bundle(dot: str, text: str) -> dict[str, str]:
+    """Jupyter's view: the Graphviz drawing, with the text form as fallback."""
+    from .viz.dot import render_svg
+
+    return {"image/svg+xml": render_svg(dot), "text/plain": text}
+
 
 # ================================================================================================ Algorithm 2
 
@@ -561,6 +571,9 @@ class CcesEvaluator:
 
     def _node_name(self, n: Node) -> int | str:
         return "⊥" if n == BOTTOM else self.cces.event(n)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return _drawing_bundle(self.to_dot(), f"table T after {self.position} events: {self.describe_table()}")
 
     def to_dot(self, *, title: str | None = None) -> str:
         """The CCES with Algorithm 2's table T: ``T[q]`` points at its list (first solid, last dashed)."""
