@@ -1,7 +1,8 @@
 """One predicate language for all models: AST, evaluation, Z3 translation, minterms and printing."""
 
-from .ast import (FALSE, TRUE, And, Attr, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate, Slot,
-                  attr, cmp, compare, conj, disj, is_type, kind, neg, reslot, unary_body)
+from .ast import (ARITH_OPS, FALSE, TRUE, And, Arith, Attr, BoolConst, Cmp, Const, InRange, InSet, IsType, Like, Not,
+                  On, Opaque, Or, Predicate, Slot, arith, attr, cmp, compare, conj, disj, in_range, in_set, is_type,
+                  kind, like, neg, reslot, unary_body)
 from .printing import simplified, to_latex, to_sympy
 from .solver import (Minterm, equivalent, implies, is_satisfiable, minterms, naive_minterms, witness,
                      witness_env)
@@ -10,6 +11,7 @@ __all__ = [
     "FALSE", "TRUE", "And", "Attr", "BoolConst", "Cmp", "Const", "IsType", "Not", "On", "Opaque", "Or",
     "Predicate", "Slot", "attr", "cmp", "compare", "conj", "disj", "is_type", "kind", "neg", "reslot",
     "unary_body",
+    "ARITH_OPS", "Arith", "Like", "InSet", "InRange", "arith", "like", "in_set", "in_range",
     "Minterm", "equivalent", "implies", "is_satisfiable", "minterms", "naive_minterms", "witness", "witness_env",
     "simplified", "to_latex", "to_sympy",
 ]

@@ -12,9 +12,13 @@ its negation is true. This is the type-guard reading the spec prescribes.
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
-from collections.abc import Callable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import ClassVar, Union
 
 from ..errors import PredicateError
@@ -219,16 +223,22 @@ class Cmp(Predicate):
     def __post_init__(self) -> None:
         if self.op not in OPS:
             raise PredicateError(f"unknown comparison {self.op!r}; expected one of {' '.join(OPS)}")
-        if isinstance(self.left, Const) and isinstance(self.right, Const):
+        for side in (self.left, self.right):
+            if not isinstance(side, (Attr, Const, Arith)):
+                raise PredicateError(f"a comparison side is an attribute, a constant or arithmetic, "
+                                     f"got {side!r}")
+        if not _term_attrs(self.left) and not _term_attrs(self.right):
             raise PredicateError(f"comparison {self.text()} has no attribute")
 
     def holds(self, env: Env) -> bool:
+        if isinstance(self.left, Arith) or isinstance(self.right, Arith):
+            return compare_numeric(term_value(self.left, env), self.op, term_value(self.right, env))
         lv = self.left.value(env) if isinstance(self.left, Attr) else self.left.value
         rv = self.right.value(env) if isinstance(self.right, Attr) else self.right.value
         return compare(lv, self.op, rv)
 
     def _own_slots(self) -> frozenset[Slot]:
-        return frozenset(t.slot for t in (self.left, self.right) if isinstance(t, Attr))
+        return frozenset(a.slot for t in (self.left, self.right) for a in _term_attrs(t))
 
     def text(self) -> str:
         return f"{self.left} {self.op} {self.right}"
@@ -385,10 +395,10 @@ def attr(name: str, slot: Slot = None) -> Attr:
     return Attr(name, slot)
 
 
-def cmp(left: Term | str, op: str, right: Term | Value, slot: Slot = None) -> Cmp:
+def cmp(left: Term | Arith | str, op: str, right: Term | Arith | Value, slot: Slot = None) -> Cmp:
     """Shorthand: ``cmp("tmp", ">", 40)`` is ``tmp > 40``; strings on the left name attributes."""
     lt = Attr(left, slot) if isinstance(left, str) else left
-    rt = right if isinstance(right, (Attr, Const)) else Const(right)
+    rt = right if isinstance(right, (Attr, Const, Arith)) else Const(right)
     return Cmp(lt, op, rt)
 
 
@@ -408,6 +418,8 @@ def unary_body(p: Predicate, slot: str) -> Predicate:
 
 def _reslot(p: Predicate, mapping: Mapping[Slot, Slot]) -> Predicate:
     def t(term: Term) -> Term:
+        if isinstance(term, Arith):
+            return Arith(term.op, t(term.left), t(term.right))  # type: ignore[arg-type]
         return Attr(term.name, mapping.get(term.slot, term.slot)) if isinstance(term, Attr) else term
 
     if isinstance(p, On):
@@ -425,9 +437,322 @@ def _reslot(p: Predicate, mapping: Mapping[Slot, Slot]) -> Predicate:
         return conj(*(_reslot(a, mapping) for a in p.args))
     if isinstance(p, Or):
         return disj(*(_reslot(a, mapping) for a in p.args))
+    if isinstance(p, Like):
+        return Like(t(p.term), p.pattern)  # type: ignore[arg-type]
+    if isinstance(p, InSet):
+        return InSet(t(p.term), p.values, p.negated)  # type: ignore[arg-type]
+    if isinstance(p, InRange):
+        return InRange(t(p.term), p.low, p.high, p.negated)  # type: ignore[arg-type]
     return p
 
 
 def reslot(p: Predicate, mapping: Mapping[Slot, Slot]) -> Predicate:
     """Rename slots (e.g. ``{None: "r1"}`` to read a unary predicate on register r1)."""
     return _reslot(p, mapping)
+
+
+# ---------------------------------------------------------------------------------------------- CEQL extensions
+# The expression language of CORE's CEQL (seed 001 §2; spec core-tecs-ceql.md §1.5): arithmetic terms as
+# comparison sides, LIKE, IN sets and IN ranges. All of them keep the type guard of D3: a missing attribute
+# or a value of the wrong kind makes the atom false.
+#
+# Arithmetic is *exact*: every float is read as its exact binary rational (as the Z3 encoding does, see
+# z3enc.real_val), ``+ - * /`` are computed on rationals, and the result is compared exactly. This departs from
+# IEEE (CORE's Java doubles) only where IEEE rounds: ``x / 3 * 3 != x`` never holds here but holds in IEEE for
+# x = 0.9, and ``x + y = z`` fails here for 0.1, 0.2, 0.30000000000000004 although IEEE rounds the sum to z.
+# Exactness is what makes the Z3 encoding both sound and complete for linear atoms. An arithmetic expression is
+# *undefined* (and any comparison with it false) when an operand is missing, is not a number (strings and
+# booleans are not numbers), is not finite, or when it divides by zero.
+
+ARITH_OPS = ("+", "-", "*", "/")
+_ARITH_LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+Number = Union[int, Fraction]
+
+
+def _exact_number(value: object) -> Number | None:
+    """``value`` as an exact rational (ints stay ints), or None when it is not a finite number."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, Fraction)):
+        return value
+    if isinstance(value, float):
+        return Fraction(value) if math.isfinite(value) else None
+    return None
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Arith:
+    """``left op right`` with ``op`` in ``+ - * /``: an arithmetic term, usable as a side of :class:`Cmp`.
+
+    Operands are attributes, numeric constants or arithmetic terms. Evaluation is exact over the rationals and
+    undefined (None) on a missing or non-numeric operand, a non-finite value or a division by zero.
+    """
+
+    op: str
+    left: Attr | Const | Arith
+    right: Attr | Const | Arith
+
+    def __post_init__(self) -> None:
+        if self.op not in ARITH_OPS:
+            raise PredicateError(f"unknown arithmetic operator {self.op!r}; expected one of {' '.join(ARITH_OPS)}")
+        for side in (self.left, self.right):
+            if not isinstance(side, (Attr, Const, Arith)):
+                raise PredicateError(f"an arithmetic operand is an attribute, a number or arithmetic, got {side!r}")
+            if isinstance(side, Const) and kind(side.value) != "num":
+                raise PredicateError(f"arithmetic needs numbers, got the constant {side}")
+
+    def evaluate(self, env: Env) -> Number | None:
+        a = _exact_number(term_value(self.left, env))
+        b = _exact_number(term_value(self.right, env))
+        if a is None or b is None:
+            return None
+        if self.op == "+":
+            r: Number = a + b
+        elif self.op == "-":
+            r = a - b
+        elif self.op == "*":
+            r = a * b
+        else:
+            if b == 0:
+                return None
+            r = Fraction(a) / b
+        return int(r) if isinstance(r, Fraction) and r.denominator == 1 else r
+
+    def attrs(self) -> tuple[Attr, ...]:
+        return _term_attrs(self)
+
+    @property
+    def value(self) -> Arith:
+        """Compatibility hook for printers that print a non-attribute comparison side as ``side.value``
+        (cel_printer._term): the term itself, whose ``repr`` is its text."""
+        return self
+
+    def __str__(self) -> str:
+        return format_term(self)
+
+    def __repr__(self) -> str:
+        return format_term(self)
+
+
+def format_term(t: Attr | Const | Arith, name: Callable[[Attr], str] = str,
+                value: Callable[[Value], str] = format_value) -> str:
+    """Text of a term with the fewest parentheses (``*`` ``/`` bind tighter than ``+`` ``-``; all associate to
+    the left, so a right operand at the same level is parenthesized: ``x - (y - 1)``)."""
+    if isinstance(t, Attr):
+        return name(t)
+    if isinstance(t, Const):
+        return value(t.value)
+    level = _ARITH_LEVEL[t.op]
+
+    def side(s: Attr | Const | Arith, minimum: int) -> str:
+        text = format_term(s, name, value)
+        return f"({text})" if isinstance(s, Arith) and _ARITH_LEVEL[s.op] < minimum else text
+
+    return f"{side(t.left, level)} {t.op} {side(t.right, level + 1)}"
+
+
+def term_attrs(t: object) -> tuple[Attr, ...]:
+    """The attributes a term reads, left to right (none for a constant)."""
+    if isinstance(t, Attr):
+        return (t,)
+    if isinstance(t, Arith):
+        return term_attrs(t.left) + term_attrs(t.right)
+    return ()
+
+
+_term_attrs = term_attrs
+
+
+def term_value(t: Attr | Const | Arith, env: Env) -> Value | Number | None:
+    """The value of a term on an environment: an attribute's value, a constant, an arithmetic result."""
+    if isinstance(t, Attr):
+        return t.value(env)
+    if isinstance(t, Const):
+        return t.value
+    return t.evaluate(env)
+
+
+def compare_numeric(left: object, op: str, right: object) -> bool:
+    """``left op right`` for a comparison with an arithmetic side: both must be numbers (exact rationals,
+    ints or floats; not booleans), otherwise the atom is false."""
+    if left is None or right is None or isinstance(left, bool) or isinstance(right, bool):
+        return False
+    if not isinstance(left, (int, float, Fraction)) or not isinstance(right, (int, float, Fraction)):
+        return False
+    return OPS[op](left, right)
+
+
+@functools.lru_cache(maxsize=1024)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Like(Predicate):
+    """``attr LIKE 'regex'``: the attribute is a string the regular expression matches *entirely*.
+
+    CORE uses Java regexes; we use Python's ``re.fullmatch``, whose common syntax is the same (character
+    classes, ``.``, ``*``, ``+``, ``?``, ``{m,n}``, groups, ``|``). A missing or non-string value makes the atom
+    false. The Z3 encoding treats a LIKE atom as a free Boolean (see z3enc): an over-approximation.
+    """
+
+    term: Attr
+    pattern: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.term, Attr):
+            raise PredicateError(f"LIKE applies to an attribute, got {self.term!r}")
+        if not isinstance(self.pattern, str):
+            raise PredicateError(f"a LIKE pattern is a string, got {self.pattern!r}")
+        try:
+            _regex(self.pattern)
+        except re.error as exc:
+            raise PredicateError(f"bad regular expression {self.pattern!r} in LIKE: {exc}") from None
+
+    def holds(self, env: Env) -> bool:
+        v = self.term.value(env)
+        return isinstance(v, str) and _regex(self.pattern).fullmatch(v) is not None
+
+    def matches(self, text: str) -> bool:
+        return _regex(self.pattern).fullmatch(text) is not None
+
+    def _own_slots(self) -> frozenset[Slot]:
+        return frozenset([self.term.slot])
+
+    def text(self) -> str:
+        return f"{self.term} LIKE {format_value(self.pattern)}"
+
+    def label(self) -> str:
+        return f"{self.term} LIKE '{self.pattern}'"
+
+
+def _const_key(c: Const) -> tuple[int, Value]:
+    return (("num", "str", "bool").index(kind(c.value)), c.value)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class InSet(Predicate):
+    """``attr IN {v1, v2, ...}`` (``negated``: ``attr NOT IN {...}``).
+
+    ``IN`` is the disjunction of ``attr = v`` and ``NOT IN`` the conjunction of ``attr != v``, each with the
+    type guard, so *both* are false on a missing attribute (``NOT IN`` is an atom, like ``!=``, not the
+    negation of ``IN``), and ``NOT IN`` is false on a value whose kind differs from some listed value. ``values``
+    is a non-empty frozenset of :class:`Const` (plain values are wrapped; pass a list, since a Python set
+    merges ``1`` and ``True``).
+    """
+
+    term: Attr
+    values: frozenset[Const]
+    negated: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.term, Attr):
+            raise PredicateError(f"IN applies to an attribute, got {self.term!r}")
+        vals = frozenset(v if isinstance(v, Const) else Const(v) for v in self.values)
+        if not vals:
+            raise PredicateError("IN needs at least one value")
+        object.__setattr__(self, "values", vals)
+
+    def sorted_values(self) -> list[Const]:
+        return sorted(self.values, key=_const_key)
+
+    def holds(self, env: Env) -> bool:
+        v = self.term.value(env)
+        if self.negated:
+            return v is not None and all(compare(v, "!=", c.value) for c in self.values)
+        return any(compare(v, "=", c.value) for c in self.values)
+
+    def expand(self) -> Predicate:
+        """The equivalent Boolean combination of comparisons."""
+        atoms = [Cmp(self.term, "!=" if self.negated else "=", c) for c in self.sorted_values()]
+        return conj(*atoms) if self.negated else disj(*atoms)
+
+    def _own_slots(self) -> frozenset[Slot]:
+        return frozenset([self.term.slot])
+
+    def text(self) -> str:
+        vals = ", ".join(format_value(c.value) for c in self.sorted_values())
+        return f"{self.term} {'NOT IN' if self.negated else 'IN'} {{{vals}}}"
+
+    def label(self) -> str:
+        vals = ",".join(format_value(c.value) for c in self.sorted_values())
+        return f"{self.term}{'∉' if self.negated else '∈'}{{{vals}}}"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class InRange(Predicate):
+    """``attr IN {low..high}`` (inclusive; either bound may be None: ``{low..}``, ``{..high}``), or ``NOT IN``.
+
+    The attribute must be a number (type guard) for either form to hold: ``NOT IN`` is "a number outside the
+    range", not the negation of ``IN``.
+    """
+
+    term: Attr
+    low: int | float | None
+    high: int | float | None
+    negated: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.term, Attr):
+            raise PredicateError(f"IN applies to an attribute, got {self.term!r}")
+        if self.low is None and self.high is None:
+            raise PredicateError("a range needs at least one bound")
+        for b in (self.low, self.high):
+            if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b)):
+                raise PredicateError(f"range bounds are finite numbers, got {b!r}")
+
+    def holds(self, env: Env) -> bool:
+        v = self.term.value(env)
+        if v is None or kind(v) != "num":
+            return False
+        inside = (self.low is None or self.low <= v) and (self.high is None or v <= self.high)  # type: ignore[operator]
+        return inside != self.negated
+
+    def expand(self) -> Predicate:
+        """The equivalent Boolean combination of comparisons (each comparison carries the number guard)."""
+        if self.negated:
+            return disj(*([Cmp(self.term, "<", Const(self.low))] if self.low is not None else []),
+                        *([Cmp(self.term, ">", Const(self.high))] if self.high is not None else []))
+        return conj(*([Cmp(self.term, ">=", Const(self.low))] if self.low is not None else []),
+                    *([Cmp(self.term, "<=", Const(self.high))] if self.high is not None else []))
+
+    def _own_slots(self) -> frozenset[Slot]:
+        return frozenset([self.term.slot])
+
+    def bounds_text(self) -> str:
+        lo = "" if self.low is None else format_value(self.low)
+        hi = "" if self.high is None else format_value(self.high)
+        return f"{{{lo}..{hi}}}"
+
+    def text(self) -> str:
+        return f"{self.term} {'NOT IN' if self.negated else 'IN'} {self.bounds_text()}"
+
+    def label(self) -> str:
+        lo = "(-∞" if self.low is None else f"[{format_value(self.low)}"
+        hi = "∞)" if self.high is None else f"{format_value(self.high)}]"
+        return f"{self.term}{'∉' if self.negated else '∈'}{lo},{hi}"
+
+
+def like(name: str, pattern: str, slot: Slot = None) -> Like:
+    return Like(Attr(name, slot), pattern)
+
+
+def in_set(name: str, values: Iterable[Value | Const], negated: bool = False, slot: Slot = None) -> InSet:
+    return InSet(Attr(name, slot), frozenset(v if isinstance(v, Const) else Const(v) for v in values), negated)
+
+
+def in_range(name: str, low: int | float | None, high: int | float | None, negated: bool = False,
+             slot: Slot = None) -> InRange:
+    return InRange(Attr(name, slot), low, high, negated)
+
+
+def arith(op: str, left: Attr | Const | Arith | str | Value, right: Attr | Const | Arith | str | Value,
+          slot: Slot = None) -> Arith:
+    """Shorthand: ``arith("+", "x", 1)`` is ``x + 1``; strings name attributes, other values are constants."""
+    def term(t: object) -> Attr | Const | Arith:
+        if isinstance(t, (Attr, Const, Arith)):
+            return t
+        return Attr(t, slot) if isinstance(t, str) else Const(t)  # type: ignore[arg-type]
+
+    return Arith(op, term(left), term(right))

@@ -14,8 +14,8 @@ from sympy.printing.latex import LatexPrinter
 
 from ..errors import PredicateError
 from ..events import TYPE_KEY
-from .ast import (FALSE, TRUE, And, Attr, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate, Term,
-                  conj, disj, neg)
+from .ast import (FALSE, TRUE, And, Arith, Attr, BoolConst, Cmp, Const, InRange, InSet, IsType, Like, Not, On,
+                  Opaque, Or, Predicate, Term, conj, disj, neg)
 
 _LATEX_OPS = {"=": "=", "!=": r"\neq", "<": "<", "<=": r"\leq", ">": ">", ">=": r"\geq"}
 
@@ -97,7 +97,19 @@ def _ident(name: str, font: str) -> str:
     return rf"\{font}{{{escaped}}}"
 
 
-def _latex_term(t: Term) -> str:
+_LATEX_ARITH = {"+": "+", "-": "-", "*": r"\cdot", "/": "/"}
+_ARITH_LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+def _latex_term(t: Term | Arith) -> str:
+    if isinstance(t, Arith):  # the parenthesization of ast.format_term
+        level = _ARITH_LEVEL[t.op]
+
+        def side(s: Term | Arith, minimum: int) -> str:
+            tex = _latex_term(s)
+            return f"({tex})" if isinstance(s, Arith) and _ARITH_LEVEL[s.op] < minimum else tex
+
+        return f"{side(t.left, level)} {_LATEX_ARITH[t.op]} {side(t.right, level + 1)}"
     if isinstance(t, Const):
         v = t.value
         if isinstance(v, bool):
@@ -128,6 +140,17 @@ def latex_atom(atom: Predicate) -> str:
         return body if atom.slot is None else f"{_ident(atom.slot, 'mathit')}[{body}]"
     if isinstance(atom, On):
         return f"{_ident(atom.var, 'mathit')}[{to_latex(atom.body)}]"
+    if isinstance(atom, Like):
+        return rf"{_latex_term(atom.term)} \mathrel{{\mathrm{{LIKE}}}} \texttt{{{_latex_text(atom.pattern)}}}"
+    if isinstance(atom, (InSet, InRange)):
+        rel = r"\notin" if atom.negated else r"\in"
+        if isinstance(atom, InSet):
+            body = r"\{" + ", ".join(_latex_term(c) for c in atom.sorted_values()) + r"\}"
+        else:
+            lo = r"(-\infty" if atom.low is None else f"[{atom.low!r}"
+            hi = r"\infty)" if atom.high is None else f"{atom.high!r}]"
+            body = f"{lo}, {hi}"
+        return f"{_latex_term(atom.term)} {rel} {body}"
     raise PredicateError(f"not an atom: {atom.text()}")
 
 

@@ -27,7 +27,7 @@ import z3
 from ..errors import PredicateError, SizeBudgetExceeded
 from ..events import Event
 from .ast import Predicate, Slot, conj, neg
-from .z3enc import DEFAULT_TYPE, Encoder, env_holds, nice_alphabet, printable_alphabet
+from .z3enc import DEFAULT_TYPE, Encoder, env_holds, is_nonlinear, nice_alphabet, printable_alphabet
 
 
 def new_solver() -> z3.Solver:
@@ -46,7 +46,23 @@ def encoder() -> Encoder:
     return _ENCODER
 
 
-def _check(solver: z3.Solver, what: Predicate | str) -> bool:
+NONLINEAR_TIMEOUT_MS = 5000
+"""Time limit of one Z3 check on a problem with non-linear arithmetic (CEQL ``x * y``, ``x / y``)."""
+
+_NO_TIMEOUT = 4294967295  # Z3's default "timeout" parameter (unsigned max: no limit)
+
+
+def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) -> bool:
+    """Z3's answer. ``unknown`` is an error, except on a problem with non-linear arithmetic, where it is taken
+    as *satisfiable* (and the check is time-limited): an over-approximation of satisfiability keeps
+    determinization sound (at worst an empty minterm survives), and ``implies`` then answers False."""
+    if nonlinear:
+        solver.set("timeout", NONLINEAR_TIMEOUT_MS)
+        try:
+            result = solver.check()
+        finally:
+            solver.set("timeout", _NO_TIMEOUT)
+        return result != z3.unsat
     result = solver.check()
     if result == z3.unknown:
         text = what.text() if isinstance(what, Predicate) else what
@@ -61,7 +77,7 @@ def is_satisfiable(p: Predicate) -> bool:
     _SAT_SOLVER.push()
     try:
         _SAT_SOLVER.add(*_ENCODER.domain(_ENCODER.footprint(p)), _ENCODER.encode(p))
-        return _check(_SAT_SOLVER, p)
+        return _check(_SAT_SOLVER, p, is_nonlinear(p))
     finally:
         _SAT_SOLVER.pop()
 
@@ -200,6 +216,7 @@ def _compute_minterms(preds: tuple[Predicate, ...], budget: int | None) -> tuple
     if fp is not None:
         solver.add(*_ENCODER.domain(fp))
     formulas = [_ENCODER.encode(p) for p in preds]
+    nonlinear = any(is_nonlinear(p) for p in preds)
     out: list[Minterm] = []
     signs: list[bool] = []
     # Iterative DFS (no recursion limit on the number of predicates). state[i]: 0 = untried, 1 = positive
@@ -222,7 +239,7 @@ def _compute_minterms(preds: tuple[Predicate, ...], budget: int | None) -> tuple
             state[i] = 1
             solver.push()
             solver.add(formulas[i])
-            positive_sat[i] = _check(solver, preds[i])
+            positive_sat[i] = _check(solver, preds[i], nonlinear)
             if positive_sat[i]:
                 signs.append(True)
                 i += 1
@@ -233,7 +250,7 @@ def _compute_minterms(preds: tuple[Predicate, ...], budget: int | None) -> tuple
             solver.push()
             solver.add(z3.Not(formulas[i]))
             # If prefix ∧ P_i is unsat then prefix ∧ ¬P_i ≡ prefix, which is sat: skip the check.
-            if not positive_sat[i] or _check(solver, neg(preds[i])):
+            if not positive_sat[i] or _check(solver, neg(preds[i]), nonlinear):
                 signs.append(False)
                 i += 1
                 continue

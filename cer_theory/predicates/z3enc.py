@@ -15,6 +15,21 @@ register):
 * ``Opaque(name, fn, slot)`` is a free Boolean per ``(name, slot)``; ``On(var, body)`` encodes ``body`` at
   slot ``var``.
 
+CEQL extensions (seed 001 §2, spec core-tecs-ceql.md §1.5; ast.py "CEQL extensions"):
+
+* an arithmetic term is a Real expression, defined when every attribute in it has kind ``num`` and every
+  divisor is non-zero (the evaluation is exact over the rationals, so linear atoms are encoded *exactly*).
+  Non-linear terms (``x * y``, ``x / y``) are Z3's non-linear real arithmetic, which may answer ``unknown``;
+  :mod:`cer_theory.predicates.solver` then answers "satisfiable", which is sound for determinization;
+* ``attr LIKE 'regex'`` is ``kind = str ∧ b`` with a free Boolean ``b`` per ``(slot, attr, regex)``: a sound
+  over-approximation (every event satisfying the atom satisfies the encoding, but Z3 does not know what the
+  regex matches, so e.g. ``s = "a" ∧ s LIKE "b"`` counts as satisfiable and witnesses may fail);
+* ``IN`` / ``NOT IN`` sets and ranges are encoded through their expansion into comparisons (exact).
+
+Z3's reals have no infinities. Events read from JSON or CSV have finite numbers; an infinite value built in
+Python makes arithmetic on it undefined (ast.py) while Z3 sees a real, so the correspondence holds for finite
+values only.
+
 Strings are built and read through Z3's code-point API because ``z3.StringVal`` rewrites ``\\u{..}`` escapes
 and ``as_string`` escapes characters above U+00FF.
 """
@@ -30,7 +45,8 @@ import z3
 
 from ..errors import PredicateError, StreamFormatError
 from ..events import TYPE_KEY, Event, Value
-from .ast import And, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate, Slot, Term, kind
+from .ast import (And, Arith, BoolConst, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Opaque, Or,
+                  Predicate, Slot, Term, kind, term_attrs)
 
 KINDS = ("missing", "num", "str", "bool")
 """The constructors of the Z3 enumeration of attribute kinds (``missing`` = the event lacks the attribute)."""
@@ -200,6 +216,10 @@ class Encoder:
         if isinstance(p, Not):
             f, fp = self._encode(p.arg, here)
             return z3.Not(f), fp
+        if isinstance(p, Like):
+            return self._encode_like(p, at)
+        if isinstance(p, (InSet, InRange)):
+            return self._encode(p.expand(), here)
         if isinstance(p, (And, Or)):
             parts = [self._encode(a, here) for a in p.args]
             fp = Footprint()
@@ -209,7 +229,35 @@ class Encoder:
             return (z3.And(fs) if isinstance(p, And) else z3.Or(fs)), fp
         raise PredicateError(f"cannot encode {type(p).__name__} {p.text()} for Z3")
 
-    def _view(self, t: Term, at) -> tuple[_View, Footprint]:
+    def _encode_like(self, p: Like, at) -> tuple[z3.BoolRef, Footprint]:
+        s = at(p.term.slot)
+        free = self.opaque_var(s, f"{p.term.name} LIKE {p.pattern!r}")
+        fp = Footprint(opaques=frozenset([(s, f"{p.term.name} LIKE {p.pattern!r}")]))
+        if p.term.name == TYPE_KEY:  # the type is always a string
+            return free, fp | Footprint(typed=frozenset([s]))
+        v = self.attr_vars(s, p.term.name)
+        _, consts = kind_sort()
+        return z3.And(v.kind == consts["str"], free), fp | Footprint(attrs=frozenset([(s, p.term.name)]))
+
+    def _arith(self, t: Term | Arith, at) -> tuple[tuple[z3.BoolRef, z3.ArithRef] | None, Footprint]:
+        """(definedness guard, Real value) of a numeric term, or None when it is never a number."""
+        if isinstance(t, Arith):
+            left, lfp = self._arith(t.left, at)
+            right, rfp = self._arith(t.right, at)
+            if left is None or right is None:
+                return None, lfp | rfp
+            (lg, lx), (rg, rx) = left, right
+            if t.op == "/":
+                return (_and(lg, rg, rx != 0), lx / rx), lfp | rfp
+            value = {"+": lambda: lx + rx, "-": lambda: lx - rx, "*": lambda: lx * rx}[t.op]()
+            return (_and(lg, rg), value), lfp | rfp
+        view, fp = self._view(t, at)
+        return view.get("num"), fp
+
+    def _view(self, t: Term | Arith, at) -> tuple[_View, Footprint]:
+        if isinstance(t, Arith):
+            num, fp = self._arith(t, at)
+            return ({} if num is None else {"num": num}), fp
         if isinstance(t, Const):
             k = kind(t.value)
             if k == "num":
@@ -258,7 +306,10 @@ class Encoder:
     def _decode_attr(model: z3.ModelRef, v: AttrVars) -> Value | None:
         k = str(model.eval(v.kind, model_completion=True))
         if k == "num":
-            frac = model.eval(v.num, model_completion=True).as_fraction()
+            val = model.eval(v.num, model_completion=True)
+            if z3.is_algebraic_value(val):  # an irrational root (non-linear arithmetic): the nearest float
+                val = val.approx(20)
+            frac = val.as_fraction()
             return int(frac) if frac.denominator == 1 else float(frac)
         if k == "str":
             return string_of(model.eval(v.str, model_completion=True))
@@ -327,3 +378,25 @@ def env_holds(p: Predicate, env: Mapping[Slot, Event]) -> bool:
         return p.holds(env)
     except KeyError:
         return False
+
+
+def is_nonlinear(p: Predicate) -> bool:
+    """Does ``p`` (``On`` bodies included) multiply two attribute terms or divide by one? Z3 may then answer
+    ``unknown``; linear arithmetic (constants times terms, division by constants) is decided exactly."""
+    def term(t: object) -> bool:
+        if not isinstance(t, Arith):
+            return False
+        if t.op == "*" and term_attrs(t.left) and term_attrs(t.right):
+            return True
+        if t.op == "/" and term_attrs(t.right):
+            return True
+        return term(t.left) or term(t.right)
+
+    def pred(q: Predicate) -> bool:
+        if isinstance(q, On):
+            return pred(q.body)
+        if isinstance(q, Cmp):
+            return term(q.left) or term(q.right)
+        return any(pred(c) for c in q.children())
+
+    return pred(p)

@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 
 from ..errors import CerError, SyntaxErrorCER
 from ..events import TYPE_KEY
 from ..predicates.ast import FALSE, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
+from ._errors import syntax_error
 from .cel_ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
                       Strategy, Unless)
 
@@ -233,10 +234,6 @@ def _describe_token(tok: Token) -> str:
     return f"'{tok.value}'"
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
-
-
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
     """Readable, short descriptions of the acceptable terminals ``acc`` after token ``prev``."""
     acc = set(acc)
@@ -285,55 +282,17 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
     return out
 
 
-def _position(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
-def _diagnose(text: str, pos: int, start: str) -> tuple[set[str], Token | None]:
-    """The terminals acceptable at offset ``pos`` (all tokens before it parsed) and the previous token."""
-    plain = _lark_plain()
-    ip = plain.parse_interactive("", start=start)
-    prev: Token | None = None
-    try:
-        for tok in plain.lex(text[:pos]):
-            ip.feed_token(tok)
-            prev = tok
-        return set(ip.accepts()), prev
-    except LarkError:  # pragma: no cover - the prefix parsed before, so this should not happen
-        return set(), prev
+def _hint(e: UnexpectedInput, acc: set[str]) -> str:
+    if isinstance(e, UnexpectedToken) and e.token.type == "_DOT" and acc == {"CMP_OP"}:
+        return " (attributes inside Var[...] are unqualified: write x, not T.x)"
+    if isinstance(e, UnexpectedToken) and e.token.type in (*_KEYWORD_TERMINALS, "BOOL") and "NAME" in acc:
+        return f" ({e.token.value} is a reserved keyword and cannot be used as a name)"
+    return ""
 
 
 def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    if isinstance(e, UnexpectedToken) and e.token.type == "$END":
-        tok = e.token
-        pos = len(text)
-        line, column = (tok.end_line, tok.end_column) if tok.end_line is not None else (1, 1)
-        found = "end of input"
-        if not text.strip() or not list(_lark_plain().lex(text)):
-            found = "empty input"
-    elif isinstance(e, UnexpectedToken):
-        tok = e.token
-        pos, line, column = tok.start_pos, tok.line, tok.column
-        found = "unexpected " + _describe_token(tok)
-    elif isinstance(e, UnexpectedCharacters):
-        pos, line, column = e.pos_in_stream, e.line, e.column
-        ch = text[pos] if pos < len(text) else ""
-        found = "unterminated string" if ch in "\"'" else f"unexpected character {ch!r}"
-    else:  # pragma: no cover - UnexpectedEOF is Earley-only
-        pos = len(text)
-        line, column = _position(text, pos)
-        found = "unexpected end of input"
-    if found == "end of input":
-        found = "unexpected end of input"
-    acc, prev = _diagnose(text, pos, start)
-    expected = _describe_expected(acc, prev, start)
-    message = f"{found}; expected {_join(expected)}" if expected else found
-    if isinstance(e, UnexpectedToken) and e.token.type == "_DOT" and acc == {"CMP_OP"}:
-        message += " (attributes inside Var[...] are unqualified: write x, not T.x)"
-    if isinstance(e, UnexpectedToken) and e.token.type in (*_KEYWORD_TERMINALS, "BOOL") and "NAME" in acc:
-        message += f" ({e.token.value} is a reserved keyword and cannot be used as a name)"
-    return SyntaxErrorCER(message, line=line, column=column, text=text, expected=tuple(expected))
+    return syntax_error(text, start, e, plain=_lark_plain(), describe_token=_describe_token,
+                        describe_expected=_describe_expected, hint=_hint)
 
 
 __all__ = ["parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ..events import Event, Value
-from ..predicates.ast import (FALSE, OPS, TRUE, Attr, Cmp, Const, IsType, On, Predicate, Slot, conj, disj,
-                              neg)
+from ..predicates.ast import (ARITH_OPS, FALSE, OPS, TRUE, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like,
+                              On, Predicate, Slot, conj, disj, neg, term_attrs)
 
 TYPES = ("R", "T", "U")
 NUM_ATTRS = ("x", "y")
@@ -87,3 +87,69 @@ def nary_predicates(slots: tuple[str, ...] = ("A", "B"), max_leaves: int = 5) ->
 def envs(slots: tuple[str, ...] = ("A", "B")) -> st.SearchStrategy[dict[Slot, Event]]:
     """Random environments: one event per slot."""
     return st.tuples(*(events() for _ in slots)).map(lambda evs: dict(zip(slots, evs)))
+
+
+# ---------------------------------------------------------------------------------------------- CEQL extensions
+# Arithmetic comparisons, LIKE, IN sets and ranges (seed 001 §2; predicates/ast.py "CEQL extensions").
+# New functions only: the strategies above keep drawing exactly what they drew before.
+
+REGEXES = ("a.*", "a|b", "", ".", "[ab]+", "b?", "R|T", "(ab)*")
+"""LIKE patterns: matched against the schema's strings (``""``, ``a``, ``b``, ``ab``) and types."""
+
+_ARITH_CONSTS: st.SearchStrategy[Const] = st.one_of(st.integers(-2, 3), st.sampled_from([0.5, 1.5, 0.1])).map(Const)
+
+TRICKY_NUMBERS: tuple[int | float, ...] = (0.1, 0.2, 0.3, 1 / 3, 2**53 + 1, 10**20, 10**400, 1e300, -1e300, 5e-324)
+"""Values on which float arithmetic is inexact (or overflows): exact evaluation and its vectorized version
+must agree on them."""
+
+
+def arith_terms(slot: Slot = None, max_leaves: int = 4) -> st.SearchStrategy[Arith]:
+    """Random arithmetic terms ``+ - * /`` over the numeric attributes (sometimes ``s``, a string: never a
+    number, so the term is undefined) and small numeric constants, with at least one operator."""
+    leaf = st.one_of(st.sampled_from(NUM_ATTRS + NUM_ATTRS + ("s",)).map(lambda a: Attr(a, slot)), _ARITH_CONSTS)
+    op = st.sampled_from(ARITH_OPS)
+    tree = st.recursive(leaf, lambda kids: st.builds(Arith, op, kids, kids), max_leaves=max_leaves)
+    return st.builds(Arith, op, tree, tree)
+
+
+def _has_attr(t: object) -> bool:
+    return bool(term_attrs(t))
+
+
+def extended_atoms(slot: Slot = None) -> st.SearchStrategy[Predicate]:
+    """Atoms of CEQL's expression language: arithmetic comparisons, LIKE, IN / NOT IN sets and ranges."""
+    op = st.sampled_from(OPERATORS)
+    side = st.one_of(arith_terms(slot), st.sampled_from(NUM_ATTRS).map(lambda a: Attr(a, slot)),
+                     _ARITH_CONSTS, st.sampled_from([Const("a"), Const(True)]))
+    arith_cmp = (st.tuples(arith_terms(slot), op, side)
+                 .filter(lambda t: _has_attr(t[0]) or _has_attr(t[2]))
+                 .map(lambda t: Cmp(*t)))
+    like_atom = st.builds(Like, st.sampled_from(("s", "s", "x", "type")).map(lambda a: Attr(a, slot)),
+                          st.sampled_from(REGEXES))
+    attr_name = st.sampled_from(ATTRS)
+    in_set = attr_name.flatmap(lambda a: st.builds(InSet, st.just(Attr(a, slot)),
+                                                   st.lists(constants(a), min_size=1, max_size=3).map(frozenset),
+                                                   st.booleans()))
+    bound = st.one_of(st.none(), st.integers(-1, 3), st.sampled_from([0.5, 1.5]))
+    in_range = (st.tuples(st.sampled_from(ATTRS), bound, bound, st.booleans())
+                .filter(lambda t: t[1] is not None or t[2] is not None)
+                .map(lambda t: InRange(Attr(t[0], slot), t[1], t[2], t[3])))
+    return st.one_of(arith_cmp, arith_cmp, like_atom, in_set, in_range)
+
+
+def extended_unary_predicates(max_leaves: int = 6) -> st.SearchStrategy[Predicate]:
+    """Random unary predicates over :func:`atoms` and :func:`extended_atoms`."""
+    return st.recursive(st.one_of(atoms(None), extended_atoms(None)), _combine, max_leaves=max_leaves)
+
+
+def extended_events(types: tuple[str, ...] = TYPES) -> st.SearchStrategy[Event]:
+    """Events of the schema whose numbers are sometimes :data:`TRICKY_NUMBERS` (inexact in floats)."""
+    tricky = st.sampled_from(TRICKY_NUMBERS)
+
+    def value(name: str) -> st.SearchStrategy[Value | None]:
+        return st.one_of(values(name), tricky) if name in NUM_ATTRS else values(name)
+
+    def build(etype: str, vals: list[Value | None]) -> Event:
+        return Event(etype, {a: v for a, v in zip(ATTRS, vals) if v is not None})
+
+    return st.builds(build, st.sampled_from(types), st.tuples(*(value(a) for a in ATTRS)).map(list))

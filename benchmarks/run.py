@@ -1,0 +1,505 @@
+"""The benchmark harness: CORE's stock suite on a generated stream, our engine side by side with its peers.
+
+    python -m benchmarks.run --events 3000000 --runs 3 --out benchmarks/results.json \\
+        [--queries P3,P3'] [--engines ours,naive,pycer] [--time-budget S] [--profile auto|none|P3,...]
+
+Every (query, engine, run) is a fresh subprocess (:mod:`benchmarks.worker`), so each peak RSS is that run's own;
+runs of the engines are interleaved (run 1 of every engine, then run 2, …) so that a disturbance of the machine
+hits all of them alike. The report (``--out`` JSON and a Markdown table beside it) gives, per query and engine,
+the median events/s over the runs, the number of complex events, the peak RSS growth over the preloaded
+baseline and its curve along the stream, and then the issue's targets with their margins.
+
+Engines: ``ours`` (:class:`cer_theory.engine.Engine`, the tECS), ``naive`` (:mod:`benchmarks.naive`, explicit
+partial runs) and ``pycer`` (CORE's C++ engine through its Python binding; its wheels are for CPython 3.13
+only, so it runs in a 3.13 virtual environment made on first use, or is skipped with the reason recorded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import glob
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.suite import DEFAULT_QUERIES, SUITE, WINDOW_SWEEP, BenchQuery
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINES = ("ours", "naive", "pycer")
+THROUGHPUT_TARGETS = ("P3", "P3'", "P3'x2", "P3'x3", "P3'x4")
+"""Queries on which ours must reach ≥ 1.0× pycer's events/s (the issue's targets; P3′ is the sweep's T)."""
+SWEEP_RATIO = 0.9
+MEMORY_RATIO = 0.1
+FLAT_SLACK_MB = 8.0
+"""Peak memory counts as independent of the stream length if the RSS growth at the end of the stream exceeds
+the growth after its first quarter by at most this much (allocator noise)."""
+PYCER_SKIP = "no CPython 3.13 interpreter on this machine; pycer ships cp313 wheels only"
+
+
+# ---------------------------------------------------------------------------------------------- pycer's venv
+
+
+def _python_version(python: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    major, minor = out.stdout.split()
+    return int(major), int(minor)
+
+
+def find_python313() -> tuple[str | None, list[str]]:
+    """A working CPython 3.13 interpreter already on this machine (nothing is downloaded): ``python3.13`` on
+    PATH, pyenv's installed versions, the usual system locations, ``uv python find`` (installed ones only).
+    Returns (path or None, what was tried)."""
+    candidates: list[str] = []
+    on_path = shutil.which("python3.13")
+    if on_path:
+        candidates.append(on_path)
+    pyenv_root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    candidates += sorted(glob.glob(os.path.join(pyenv_root, "versions", "3.13*", "bin", "python3.13")),
+                         reverse=True)
+    candidates += ["/usr/bin/python3.13", "/usr/local/bin/python3.13"]
+    uv = shutil.which("uv")
+    if uv:
+        try:
+            found = subprocess.run([uv, "python", "find", "--no-python-downloads", "3.13"], capture_output=True,
+                                   text=True, timeout=30)
+            if found.returncode == 0 and found.stdout.strip():
+                candidates.append(found.stdout.strip())
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    tried = []
+    for c in dict.fromkeys(candidates):
+        if not os.path.exists(c):
+            continue
+        version = _python_version(c)
+        tried.append(f"{c}: {'.'.join(map(str, version)) if version else 'does not run'}")
+        if version == (3, 13):
+            return c, tried
+    return None, tried
+
+
+def ensure_pycer(venv: Path, python313: str | None = None) -> tuple[str | None, str]:
+    """The Python of a 3.13 venv with pycer installed (made with the package index's ``pip`` on first use), or
+    (None, the reason it cannot be had)."""
+    venv_python = venv / "bin" / "python"
+    if venv_python.exists() and _imports_pycer(str(venv_python)):
+        return str(venv_python), f"pycer venv {venv}"
+    base = python313
+    tried: list[str] = []
+    if base is None:
+        base, tried = find_python313()
+    if base is None:
+        return None, PYCER_SKIP + (f" (tried: {'; '.join(tried)})" if tried else "")
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    made = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)
+    if made.returncode != 0:
+        return None, f"could not make a venv with {base}: {made.stderr.strip()[-300:]}"
+    pip = subprocess.run([str(venv_python), "-m", "pip", "install", "--quiet", "pycer"], capture_output=True,
+                         text=True)
+    if pip.returncode != 0 or not _imports_pycer(str(venv_python)):
+        return None, f"pip could not install pycer for {base}: {pip.stderr.strip()[-300:]}"
+    return str(venv_python), f"pycer installed into {venv} from {base}"
+
+
+def _imports_pycer(python: str) -> bool:
+    try:
+        return subprocess.run([python, "-c", "import pycer"], capture_output=True, timeout=60,
+                              cwd=tempfile.gettempdir()).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+# ---------------------------------------------------------------------------------------------- one run
+
+
+def run_worker(python: str, config: dict, *, timeout: float) -> dict:
+    """One run in a fresh process; the worker's JSON result, or ``{"error": …}``."""
+    with tempfile.TemporaryDirectory(prefix="cer_bench_") as tmp:
+        config = {**config, "result_path": os.path.join(tmp, "result.json")}
+        env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0"}
+        # pycer writes logs/ into its working directory: give it the scratch one.
+        cwd = tmp if config["engine"] == "pycer" else str(REPO)
+        try:
+            proc = subprocess.run([python, "-m", "benchmarks.worker"], input=json.dumps(config), text=True,
+                                  capture_output=True, cwd=cwd, env=env, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timeout after {timeout:.0f} s"}
+        if proc.returncode != 0 or not os.path.exists(config["result_path"]):
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            return {"error": f"exit status {proc.returncode}: {' | '.join(tail)}"}
+        with open(config["result_path"]) as f:
+            return json.load(f)
+
+
+# ---------------------------------------------------------------------------------------------- aggregation
+
+
+def _growth_at(curve: list, fraction: float) -> float | None:
+    if not curve:
+        return None
+    end = curve[-1][0]
+    for events, growth in curve:
+        if events >= fraction * end:
+            return growth
+    return curve[-1][1]
+
+
+def summarize(runs: list[dict]) -> dict:
+    """Median events/s over the successful runs, outputs (all runs must agree), memory."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return {"error": runs[-1]["error"] if runs else "no run", "runs": runs}
+    rates = [r["events_per_s"] for r in ok]
+    growths = [r["peak_growth_mb"] for r in ok if r.get("peak_growth_mb") is not None]
+    median_run = sorted(ok, key=lambda r: r["events_per_s"])[len(ok) // 2]
+    outputs = sorted({r["outputs"] for r in ok if not r["stopped_early"]})
+    curve = median_run["rss_growth_curve"]
+    return {
+        "events": median_run["events"], "stopped_early": any(r["stopped_early"] for r in ok),
+        "events_per_s": round(statistics.median(rates), 1),
+        "events_per_s_runs": rates,
+        "outputs": outputs[0] if len(outputs) == 1 else (outputs or [r["outputs"] for r in ok]),
+        "outputs_consistent": len(outputs) <= 1,
+        "peak_growth_mb": round(statistics.median(growths), 1) if growths else None,
+        "peak_growth_mb_max": max(growths) if growths else None,
+        "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in ok), 1),
+        "baseline_rss_mb": round(statistics.median(r["baseline_rss_mb"] for r in ok), 1),
+        "growth_at_quarter_mb": _growth_at(curve, 0.25), "growth_at_end_mb": curve[-1][1] if curve else None,
+        "rss_growth_curve": curve,
+        "info": median_run.get("info", {}),
+        "failed_runs": len(runs) - len(ok),
+        "runs": runs,
+    }
+
+
+def _rate(results: dict, query: str, engine: str) -> float | None:
+    s = results.get(query, {}).get(engine, {})
+    return s.get("events_per_s") if "error" not in s and "skipped" not in s else None
+
+
+def evaluate_targets(results: dict) -> list[dict]:
+    """The issue's targets, each with its measured value, threshold and margin (value / threshold)."""
+    targets: list[dict] = []
+    for q in THROUGHPUT_TARGETS:
+        ours, pycer = _rate(results, q, "ours"), _rate(results, q, "pycer")
+        if q not in results:
+            continue
+        entry = {"target": f"{q}: ours events/s >= 1.0 x pycer's", "query": q, "ours": ours, "pycer": pycer}
+        if ours is None or pycer is None:
+            entry.update(met=None, note="not measured (engine skipped or failed)")
+        else:
+            entry.update(ratio=round(ours / pycer, 3), met=ours >= pycer,
+                         shortfall=None if ours >= pycer else f"{100 * (1 - ours / pycer):.0f}% below pycer")
+        targets.append(entry)
+    t, t4 = _rate(results, WINDOW_SWEEP[0], "ours"), _rate(results, WINDOW_SWEEP[-1], "ours")
+    if WINDOW_SWEEP[0] in results and WINDOW_SWEEP[-1] in results:
+        entry = {"target": "ours events/s at 4T >= 0.9 x at T (P3'x4 vs P3')", "at_T": t, "at_4T": t4}
+        if t and t4:
+            entry.update(ratio=round(t4 / t, 3), met=t4 >= SWEEP_RATIO * t)
+        else:
+            entry.update(met=None, note="not measured")
+        targets.append(entry)
+    for q, per_engine in results.items():
+        ours = per_engine.get("ours", {})
+        if "error" in ours or "skipped" in ours or not ours:
+            continue
+        quarter, end = ours.get("growth_at_quarter_mb"), ours.get("growth_at_end_mb")
+        if quarter is not None and end is not None and not ours.get("stopped_early"):
+            targets.append({"target": f"{q}: ours peak memory independent of stream length "
+                                      f"(growth at end <= growth at 1/4 + {FLAT_SLACK_MB:g} MiB)",
+                            "query": q, "growth_at_quarter_mb": quarter, "growth_at_end_mb": end,
+                            "met": end <= quarter + FLAT_SLACK_MB})
+        pycer = per_engine.get("pycer", {})
+        if ours.get("peak_growth_mb") is not None and pycer.get("peak_growth_mb") is not None:
+            g, pg = ours["peak_growth_mb"], pycer["peak_growth_mb"]
+            targets.append({"target": f"{q}: ours peak RSS growth <= 0.1 x pycer's", "query": q,
+                            "ours_mb": g, "pycer_mb": pg,
+                            "ratio": round(g / pg, 4) if pg > 0 else None, "met": g <= MEMORY_RATIO * pg})
+    return targets
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+
+def machine_info() -> dict:
+    info: dict[str, Any] = {"platform": platform.platform(), "python": platform.python_version(),
+                            "cpus": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            info["cpu"] = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
+        with open("/proc/meminfo") as f:
+            info["memory_gib"] = round(int(f.readline().split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=REPO).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True,
+                               cwd=REPO).stdout.strip()
+        info["git"] = commit + ("+dirty" if dirty else "")
+    except OSError:
+        pass
+    return info
+
+
+def _fmt_rate(x: float | None) -> str:
+    return "–" if x is None else f"{x / 1e6:.3f} M" if x >= 1e5 else f"{x / 1e3:.1f} k"
+
+
+def _cell(s: dict) -> tuple[str, str, str]:
+    if not s:
+        return "–", "–", "–"
+    if "skipped" in s:
+        return "skipped", "–", "–"
+    if "error" in s:
+        return "failed", "–", "–"
+    rate = _fmt_rate(s["events_per_s"]) + ("*" if s.get("stopped_early") else "")
+    outputs = s["outputs"] if isinstance(s["outputs"], int) else "≠"
+    growth = "–" if s["peak_growth_mb"] is None else f"{s['peak_growth_mb']:.1f}"
+    return rate, f"{outputs:,}" if isinstance(outputs, int) else outputs, growth
+
+
+def render_markdown(report: dict) -> str:
+    meta, results, engines = report["meta"], report["results"], report["meta"]["engines"]
+    lines = [
+        "# Benchmark results: CORE's stock suite (seed 001, §5)", "",
+        f"Generated by `{meta['command']}` on {meta['date']}.",
+        f"Machine: {meta['machine'].get('cpu')}, {meta['machine'].get('cpus')} CPUs, "
+        f"{meta['machine'].get('memory_gib')} GiB; load average before/after: {meta['load_before']} / "
+        f"{meta['load_after']}. Commit {meta['machine'].get('git')}.",
+        f"Stream: `stock_stream(n, seed={meta['seed']})`, {meta['events']:,} events unless capped; "
+        f"median of {meta['runs']} runs; events/s counts preloaded events read and every CE produced; "
+        "memory is the peak RSS growth (MiB) over the preloaded baseline.", "",
+    ]
+    if "pycer" in engines:
+        lines += [f"pycer: {meta.get('pycer')}", ""]
+    header = "| query | events | " + " | ".join(f"{e} e/s | {e} CEs | {e} MiB" for e in engines)
+    ratios = [e for e in ("pycer", "naive") if e in engines and "ours" in engines]
+    header += "".join(f" | ours/{e}" for e in ratios) + " |"
+    lines += [header, "|" + "---|" * (2 + 3 * len(engines) + len(ratios))]
+    for q, per_engine in results.items():
+        row = [q, f"{per_engine.get('events', 0):,}"]
+        for e in engines:
+            row += list(_cell(per_engine.get(e, {})))
+        for e in ratios:
+            a, b = _rate(results, q, "ours"), _rate(results, q, e)
+            row.append(f"{a / b:.2f}×" if a and b else "–")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "`*` the time budget ran out before the end of the stream (rate over the events read). "
+              "`≠` runs disagreed on the output count.", "", "## Targets", ""]
+    for t in report["targets"]:
+        mark = {True: "met", False: "NOT met", None: "n/a"}[t["met"]]
+        detail = ", ".join(f"{k}={v}" for k, v in t.items() if k not in ("target", "met", "query"))
+        lines.append(f"- **{mark}** — {t['target']} ({detail})")
+    agree = report.get("outputs_agree", {})
+    if agree:
+        lines += ["", "## Do the engines agree?", ""]
+        for q, verdict in agree.items():
+            lines.append(f"- {q}: {verdict}")
+    if report.get("profiles"):
+        lines += ["", "## Where ours spends its time (cProfile, top functions by own time)", ""]
+        for q, prof in report["profiles"].items():
+            lines += [f"### {q} ({prof['events']:,} events; full listing in `{prof['path']}`)", "", "```",
+                      *prof["top"], "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _profile_top(path: str, n: int = 28) -> list[str]:
+    with open(path) as f:
+        text = f.read().split("--- by cumulative time ---")[0]
+    rows = [line for line in text.splitlines() if line.strip()]
+    start = next((k for k, line in enumerate(rows) if line.lstrip().startswith("ncalls")), 0)
+    return rows[max(0, start - 1):start + n]
+
+
+# ---------------------------------------------------------------------------------------------- main
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--events", type=int, default=3_000_000, help="stream length (default 3,000,000)")
+    p.add_argument("--runs", type=int, default=3, help="runs per query and engine; the median is reported")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="benchmarks/results.json", help="JSON report; the Markdown goes beside it")
+    p.add_argument("--queries", default="default",
+                   help="comma-separated names (P3, P3', P3'x4, Q1, …) or groups: default, all, P, P', sweep, Q")
+    p.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: ours, naive, pycer")
+    p.add_argument("--time-budget", type=float, default=0.0,
+                   help="stop reading after this many seconds per run (0: read the whole stream; the paper "
+                        "reads for 30 s)")
+    p.add_argument("--naive-budget", type=float, default=30.0,
+                   help="time budget of the naive peer's runs (default 30 s, the paper's reading time; 0: none): "
+                        "its cost grows with the window and would otherwise dominate the benchmark")
+    p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after this many seconds")
+    p.add_argument("--merge", action="store_true",
+                   help="add to the results already in --out (other queries are kept) instead of starting anew")
+    p.add_argument("--no-caps", action="store_true", help="ignore the suite's per-query stream caps")
+    p.add_argument("--chunk", type=int, default=10_000, help="events per chunk fed to the engines")
+    p.add_argument("--profile", default="auto",
+                   help="cProfile ours: 'auto' (on every throughput target missed), 'none', or query names")
+    p.add_argument("--profile-events", type=int, default=300_000, help="stream length of a profiled run")
+    p.add_argument("--pycer-venv", default=os.path.expanduser("~/.cache/cer_theory/pycer-py313"),
+                   help="where the CPython 3.13 venv with pycer lives (made on first use)")
+    p.add_argument("--pycer-python", default=None, help="a CPython 3.13 interpreter to build that venv from")
+    return p.parse_args(argv)
+
+
+def select_queries(spec: str) -> list[BenchQuery]:
+    groups = {"default": list(DEFAULT_QUERIES), "all": list(SUITE),
+              "P": [q for q in DEFAULT_QUERIES if SUITE[q].group == "P"],
+              "P'": [q for q in DEFAULT_QUERIES if SUITE[q].group == "P'"],
+              "sweep": list(WINDOW_SWEEP), "Q": [q for q in SUITE if SUITE[q].group == "Q"]}
+    names: list[str] = []
+    for item in (s.strip() for s in spec.split(",")):
+        if not item:
+            continue
+        item = item.replace("′", "'")
+        if item in groups:
+            names += groups[item]
+        elif item in SUITE:
+            names.append(item)
+        else:
+            raise SystemExit(f"unknown query {item!r}; known: {', '.join(SUITE)} or groups {', '.join(groups)}")
+    return [SUITE[n] for n in dict.fromkeys(names)]
+
+
+def _budget(args: argparse.Namespace, engine: str) -> float | None:
+    budgets = [b for b in (args.time_budget, args.naive_budget if engine == "naive" else 0) if b]
+    return min(budgets) if budgets else None
+
+
+def _safe(name: str) -> str:
+    return name.replace("'", "p")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    queries = select_queries(args.queries)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    for e in engines:
+        if e not in ENGINES:
+            raise SystemExit(f"unknown engine {e!r}; known: {', '.join(ENGINES)}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    md_path = out.with_suffix(".md")
+
+    pythons = {"ours": sys.executable, "naive": sys.executable}
+    pycer_note = None
+    if "pycer" in engines:
+        python, pycer_note = ensure_pycer(Path(args.pycer_venv), args.pycer_python)
+        print(f"pycer: {pycer_note}", flush=True)
+        if python:
+            pythons["pycer"] = python
+
+    report: dict[str, Any] = {
+        "meta": {
+            "command": "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine_info(),
+            "events": args.events, "runs": args.runs, "seed": args.seed, "engines": engines,
+            "time_budget": args.time_budget or None, "naive_budget": args.naive_budget or None,
+            "chunk": args.chunk, "pycer": pycer_note,
+            "load_before": [round(x, 2) for x in os.getloadavg()], "load_after": None,
+            "protocol": "each run a fresh process; stream preloaded, then timed from the first event read to "
+                        "the last complex event counted; pycer: PyEvents built before the clock, outputs "
+                        "counted from get_output()",
+        },
+        "queries": {q.name: {"text": q.text, "note": q.note, "group": q.group} for q in queries},
+        "results": {}, "targets": [], "outputs_agree": {}, "profiles": {},
+    }
+    if args.merge and out.exists():
+        previous = json.loads(out.read_text())
+        for key in ("queries", "results", "outputs_agree", "profiles"):
+            kept = {k: v for k, v in previous.get(key, {}).items() if k not in report["queries"]}
+            report[key] = {**kept, **report[key]}
+        report["meta"]["merged_from"] = previous.get("meta", {}).get("merged_from", []) + [
+            {k: previous["meta"].get(k) for k in ("command", "date", "events", "load_before", "load_after")}]
+    if report["meta"]["load_before"][0] > 0.5:
+        print(f"warning: load average {report['meta']['load_before']}: the machine is busy, rates will be low "
+              f"and noisy", flush=True)
+
+    total = len(queries) * args.runs * len(engines)
+    done = 0
+    started = time.time()
+    for q in queries:
+        n = args.events if args.no_caps or q.max_events is None else min(args.events, q.max_events)
+        runs: dict[str, list[dict]] = {e: [] for e in engines}
+        for r in range(args.runs):
+            for e in engines:
+                done += 1
+                if e not in pythons:
+                    continue
+                config = {"engine": e, "query": q.name, "text": q.text, "events": n, "seed": args.seed,
+                          "chunk": args.chunk, "sample_every": max(args.chunk, n // 20),
+                          "time_budget": _budget(args, e), "profile": None}
+                t = time.time()
+                res = run_worker(pythons[e], config, timeout=args.timeout)
+                runs[e].append(res)
+                if "error" in res:
+                    status = f"FAILED: {res['error']}"
+                else:
+                    status = (f"{res['events_per_s']:>12,.0f} e/s  {res['outputs']:>12,} CEs  "
+                              f"+{res['peak_growth_mb'] if res['peak_growth_mb'] is not None else '?'} MiB")
+                print(f"[{done}/{total}] {q.name:7} {e:6} run {r + 1}/{args.runs} ({n:,} events): {status}  "
+                      f"({time.time() - t:.1f} s)", flush=True)
+        per_engine: dict[str, Any] = {"events": n}
+        for e in engines:
+            per_engine[e] = summarize(runs[e]) if e in pythons else {"skipped": pycer_note or PYCER_SKIP}
+        report["results"][q.name] = per_engine
+        counts = {e: s["outputs"] for e in engines if isinstance((s := per_engine[e]), dict)
+                  and isinstance(s.get("outputs"), int) and not s.get("stopped_early")}
+        if len(counts) > 1:
+            same = len(set(counts.values())) == 1
+            report["outputs_agree"][q.name] = ("same output count: " if same else "DIFFERENT output counts: ") + \
+                ", ".join(f"{e} {c:,}" for e, c in counts.items())
+        _write(report, out, md_path)
+
+    report["targets"] = evaluate_targets(report["results"])
+    if "ours" in engines and args.profile.lower() != "none":
+        if args.profile.lower() == "auto":
+            wanted = [t["query"] for t in report["targets"]
+                      if t.get("met") is False and t["target"].endswith("pycer's") and "events/s" in t["target"]]
+        else:
+            wanted = [q.name for q in select_queries(args.profile)]
+        for name in dict.fromkeys(wanted):
+            path = out.parent / f"profile_{_safe(name)}.txt"
+            n = min(args.profile_events, args.events)
+            print(f"profiling ours on {name} ({n:,} events) -> {path}", flush=True)
+            res = run_worker(sys.executable, {
+                "engine": "ours", "query": name, "text": SUITE[name].text, "events": n, "seed": args.seed,
+                "chunk": args.chunk, "sample_every": max(args.chunk, n // 20), "time_budget": None,
+                "profile": str(path.resolve())}, timeout=args.timeout)
+            if "error" not in res:
+                report["profiles"][name] = {"path": str(path), "events": n, "top": _profile_top(str(path))}
+    report["meta"]["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    report["meta"]["wall_seconds"] = round(time.time() - started, 1)
+    _write(report, out, md_path)
+    print(f"\nwrote {out} and {md_path} ({report['meta']['wall_seconds']:.0f} s)")
+    for t in report["targets"]:
+        mark = {True: "met    ", False: "NOT MET", None: "n/a    "}[t["met"]]
+        print(f"  {mark} {t['target']}" + (f"  (ratio {t['ratio']})" if t.get("ratio") is not None else ""))
+    return 0
+
+
+def _write(report: dict, out: Path, md_path: Path) -> None:
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(report, indent=1) + "\n")
+    tmp.replace(out)
+    md_path.write_text(render_markdown(report))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""One benchmark run in its own process: ``python -m benchmarks.worker < config.json``.
+
+The harness (:mod:`benchmarks.run`) starts one worker per (query, engine, run), so the peak RSS is that run's
+alone. The protocol follows the paper's (seed 001 §5.1, spec core-tecs-ceql.md §5.1) where it can:
+
+1. the stream is **preloaded** into RAM (``stock_stream``; as PyEvent objects for pycer), then frozen out of
+   the garbage collector's sight (``gc.freeze``): it is the input, not the engine's data;
+2. the engine is built (query parsed and compiled; pycer: stream declared, query added);
+3. the baseline RSS is read and the kernel's peak-RSS mark is reset (``/proc/self/clear_refs``), so
+   ``VmHWM − baseline`` is the memory the *evaluation* took;
+4. the clock runs while the engine reads the whole stream and every complex event is produced and counted;
+   the RSS is sampled every ``sample_every`` events (the memory curve), and reading stops early if a
+   ``time_budget`` is set and spent (the paper reads for 30 s);
+5. the result (JSON) is written to ``result_path``.
+
+Configuration keys: ``engine`` ("ours", "naive" or "pycer"), ``query`` (a name), ``text`` (CEQL), ``events``,
+``seed``, ``chunk``, ``sample_every``, ``time_budget`` (seconds or null), ``profile`` (path or null: cProfile the
+evaluation, ours and naive only), ``result_path``.
+
+This module must import nothing outside the standard library and :mod:`benchmarks.stock` at module level: the
+pycer peer runs it under a CPython 3.13 interpreter that does not have ``cer_theory``.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from benchmarks.stock import DECLARATION, SCHEMA, stock_stream
+
+MB = 1024 * 1024
+
+
+def rss_mb() -> float:
+    """The current resident set size of this process, in MiB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MB
+
+
+def hwm_mb() -> float:
+    """The peak resident set size (``VmHWM``) of this process, in MiB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+def reset_hwm() -> bool:
+    """Reset the kernel's peak-RSS mark to the current RSS (Linux ≥ 4.0); False if not permitted."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class Feed:
+    """The preloaded stream, handed to an engine chunk by chunk through a C-level ``chain`` (no Python frame per
+    event). Between chunks it samples the RSS and checks the time budget."""
+
+    def __init__(self, events: list, chunk: int, sample_every: int, budget: float | None,
+                 baseline: float) -> None:
+        self.events, self.chunk, self.sample_every, self.budget = events, chunk, sample_every, budget
+        self.baseline = baseline
+        self.fed = 0
+        self.curve: list[tuple[int, float]] = []
+        self.started = 0.0
+        self.stopped_early = False
+
+    def chunks(self) -> Iterator[list]:
+        """The stream in chunks; stops early once the time budget is spent."""
+        n = len(self.events)
+        for lo in range(0, n, self.chunk):
+            if lo and lo % self.sample_every < self.chunk:
+                self.curve.append((lo, round(rss_mb() - self.baseline, 1)))
+            if self.budget is not None and lo and time.perf_counter() - self.started > self.budget:
+                self.stopped_early = True
+                return
+            piece = self.events[lo:lo + self.chunk]
+            self.fed = lo + len(piece)
+            yield piece
+
+    def __iter__(self) -> Iterator:
+        return itertools.chain.from_iterable(self.chunks())
+
+
+def count_outputs(results: Iterable[Any]) -> int:
+    """The number of complex events in an engine's output: one per CE, whether the engine yields CEs one by one
+    or in per-position batches (a collection, or a ``(position, collection)`` pair)."""
+    it = iter(results)
+    for first in it:
+        if hasattr(first, "positions") or not isinstance(first, (tuple, list, set, frozenset)):
+            return 1 + sum(1 for _ in it)
+        size: Callable[[Any], int]
+        if isinstance(first, tuple) and len(first) == 2 and isinstance(first[0], int):
+            size = lambda item: len(item[1])  # noqa: E731
+        else:
+            size = len
+        return size(first) + sum(map(size, it))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- engines
+
+
+def _ours(text: str) -> tuple[Callable[[Iterable], Iterable], dict]:
+    try:
+        from cer_theory.engine import Engine  # type: ignore[attr-defined]
+    except ImportError:
+        from cer_theory.engine.engine import Engine
+    engine = Engine(text)
+    return engine.process, {"engine": f"{type(engine).__module__}.{type(engine).__qualname__}"}
+
+
+def _naive(text: str) -> tuple[Callable[[Iterable], Iterable], dict]:
+    from benchmarks.naive import NaiveEvaluator
+
+    evaluator = NaiveEvaluator(text)
+    info: dict = {"automaton_states": len(evaluator.cea.states)}
+
+    def process(events: Iterable) -> Iterator:
+        yield from evaluator.process(events)
+        info["peak_runs"] = evaluator.peak_runs
+
+    return process, info
+
+
+def _python_run(config: dict) -> dict:
+    """ours / naive: dict events, evaluated in this interpreter."""
+    t = time.perf_counter()
+    events = list(stock_stream(config["events"], config["seed"]))
+    preload_s = time.perf_counter() - t
+    t = time.perf_counter()
+    process, info = (_ours if config["engine"] == "ours" else _naive)(config["text"])
+    setup_s = time.perf_counter() - t
+    return _measure(config, events, preload_s, setup_s, info,
+                    lambda feed: count_outputs(process(feed)))
+
+
+def _pycer_run(config: dict) -> dict:
+    """pycer: CORE's C++ engine through its Python binding, ``PyOfflineServer`` (events sent in chunks; the
+    server evaluates in its own threads and ``get_output`` waits for the end and returns every CE as a line)."""
+    import pycer
+
+    server = pycer.PyOfflineServer()
+    info_stream = server.declare_stream(DECLARATION)
+    t = time.perf_counter()
+    server.add_query(config["text"])
+    setup_s = time.perf_counter() - t
+    type_ids = {e.name: e.id for e in info_stream.events_info}
+    makers = {"int": pycer.PyIntValue, "double": pycer.PyDoubleValue, "string": pycer.PyStringValue}
+    fields = [(name, makers[k]) for name, k in SCHEMA.items()]
+    make_event = pycer.PyEvent
+    t = time.perf_counter()
+    events = [make_event(type_ids[e["type"]], [mk(e[name]) for name, mk in fields])
+              for e in stock_stream(config["events"], config["seed"])]
+    preload_s = time.perf_counter() - t
+
+    def run(feed: Feed) -> int:
+        send = server.send_events
+        for piece in feed.chunks():  # the server takes lists: send each chunk whole
+            send(piece)
+        output = server.get_output()  # waits for the evaluation to finish
+        return output.count("\n")
+
+    version = "unknown"
+    try:
+        from importlib.metadata import version as dist_version
+        version = dist_version("pycer")
+    except Exception:  # noqa: BLE001 - the version is informative only
+        pass
+    info = {"pycer_version": version, "input_conversion_events_per_s": round(len(events) / preload_s)
+            if preload_s else None,
+            "note": "PyEvent objects are built before the clock starts (as in CORE's own benchmark script); "
+                    "input_conversion_events_per_s is the rate of building them from the same dicts"}
+    return _measure(config, events, preload_s, setup_s, info, run)
+
+
+def _measure(config: dict, events: list, preload_s: float, setup_s: float, info: dict,
+             evaluate: Callable[[Feed], int]) -> dict:
+    gc.collect()
+    gc.freeze()  # the preloaded stream is input, not engine state: keep the collector off it
+    baseline = rss_mb()
+    hwm_reset = reset_hwm()
+    feed = Feed(events, config["chunk"], config["sample_every"], config.get("time_budget"), baseline)
+    profiler = None
+    if config.get("profile"):
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    cpu0 = time.process_time()
+    t0 = feed.started = time.perf_counter()
+    outputs = evaluate(feed)
+    elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    if profiler is not None:
+        profiler.disable()
+        _write_profile(profiler, config["profile"])
+    peak = hwm_mb()
+    processed = feed.fed
+    feed.curve.append((processed, round(rss_mb() - baseline, 1)))
+    return {
+        "engine": config["engine"], "query": config["query"], "events": processed,
+        "events_requested": config["events"], "stopped_early": feed.stopped_early,
+        "seconds": round(elapsed, 4), "cpu_seconds": round(cpu, 4),
+        "events_per_s": round(processed / elapsed, 1) if elapsed > 0 else None,
+        "outputs": outputs,
+        "baseline_rss_mb": round(baseline, 1), "peak_rss_mb": round(peak, 1),
+        "peak_growth_mb": round(peak - baseline, 1) if hwm_reset else None,
+        "hwm_reset": hwm_reset, "rss_growth_curve": feed.curve,
+        "preload_seconds": round(preload_s, 3), "setup_seconds": round(setup_s, 4),
+        "python": platform.python_version(), "info": info,
+    }
+
+
+def _write_profile(profiler: Any, path: str) -> None:
+    import io
+    import pstats
+
+    buf = io.StringIO()
+    stats = pstats.Stats(profiler, stream=buf)
+    stats.sort_stats("tottime").print_stats(20)
+    buf.write("\n--- by cumulative time ---\n")
+    stats.sort_stats("cumulative").print_stats(20)
+    with open(path, "w") as f:
+        f.write(buf.getvalue())
+
+
+def main() -> int:
+    config = json.load(sys.stdin)
+    if config["engine"] == "pycer":
+        result = _pycer_run(config)
+    elif config["engine"] in ("ours", "naive"):
+        result = _python_run(config)
+    else:
+        raise SystemExit(f"unknown engine {config['engine']!r}")
+    with open(config["result_path"], "w") as f:
+        json.dump(result, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,558 @@
+"""Algorithm 1 of CORE (seed 001 §4.3, Theorem 3; spec core-tecs-ceql.md §3.3, §3.6, §4): evaluate a CEA over a
+stream with time windows, building the tECS (:mod:`cer_theory.engine.tecs`) with constant work per event and
+enumerating the CEs that end at each position with output-linear delay (Algorithm 2).
+
+Contract on the CEA (spec §2.1): runs may start at *any* position, so a fresh bottom node enters the initial
+state at every position; the paper asks for one initial state without incoming transitions (that is what
+``compile_query`` produces), but nothing here depends on it: the initial det-state is the set of initial states
+and, by I/O-determinism, one start and one mark sequence still give one run. A transition marks iff its labels
+are non-empty.
+
+Implementation aspects of §4.4:
+
+* **bit vectors** – the CEA's distinct predicates P_1..P_k are evaluated once per event into an ``int`` bitmask
+  (in batches by ``cer_theory.predicates.vectorized.bitmasks`` when available); nothing else reads the event;
+* **lazy I/O-determinization** – :class:`Determinizer` is the subset construction built on demand and cached by
+  (det-state id, bitmask); det-states are interned as ints. It can be shared by many evaluators (one per
+  partition);
+* **windows** – τ is the id of the oldest bottom node inside the window, so pruning is an integer comparison
+  for position and time windows alike (the keys must be non-decreasing, spec §7.3); states whose head is
+  expired are skipped and union-lists are cut at their first expired entry (§3.6, [ours, verified]);
+* **memory** – expired nodes are dropped by :meth:`Tecs.compact`; with a window the live tECS holds the nodes
+  created inside the window (plus at most as many again plus 1024, the compaction slack). Without a window
+  nothing ever expires and memory grows with the stream, as in the paper's Algorithm 1.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from ..automata.cea import CEA
+from ..determinize import DEFAULT_BUDGET
+from ..errors import SizeBudgetExceeded, StreamFormatError
+from ..events import TYPE_KEY, Event
+from ..predicates.ast import MIRRORED_OP, And, Attr, BoolConst, Cmp, Const, IsType, Not, Or, Predicate, compare
+from .tecs import EnumerationStats, Tecs, TecsError
+from .types import CoreComplexEvent, Window
+
+NO_MOVE = (-1, -1)
+"""The cached successor pair (•-target, ∘-target) when neither transition exists; -1 is "no det-state"."""
+
+_NOTHING = 1 << 62
+"""τ of a window that admits no interval at all (strict with size 0, or a negative size)."""
+
+COMPACT_MIN = 1024
+"""Compaction runs once the expired prefix holds at least this many nodes and at least as many as the live part,
+so each node is moved O(1) times on average."""
+
+
+def compile_mask(predicates: Sequence[Predicate]) -> Callable[[Event], int]:
+    """One Python function computing an event's bit vector over ``predicates`` (bit k ⇔ ``predicates[k](e)``).
+
+    Generated source: each distinct atom (a type test or an attribute/constant comparison with the type guard of
+    :func:`cer_theory.predicates.ast.compare`: a missing attribute or a kind mismatch is false) is computed once
+    into a local, and every predicate is a boolean expression over those locals, so an atom shared by several
+    predicates is evaluated once per event (CORE's bit vectors, §4.4). Any other node (``On``, ``Opaque``, the
+    CEQL extensions) is evaluated through its own ``holds``. A property test checks it against ``p(e)``.
+    """
+    ns: dict[str, Any] = {"_compare": compare}
+    lines: list[str] = []
+    atoms: dict[Any, str] = {}
+    uses_env = False
+
+    def const(value: Any) -> str:
+        name = f"_c{len(ns)}"
+        ns[name] = value
+        return name
+
+    def atom(key: Any, code: str, prelude: str = "") -> str:
+        var = atoms.get(key)
+        if var is None:
+            var = atoms[key] = f"x{len(atoms)}"
+            if prelude:
+                lines.append(f"    {prelude}")
+            lines.append(f"    {var} = {code}")
+        return var
+
+    def guard(value: Any) -> str:
+        if isinstance(value, bool):
+            return "v.__class__ is bool"
+        if isinstance(value, str):
+            return "v.__class__ is str"
+        return "(v.__class__ is int or v.__class__ is float)"
+
+    def expr(p: Predicate) -> str:
+        nonlocal uses_env
+        if isinstance(p, BoolConst):
+            return "True" if p.value else "False"
+        if isinstance(p, IsType) and p.slot is None:
+            return atom(("type", p.name), f"t == {const(p.name)}")
+        if isinstance(p, Cmp) and _plain(p.left) and isinstance(p.right, Const):
+            return cmp_code(p.left.name, p.op, p.right.value)  # type: ignore[union-attr]
+        if isinstance(p, Cmp) and isinstance(p.left, Const) and _plain(p.right):
+            return cmp_code(p.right.name, MIRRORED_OP[p.op], p.left.value)  # type: ignore[union-attr]
+        if isinstance(p, Not):
+            return f"(not {expr(p.arg)})"
+        if isinstance(p, And):
+            return "(" + " and ".join(expr(a) for a in p.args) + ")"
+        if isinstance(p, Or):
+            return "(" + " or ".join(expr(a) for a in p.args) + ")"
+        uses_env = True
+        return atom(p, f"{const(p.holds)}(env)")
+
+    def cmp_code(name: str, op: str, value: Any) -> str:
+        if name == TYPE_KEY:
+            code = f"t {'==' if op == '=' else op} {const(value)}" if isinstance(value, str) else "False"
+            return atom((name, op, type(value), value), code)
+        py = "==" if op == "=" else op
+        return atom((name, op, type(value), value), f"{guard(value)} and v {py} {const(value)}",
+                    f"v = g({name!r})")
+
+    body = [f"    if {expr(p)}: m |= {1 << k}" for k, p in enumerate(predicates)]
+    head = ["def _mask(e):", "    t = e.type", "    g = e.attributes.get"] + (["    env = {None: e}"] if uses_env else [])
+    source = "\n".join(head + lines + ["    m = 0"] + body + ["    return m"])
+    exec(compile(source, "<cer_theory.engine.mask>", "exec"), ns)
+    fn = ns["_mask"]
+    fn.source = source  # type: ignore[attr-defined]
+    return fn
+
+
+def _plain(term: Any) -> bool:
+    return isinstance(term, Attr) and term.slot is None
+
+
+def _vectorized_bitmasks() -> Any:
+    try:
+        from ..predicates.vectorized import bitmasks
+    except ImportError:  # engineer A's vectorized evaluator is optional: fall back to one event at a time
+        return None
+    return bitmasks
+
+
+class Determinizer:
+    """Lazy I/O-determinization of a CEA by the subset construction (seed 001 §3, §4.4; spec §2.3), keyed by
+    (det-state id, bitmask of the event's truth values on the CEA's distinct predicates).
+
+    ``Δ(S, t, m) = {q | ∃p ∈ S: p --P/m--> q, t ⊨ P}``, with ∅ meaning "no transition" (-1). A det-state is
+    final iff it meets F. ``budget`` bounds the det-states (:class:`SizeBudgetExceeded`); ``cache_limit`` bounds
+    the successor cache, which is cleared (and counted in :attr:`evictions`) when it overflows.
+    """
+
+    __slots__ = ("cea", "predicates", "const_mask", "_evaluated", "_out", "_ids", "subsets", "final", "initial",
+                 "rows", "budget", "cache_limit", "_cached", "misses", "evictions", "_bitmasks", "states", "_final",
+                 "mask", "initial_is_source")
+
+    def __init__(self, cea: CEA, *, budget: int | None = DEFAULT_BUDGET, cache_limit: int = 1 << 20) -> None:
+        self.cea = cea
+        self.predicates: tuple[Predicate, ...] = cea.predicates()
+        self.const_mask = 0  # the bits of TRUE predicates: set without evaluating anything
+        self._evaluated: list[tuple[int, Predicate]] = []
+        for k, p in enumerate(self.predicates):
+            if isinstance(p, BoolConst):
+                self.const_mask |= (1 << k) if p.value else 0
+            else:
+                self._evaluated.append((1 << k, p))
+        self.states: tuple[Hashable, ...] = tuple(cea.bfs_order()) + tuple(
+            sorted(set(cea.states) - set(cea.bfs_order()), key=repr))
+        index = {q: i for i, q in enumerate(self.states)}
+        bit = {p: 1 << k for k, p in enumerate(self.predicates)}
+        # Per CEA state: (predicate bit, marking, target index), so a step never evaluates a predicate.
+        self._out: list[tuple[tuple[int, bool, int], ...]] = [
+            tuple((bit[t.predicate], bool(t.labels), index[t.target]) for t in cea.out(q)) for q in self.states]
+        self._final = frozenset(index[q] for q in cea.final)
+        self._ids: dict[frozenset[int], int] = {}
+        self.subsets: list[frozenset[int]] = []
+        self.final: list[bool] = []
+        self.budget, self.cache_limit = budget, cache_limit
+        self.rows: dict[int, dict[int, tuple[int, int]]] = {}
+        self._cached = 0
+        self.misses = self.evictions = 0
+        self._bitmasks = _vectorized_bitmasks()
+        self.mask: Callable[[Event], int] = compile_mask(self.predicates)
+        """The event's bit vector: bit k is set iff it satisfies the k-th distinct predicate."""
+        self.initial = self._intern(frozenset(index[q] for q in cea.initial))
+        self.initial_is_source = not any(t.target in cea.initial for t in cea.transitions)
+        """The paper's contract (spec §2.1): no transition enters an initial state."""
+
+    def _intern(self, subset: frozenset[int]) -> int:
+        if not subset:
+            return -1
+        known = self._ids.get(subset)
+        if known is not None:
+            return known
+        if self.budget is not None and len(self.subsets) >= self.budget:
+            raise SizeBudgetExceeded("lazy I/O-determinization (CORE)", self.budget, len(self.subsets) + 1)
+        k = len(self.subsets)
+        self._ids[subset] = k
+        self.subsets.append(subset)
+        self.final.append(not self._final.isdisjoint(subset))
+        return k
+
+    # ------------------------------------------------------------------ bit vectors (§4.4)
+
+    def mask_by_definition(self, event: Event) -> int:
+        """The bit vector computed predicate by predicate with ``p(event)`` (the oracle for :attr:`mask`)."""
+        return sum(1 << k for k, p in enumerate(self.predicates) if p(event))
+
+    def masks(self, events: Sequence[Event]) -> list[int]:
+        """Bit vectors of a batch: vectorized when ``cer_theory.predicates.vectorized`` is available."""
+        if self._bitmasks is not None and self._evaluated and len(events) > 1:
+            return [int(m) | self.const_mask for m in self._bitmasks(list(self.predicates), events)]
+        return [self.mask(e) for e in events]
+
+    # ------------------------------------------------------------------ Δ on demand
+
+    def row(self, mask: int) -> dict[int, tuple[int, int]]:
+        """The cached successors for one bitmask: det-state id → (•-target, ∘-target)."""
+        row = self.rows.get(mask)
+        if row is None:
+            row = self.rows[mask] = {}
+        return row
+
+    def step(self, row: dict[int, tuple[int, int]], mask: int, state: int) -> tuple[int, int]:
+        """Compute, cache and return ``(Δ(S, v, •), Δ(S, v, ∘))`` for det-state ``state`` and bit vector v."""
+        self.misses += 1
+        if self._cached >= self.cache_limit:
+            self.rows.clear()  # bound the cache (spec §7.10); the row object the caller holds stays valid
+            self.rows[mask] = row
+            row.clear()
+            self._cached = 0
+            self.evictions += 1
+        marked: set[int] = set()
+        skipped: set[int] = set()
+        out = self._out
+        for s in self.subsets[state]:
+            for b, marking, t in out[s]:
+                if mask & b:
+                    (marked if marking else skipped).add(t)
+        pair = (self._intern(frozenset(marked)), self._intern(frozenset(skipped)))
+        if pair == NO_MOVE:
+            pair = NO_MOVE
+        row[state] = pair
+        self._cached += 1
+        return pair
+
+    def initial_moves(self, mask: int) -> bool:
+        """Whether a run can start on an event with bit vector ``mask`` (the initial det-state has a move)."""
+        return self.successors(self.initial, mask) is not NO_MOVE
+
+    def successors(self, state: int, mask: int) -> tuple[int, int]:
+        row = self.row(mask)
+        pair = row.get(state)
+        return pair if pair is not None else self.step(row, mask, state)
+
+    def states_of(self, state: int) -> frozenset[Hashable]:
+        """The CEA states making up det-state ``state``."""
+        return frozenset(self.states[s] for s in self.subsets[state])
+
+    def __len__(self) -> int:
+        return len(self.subsets)
+
+
+@dataclass(slots=True)
+class EvaluatorStats:
+    """Counts for the complexity claims of spec §8 (counting, never timing). Always kept: events, nodes created
+    (total and worst per event), det-cache lookups and misses, live-node peak. With ``instrument=True`` also:
+    union-list lengths, active states, node visits per output (:class:`EnumerationStats`), per-event rows."""
+
+    events: int = 0
+    nodes_created: int = 0
+    max_nodes_per_event: int = 0
+    lookups: int = 0
+    misses: int = 0
+    outputs: int = 0
+    max_live_nodes: int = 0
+    max_ulist: int = 0
+    max_active: int = 0
+    enumeration: EnumerationStats = field(default_factory=EnumerationStats)
+    per_event: list[tuple[int, int, int]] | None = None  # (nodes created, live nodes, active states)
+
+    @property
+    def hits(self) -> int:
+        return self.lookups - self.misses
+
+
+class Evaluator:
+    """Algorithm 1 (seed 001, Theorem 3) over a CEA, streaming: :meth:`process` one event, get the CEs
+    ``([i, j], D)`` that end at its position j, with ``j − i`` inside the window.
+
+    ``window`` is a :class:`Window` (``events`` on positions, or ``time``/``attribute`` on a numeric attribute
+    whose values must not decrease along the stream). Positions are the caller's (global positions under
+    PARTITION BY) and must increase. ``determinizer`` may be shared between evaluators of the same CEA.
+    ``compact_min`` is the smallest expired prefix worth compacting (tests lower it to exercise dangling right
+    children). ``limit`` caps the CEs reported per position (CEQL ``LIMIT n``: the first n in Algorithm 2's order; the
+    enumeration stops there). ``debug=True`` checks every tECS invariant after every event (spec §8.2);
+    ``instrument=True`` counts node visits per output and union-list lengths (spec §8.3).
+    """
+
+    def __init__(self, cea: CEA | None = None, window: Window | None = None, *,
+                 determinizer: Determinizer | None = None, budget: int | None = DEFAULT_BUDGET,
+                 limit: int | None = None, debug: bool = False, instrument: bool = False,
+                 keep_per_event: bool = False, compact_min: int = COMPACT_MIN) -> None:
+        if determinizer is None:
+            if cea is None:
+                raise TypeError("Evaluator needs a CEA or a Determinizer")
+            determinizer = Determinizer(cea, budget=budget)
+        self.det = determinizer
+        self.cea = determinizer.cea
+        self.window = window
+        self.limit = limit
+        self.compact_min = compact_min
+        self.debug = debug
+        self.instrument = instrument or debug
+        self.tecs = Tecs(debug=debug)
+        self.table: dict[int, list[int]] = {}  # T: det-state id → union-list, in first-insertion order
+        self.position = -1  # the last position read
+        self.last_key: float = float("-inf")
+        self._positional = window is not None and window.kind == "events"
+        self.tau = 0
+        self._bottoms: deque[tuple[float, int]] = deque()  # (window key, bottom id), oldest first
+        self.stats = EvaluatorStats(per_event=[] if keep_per_event else None)
+
+    # ------------------------------------------------------------------ the public stream interface
+
+    def process(self, event: Event, position: int | None = None, *, mask: int | None = None
+                ) -> list[CoreComplexEvent]:
+        """Read ``event`` at ``position`` (default: the next one) and return ⟦A⟧^ε_j(S) for that position j, in
+        Algorithm 2's order (a left-first DFS per final state, final states in T's order)."""
+        j = self.position + 1 if position is None else position
+        if j <= self.position:
+            raise ValueError(f"positions must increase: got {j} after {self.position}")
+        window = self.window
+        if window is None:
+            tau = key = 0
+        else:
+            key = j if self._positional else window.key(j, event)
+            if key < self.last_key:
+                raise StreamFormatError(
+                    f"window key {key!r} decreases (previous {self.last_key!r}); time windows need "
+                    f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
+                    field=window.attribute or ("time" if window.kind != "events" else None))
+            self.last_key = key
+            tau = self._advance_window(key)
+        if mask is None:
+            mask = self.det.mask(event)
+        self.position = j
+        if tau == _NOTHING:  # the window admits nothing, not even [j, j]: nothing is ever stored
+            self.table = {}
+            self.stats.events += 1
+            out = []
+        elif self.table or self.det.initial_moves(mask):
+            self._update(j, mask, tau, key)
+            out = self._output(j, tau) if self.table else []
+        else:  # nothing active and no run starts here: T stays empty (the common case of selective queries)
+            self.stats.events += 1
+            out = []
+        if window is not None:
+            dead = tau - self.tecs.base
+            if dead >= self.compact_min and dead >= len(self.tecs) - dead:
+                self.tecs.compact(tau)
+        if self.debug:
+            self.check_invariants()
+        return out
+
+    def process_batch(self, events: Sequence[Event], positions: Sequence[int] | None = None
+                      ) -> Iterator[CoreComplexEvent]:
+        """:meth:`process` each event (bit vectors computed for the whole batch first); yields the CEs in
+        stream order of their end position."""
+        events = list(events)
+        masks = self.det.masks(events)
+        for k, (event, mask) in enumerate(zip(events, masks)):
+            yield from self.process(event, None if positions is None else positions[k], mask=mask)
+
+    def run(self, stream: Iterable[Event]) -> list[frozenset[CoreComplexEvent]]:
+        """``[⟦A⟧^ε_0(S), ⟦A⟧^ε_1(S), …]``: the CEs ending at each position, as sets (test convenience)."""
+        return [frozenset(self.process(e)) for e in stream]
+
+    def reset(self) -> None:
+        """Forget every partial match (CONSUME BY): T and the tECS are emptied; positions and keys go on."""
+        self.table = {}
+        self.tecs.clear()
+        self._bottoms.clear()
+
+    # ------------------------------------------------------------------ Algorithm 1
+
+    def _advance_window(self, key: float) -> int:
+        """τ for the event with window key ``key``: the id of the oldest bottom node whose key is admitted."""
+        size = self.window.size  # type: ignore[union-attr]
+        dq = self._bottoms
+        # Window.admits inlined: inclusive ``key − start ≤ size``, strict ``<``.
+        if self.window.strict:  # type: ignore[union-attr]
+            while dq and not key - dq[0][0] < size:
+                dq.popleft()
+            empty = not size > 0
+        else:
+            while dq and not key - dq[0][0] <= size:
+                dq.popleft()
+            empty = size < 0
+        if empty:  # a window that admits nothing, not even [j, j]
+            tau = _NOTHING
+        else:
+            tau = dq[0][1] if dq else self.tecs.next_id
+        self.tau = tau
+        return tau
+
+    def _update(self, j: int, mask: int, tau: int, key: float) -> None:
+        """The update phase of Algorithm 1 for t_j (spec §3.3), with expired-state pruning (§3.6).
+
+        The initial det-state goes first with a fresh bottom node (created only if it has a transition), then
+        every state of T in first-insertion order, so ``insert`` always meets ``max(n) ≤ max(head)`` (B.3). For
+        each state: the •-successor gets ``extend(merge(ul), j)``; the ∘-successor gets the *list* ul when it is
+        new in T′ (a union-list must start with a non-union node) and ``merge(ul)`` inserted otherwise.
+        """
+        det, tecs = self.det, self.tecs
+        row = det.rows.get(mask)
+        if row is None:
+            row = det.row(mask)
+        step = det.step
+        pos, nxt, rgt, mx = tecs.pos, tecs.nxt, tecs.rgt, tecs.mx
+        pos_append, nxt_append, rgt_append, mx_append = pos.append, nxt.append, rgt.append, mx.append
+        b = tecs.base
+        insert, merge = tecs.insert, tecs.merge
+        created0 = len(pos)
+        table = self.table
+        new: dict[int, list[int]] = {}
+        get = new.get
+
+        init = det.initial
+        pair = row.get(init)
+        if pair is None:
+            pair = step(row, mask, init)
+        qm, qs = pair
+        if pair is not NO_MOVE:
+            bot = len(pos) + b
+            pos_append(j), nxt_append(-1), rgt_append(-1), mx_append(bot)
+            if self.window is not None and tau <= bot:
+                self._bottoms.append((key, bot))
+            if qm >= 0:
+                o = len(pos) + b
+                pos_append(j), nxt_append(bot), rgt_append(-1), mx_append(bot)
+                new[qm] = [o]
+            if qs >= 0:
+                ul2 = get(qs)
+                if ul2 is None:
+                    new[qs] = [bot]
+                else:
+                    insert(ul2, bot)
+
+        for p, ul in table.items():
+            if tau:
+                if mx[ul[0] - b] < tau:
+                    continue  # expired for good: skip (and so delete) the state
+                while mx[ul[-1] - b] < tau:
+                    ul.pop()
+            pair = row.get(p)
+            if pair is None:
+                pair = step(row, mask, p)
+            qm, qs = pair
+            if qm >= 0:
+                n = ul[0] if len(ul) == 1 else merge(ul)
+                o = len(pos) + b
+                pos_append(j), nxt_append(n), rgt_append(-1), mx_append(mx[n - b])
+                ul2 = get(qm)
+                if ul2 is None:
+                    new[qm] = [o]
+                else:
+                    insert(ul2, o)
+                if qs >= 0:
+                    ul2 = get(qs)
+                    if ul2 is None:
+                        new[qs] = ul
+                    else:
+                        insert(ul2, n)
+            elif qs >= 0:
+                ul2 = get(qs)
+                if ul2 is None:
+                    new[qs] = ul
+                else:
+                    insert(ul2, ul[0] if len(ul) == 1 else merge(ul))
+
+        self.table = new
+        st = self.stats
+        created = len(pos) - created0
+        st.events += 1
+        st.nodes_created += created
+        if created > st.max_nodes_per_event:
+            st.max_nodes_per_event = created
+        st.lookups += len(table) + 1
+        st.misses = det.misses  # shared determinizer: the count is global to it
+        if len(pos) > st.max_live_nodes:
+            st.max_live_nodes = len(pos)
+        if self.instrument:
+            st.max_active = max(st.max_active, len(new))
+            if new:
+                st.max_ulist = max(st.max_ulist, max(map(len, new.values())))
+        if st.per_event is not None:
+            st.per_event.append((created, len(pos), len(new)))
+
+    def _output(self, j: int, tau: int) -> list[CoreComplexEvent]:
+        """OUTPUT(j, ε): Algorithm 2 on every final state's union-list. Enumerating the entries in order is
+        enumerating ``merge(ul)`` (a right spine of unions over the entries) without creating its nodes."""
+        final = self.det.final
+        tecs = self.tecs
+        mx, b = tecs.mx, tecs.base
+        out: list[CoreComplexEvent] = []
+        left = -1 if self.limit is None else self.limit
+        counted = self.stats.enumeration if self.instrument else None
+        for p, ul in self.table.items():
+            if final[p]:
+                for n in ul:
+                    if mx[n - b] < tau or left == 0:
+                        break
+                    if counted is None:
+                        got = tecs.enumerate_into(n, j, tau, out, left)
+                        if left > 0:
+                            left -= got
+                    else:
+                        got = list(islice(tecs.enumerate_counted(n, j, tau, counted), left if left >= 0 else None))
+                        out.extend(got)
+                        if left > 0:
+                            left -= len(got)
+        self.stats.outputs += len(out)
+        return out
+
+    # ------------------------------------------------------------------ inspection
+
+    @property
+    def live_nodes(self) -> int:
+        """Nodes currently stored in the tECS."""
+        return len(self.tecs)
+
+    @property
+    def active(self) -> bool:
+        """Whether any partial match is stored (an evaluator with an empty T can be discarded)."""
+        return bool(self.table)
+
+    def describe_table(self) -> list[tuple[frozenset[Hashable], list[str]]]:
+        """T as ``[(CEA states of the det-state, [entry, …]), …]`` in T's order, entries as ``O2(1)`` (kind,
+        position, max-start), the notation of the spec's E1 trace."""
+        return [(self.det.states_of(p), [self.tecs.describe(n) for n in ul]) for p, ul in self.table.items()]
+
+    def check_invariants(self) -> None:
+        """Spec §8.2 at the current step: every node time-ordered and 3-bounded; every union-list well formed;
+        heads non-increasing in max along T's order; |ul| ≤ number of det-states (B.3). Outside the paper's
+        contract (a transition enters the initial state) the bound is checked as |Q_det| + 2: the initial
+        det-state then also holds older runs, and the fresh bottom node can add both a head and a tying n1
+        (a one-state CEA with a •- and a ∘-loop reaches 3 entries)."""
+        tecs = self.tecs
+        tecs.check_nodes(3)
+        previous = None
+        bound = len(self.det) + (0 if self.det.initial_is_source else 2)
+        for p, ul in self.table.items():
+            for n in ul:  # §3.6: lists are cut at their first expired entry, so no entry is expired or dropped
+                if not tecs.alive(n) or tecs.max_id(n) < self.tau:
+                    raise TecsError(f"union-list of det-state {p} keeps the expired entry {n} (τ = {self.tau})")
+            tecs.check_ulist(ul)
+            if len(ul) > bound:
+                raise TecsError(f"union-list of det-state {p} has {len(ul)} > {bound} entries")
+            head = tecs.max_id(ul[0])
+            if previous is not None and head > previous:
+                raise TecsError("ordered keys: union-list heads must have non-increasing max-starts (B.3)")
+            previous = head
+
+
+__all__ = ["Determinizer", "Evaluator", "EvaluatorStats", "NO_MOVE"]
