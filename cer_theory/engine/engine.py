@@ -118,6 +118,8 @@ class Engine:
         self.consume = (query.consume or "NONE").upper()
         self.limit: int | None = query.limit
         self._post = self.strategy in POST_STRATEGIES
+        self._time_attribute: str | None = (None if self.window is None or self.window.kind == "events"
+                                            else self.window.attribute or "time")
         self._options = {"debug": debug, "instrument": instrument}
         self._evaluators: OrderedDict[tuple, tuple[Evaluator, tuple]] = OrderedDict()
         self.position = 0  # the global position of the next event
@@ -125,7 +127,7 @@ class Engine:
         self.partitions_created = self.partitions_discarded = 0
         self._last_key: float = float("-inf")
         # Events by global position, for Match.events: a deque from position ``_events_base`` on, cut by window.
-        self._events: deque[Event] = deque()
+        self._events: deque[Event | tuple[_FrameRows, int]] = deque()
         self._event_keys: deque[float] = deque()
         self._events_base = 0
 
@@ -147,42 +149,55 @@ class Engine:
         """Read one event at the next global position; return the matches ending there."""
         if not isinstance(event, Event):
             event = Event.from_dict(event, line=self.position)
-        return self._step(event, self.det.mask(event) if mask is None else mask)
+        attr = self._time_attribute
+        return self._step(event, self.det.mask(event) if mask is None else mask,
+                          None if attr is None else event.get(attr),
+                          [event.get(a) for a in self.partition_attributes] if self.partition_attributes else None)
 
     def _process_frame(self, frame: Any) -> Iterator[Match]:
+        """A DataFrame or Table, by chunks: bit vectors, window keys and partition keys come from its columns
+        (vectorized); an Event is built only for the rows a match reports (the whole chunk, on first need)."""
         from ..predicates.vectorized import bitmasks
 
-        rows = _frame_rows(frame)
         preds = list(self.det.predicates)
-        for start in range(0, len(rows), BATCH):
-            chunk = rows[start:start + BATCH]
-            events = [Event.from_dict(r, line=self.position + k) for k, r in enumerate(chunk)]
-            masks = bitmasks(preds, events) if preds else [0] * len(events)
-            for e, m in zip(events, masks):
-                yield from self._step(e, m)
+        arrow = hasattr(frame, "num_rows")
+        total = frame.num_rows if arrow else len(frame)
+        for start in range(0, total, BATCH):
+            chunk = frame.slice(start, BATCH) if arrow else frame.iloc[start:start + BATCH]
+            size = chunk.num_rows if arrow else len(chunk)
+            masks = bitmasks(preds, chunk) if preds else [0] * size
+            attr = self._time_attribute
+            times = None if attr is None else _column(chunk, attr, size)
+            parts = [_column(chunk, a, size) for a in self.partition_attributes]
+            rows = _FrameRows(chunk, self.position)
+            for k in range(size):
+                yield from self._step((rows, k), masks[k], None if times is None else times[k],
+                                      [c[k] for c in parts] if parts else None)
 
     # ------------------------------------------------------------------ one event
 
-    def _step(self, event: Event, mask: int) -> list[Match]:
+    def _step(self, item: Event | tuple[_FrameRows, int], mask: int, time: Any, values: list | None
+              ) -> list[Match]:
+        """One event (``item``: an Event or a frame row) with its bit vector, window attribute value and
+        partition attribute values."""
         j = self.position
         self.position = j + 1
         pkey: tuple = ()
-        if self.partition_attributes:
-            pkey = self._partition_key(event)  # type: ignore[assignment]
+        if values is not None:
+            pkey = self._partition_key(values)  # type: ignore[assignment]
             if pkey is None:  # a NULL partition value: in no partition, needs no window key either
                 self.unpartitioned += 1
-                self._remember(event, self._last_key)
+                self._remember(item, self._last_key)
                 return []
-        window = self.window
         key: float = j
-        if window is not None and window.kind != "events":
-            key = window.key(j, event)
+        if self._time_attribute is not None:
+            key = _time_key(j, time, self._time_attribute)
             if key < self._last_key:
                 raise StreamFormatError(f"window key {key!r} decreases (previous {self._last_key!r}); WITHIN needs "
                                         f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
-                                        field=window.attribute or "time")
+                                        field=self._time_attribute)
         self._last_key = key
-        self._remember(event, key)
+        self._remember(item, key)
         entry = self._evaluators.get(pkey)
         if entry is None:
             entry = (self._new_evaluator(), tuple(v for _, v in pkey))
@@ -190,54 +205,48 @@ class Engine:
             self.partitions_created += 1
         else:
             self._evaluators.move_to_end(pkey)
-        evaluator, values = entry
-        ces = evaluator.process(event, j, mask=mask)
+        evaluator, part = entry
+        ces = evaluator.process(None, j, mask=mask, key=key)  # type: ignore[arg-type]
         if self._post:
-            ces = self._strategy_then_window(ces, j)
+            ces = self._strategy_then_window(ces, key)
             if self.limit is not None:
-                ces = sorted(ces)[: self.limit]
+                ces = ces[: self.limit]
         if ces:
             if self.consume == "ANY":
                 self._discard_all()
             elif self.consume == "PARTITION":
                 self._discard(pkey)
-        if pkey in self._evaluators and not evaluator.active:
+        if not evaluator.active and pkey in self._evaluators:
             self._discard(pkey)  # nothing stored: a fresh evaluator would behave the same
         self._expire(key)
         if not ces:
             return []
-        part = values if self.partition_attributes else None
-        return [Match(c, tuple(self._event_at(p) for p in c.positions), part) for c in ces]
+        partition = part if values is not None else None
+        return [Match(c, tuple(self._event_at(p) for p in c.positions), partition) for c in ces]
 
     def _new_evaluator(self) -> Evaluator:
         window = None if self._post else self.window
         limit = None if self._post else self.limit
         return Evaluator(determinizer=self.det, window=window, limit=limit, **self._options)
 
-    def _partition_key(self, event: Event) -> tuple | None:
+    @staticmethod
+    def _partition_key(values: list) -> tuple | None:
         out = []
-        for a in self.partition_attributes:
-            v = event.get(a)
+        for v in values:
             if v is None:
                 return None
             out.append((kind(v), v))  # 1 and 1.0 share a partition; 1 and True do not (hash(1) == hash(True))
         return tuple(out)
 
-    def _strategy_then_window(self, ces: list[CoreComplexEvent], j: int) -> list[CoreComplexEvent]:
+    def _strategy_then_window(self, ces: list[CoreComplexEvent], end_key: float) -> list[CoreComplexEvent]:
         from ..semantics.ceql import select_strategy
 
         kept = select_strategy(self.strategy, ces)
         window = self.window
         if window is None:
             return sorted(kept)
-        end_key = window.key(j, self._event_at(j))
-        out = []
-        for c in kept:
-            if c.start < self._events_base:
-                continue  # its start event left the window and was dropped
-            if window.admits(window.key(c.start, self._event_at(c.start)), end_key):
-                out.append(c)
-        return sorted(out)
+        keys, base = self._event_keys, self._events_base
+        return sorted(c for c in kept if window.admits(keys[c.start - base], end_key))
 
     # ------------------------------------------------------------------ memory: partitions and events
 
@@ -256,24 +265,26 @@ class Engine:
         if window is None or self._post:
             return
         evaluators = self._evaluators
-        while evaluators:
-            pkey, (evaluator, _) = next(iter(evaluators.items()))
-            last = evaluator.position if window.kind == "events" else evaluator.last_key
-            if window.admits(last, now):
-                break
-            self._discard(pkey)
+        admits = window.admits
+        if self.partition_attributes:
+            while evaluators:
+                pkey, (evaluator, _) = next(iter(evaluators.items()))
+                if admits(evaluator.position if window.kind == "events" else evaluator.last_key, now):
+                    break
+                self._discard(pkey)
         keys, events = self._event_keys, self._events
-        while keys and not window.admits(keys[0], now):
+        while keys and not admits(keys[0], now):
             keys.popleft()
             events.popleft()
             self._events_base += 1
 
-    def _remember(self, event: Event, key: float) -> None:
-        self._events.append(event)
+    def _remember(self, item: Event | tuple[_FrameRows, int], key: float) -> None:
+        self._events.append(item)
         self._event_keys.append(key)
 
     def _event_at(self, position: int) -> Event:
-        return self._events[position - self._events_base]
+        item = self._events[position - self._events_base]
+        return item if isinstance(item, Event) else item[0].event(item[1])
 
     # ------------------------------------------------------------------ inspection
 
@@ -292,21 +303,53 @@ class Engine:
         return len(self._events)
 
 
-def _frame_rows(frame: Any) -> list[dict[str, Any]]:
-    """The rows of a pandas DataFrame or a pyarrow Table as dicts of Python values; None, NaN and NA cells are
-    absent attributes (as in :mod:`cer_theory.predicates.vectorized`)."""
-    if hasattr(frame, "to_pylist"):
-        rows = frame.to_pylist()
+class _FrameRows:
+    """The rows of one DataFrame/Table chunk, turned into Events on demand (only matches need events): the
+    columns are extracted once per chunk, then each needed row is assembled from them."""
+
+    __slots__ = ("chunk", "first", "columns", "events")
+
+    def __init__(self, chunk: Any, first: int) -> None:
+        self.chunk, self.first = chunk, first
+        self.columns: dict[str, list[Any]] | None = None
+        self.events: dict[int, Event] = {}
+
+    def event(self, k: int) -> Event:
+        found = self.events.get(k)
+        if found is None:
+            if self.columns is None:
+                chunk = self.chunk
+                names = chunk.column_names if hasattr(chunk, "column_names") else list(chunk.columns)
+                size = chunk.num_rows if hasattr(chunk, "num_rows") else len(chunk)
+                self.columns = {str(a): _column(chunk, a, size) for a in names}
+            row = {a: col[k] for a, col in self.columns.items() if col[k] is not None}
+            found = self.events[k] = Event.from_dict(row, line=self.first + k)
+        return found
+
+
+def _column(chunk: Any, name: str, size: int) -> list[Any]:
+    """One column as Python values, None where absent (missing column, None, NaN, NA)."""
+    if hasattr(chunk, "column_names"):
+        values = chunk.column(name).to_pylist() if name in chunk.column_names else [None] * size
     else:
-        rows = frame.to_dict("records")
-    out = []
-    for r in rows:
-        out.append({k: (v.item() if hasattr(v, "item") else v) for k, v in r.items() if not _missing(v)})
-    return out
+        values = chunk[name].tolist() if name in chunk.columns else [None] * size
+    return [None if _missing(v) else _python(v) for v in values]
+
+
+def _python(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
 
 
 def _missing(v: object) -> bool:
     return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _time_key(position: int, value: Any, attribute: str) -> float:
+    """``Window.key`` for an attribute value: numbers only (a missing value is an error, spec §7.3)."""
+    if value is None or isinstance(value, (bool, str)) or not isinstance(value, (int, float)):
+        raise StreamFormatError(f"the window needs a numeric {attribute!r} on every event", line=position,
+                                field=attribute)
+    return value
 
 
 def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any]], **options: Any

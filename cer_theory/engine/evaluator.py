@@ -315,10 +315,11 @@ class Evaluator:
 
     # ------------------------------------------------------------------ the public stream interface
 
-    def process(self, event: Event, position: int | None = None, *, mask: int | None = None
-                ) -> list[CoreComplexEvent]:
+    def process(self, event: Event | None, position: int | None = None, *, mask: int | None = None,
+                key: float | None = None) -> list[CoreComplexEvent]:
         """Read ``event`` at ``position`` (default: the next one) and return ⟦A⟧^ε_j(S) for that position j, in
-        Algorithm 2's order (a left-first DFS per final state, final states in T's order)."""
+        Algorithm 2's order (a left-first DFS per final state, final states in T's order). ``mask`` (the bit
+        vector) and ``key`` (the window key) may be given precomputed; the event is then not read at all."""
         j = self.position + 1 if position is None else position
         if j <= self.position:
             raise ValueError(f"positions must increase: got {j} after {self.position}")
@@ -326,7 +327,10 @@ class Evaluator:
         if window is None:
             tau = key = 0
         else:
-            key = j if self._positional else window.key(j, event)
+            if self._positional:
+                key = j
+            elif key is None:
+                key = window.key(j, event)  # type: ignore[arg-type]
             if key < self.last_key:
                 raise StreamFormatError(
                     f"window key {key!r} decreases (previous {self.last_key!r}); time windows need "
@@ -335,7 +339,7 @@ class Evaluator:
             self.last_key = key
             tau = self._advance_window(key)
         if mask is None:
-            mask = self.det.mask(event)
+            mask = self.det.mask(event)  # type: ignore[arg-type]
         self.position = j
         if tau == _NOTHING:  # the window admits nothing, not even [j, j]: nothing is ever stored
             self.table = {}

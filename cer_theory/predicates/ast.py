@@ -522,16 +522,7 @@ class Arith:
     def attrs(self) -> tuple[Attr, ...]:
         return _term_attrs(self)
 
-    @property
-    def value(self) -> Arith:
-        """Compatibility hook for printers that print a non-attribute comparison side as ``side.value``
-        (cel_printer._term): the term itself, whose ``repr`` is its text."""
-        return self
-
     def __str__(self) -> str:
-        return format_term(self)
-
-    def __repr__(self) -> str:
         return format_term(self)
 
 

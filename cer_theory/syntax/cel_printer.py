@@ -78,7 +78,7 @@ def _value(v: object) -> str:
 
 
 def _term(t: Attr | Const) -> str:
-    return str(t) if isinstance(t, Attr) else _value(t.value)
+    return _value(t.value) if isinstance(t, Const) else str(t)
 
 
 def format_predicate(p: Predicate, unicode: bool = False) -> str:
