@@ -95,11 +95,13 @@ def test_oracle_e1_trace_of_t_and_algorithm_2_order():
     assert outputs[4] == [ce(1, 4, 1, 2, 4), ce(0, 4, 0, 2, 4)]
     assert outputs[6] == [ce(1, 6, 1, 2, 6), ce(0, 6, 0, 2, 6), ce(1, 6, 1, 5, 6), ce(0, 6, 0, 5, 6)]
     assert [j for j, out in enumerate(outputs) if out] == [4, 6]
-    # O2's union child: the full path 4,2,∨,1,1 of Fig. 4.
+    # O6 = extend(merge([O2, O5]), 6) = extend(U(O2, O5), 6) and O2 = extend(U(O1, O0), 2): 1-bounded (Example 2).
     tecs = ev.tecs
-    (o4,) = ev.table[next(p for p in ev.table if ev.det.final[p])]
-    assert tecs.kind(tecs.next(tecs.next(o4))) == "output"  # O6 -> O2 (j=6 list), O2 -> U
-    assert tecs.odepth(tecs.next(tecs.next(o4))) == 0
+    (o6,) = ev.table[next(p for p in ev.table if ev.det.final[p])]
+    u = tecs.next(o6)
+    assert tecs.kind(u) == "union" and tecs.describe(tecs.left(u)) == "O2(1)"
+    assert tecs.describe(tecs.right(u)) == "O5(1)" and tecs.kind(tecs.next(tecs.left(u))) == "union"
+    assert max(tecs.odepth(n) for n in range(tecs.base, tecs.next_id)) == 1
 
 
 E1_J4 = [ce(1, 4, 1, 2, 4), ce(0, 4, 0, 2, 4)]
@@ -294,6 +296,21 @@ def test_engine_accepts_a_pyarrow_table():
     assert m.complex_event == ce(0, 2, 0, 2) and m.events[0] == Event("R", x=1)
 
 
+def test_process_batch_equals_process():
+    cea = compile_pattern(parse_query(E1_QUERY).pattern)
+    batch = list(Evaluator(cea, Window("events", 5)).process_batch(list(E1_STREAM)))
+    ev = Evaluator(cea, Window("events", 5))
+    assert batch == [c for e in E1_STREAM for c in ev.process(e)] == E1_J4 + [ce(1, 6, 1, 2, 6), ce(1, 6, 1, 5, 6)]
+
+
+def test_bounded_successor_cache_gives_the_same_outputs():
+    """The det-cache bound (spec §7.10): clearing the cache on overflow only costs recomputation."""
+    det = Determinizer(e1_cea(), cache_limit=2)
+    ev = Evaluator(determinizer=det, window=Window("events", 5))
+    assert [c for e in E1_STREAM for c in ev.process(e)] == E1_J4 + [ce(1, 6, 1, 2, 6), ce(1, 6, 1, 5, 6)]
+    assert det.evictions > 0
+
+
 def test_budget_bounds_the_lazy_determinization():
     cea = compile_pattern(parse_query("SELECT * FROM S WHERE (R OR T)+ ; R ; (R OR T) ; (R OR T)").pattern)
     ev = Evaluator(cea, budget=3)
@@ -449,3 +466,14 @@ def test_engine_limit_reports_min_n_of_the_reference(q, stream, n):
     """LIMIT n: at each position min(n, |reference|) distinct CEs, all of them reference CEs."""
     q = replace(q, limit=n, consume=None)
     assert limit_conforms(evaluate(q, stream), evaluate_query(q, stream), n)
+
+
+@settings(max_examples=60)
+@given(queries(), timed_streams(max_length=8))
+def test_engine_on_a_dataframe_equals_the_engine_on_events(q, stream):
+    """The frame path (vectorized bit vectors, keys from columns, events built on demand) reports the same CEs
+    as the Event path; missing cells are absent attributes."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame([e.to_dict() for e in stream])
+    frame = [m.complex_event for m in Engine(q).process(df)]
+    assert frame == [m.complex_event for m in Engine(q).process(stream)]

@@ -242,8 +242,8 @@ def test_live_tecs_plateaus_with_a_window_on_50000_events():
     per_window = max(sum(row[0] for row in ev.stats.per_event[k:k + 51]) for k in range(0, 50_000, 997))
     assert max(live) <= 2 * per_window + 2 * COMPACT_MIN
     assert ev.stats.nodes_created > 20 * max(live)  # most nodes were reclaimed
-    unbounded = run(None, events[:3000], keep_per_event=True)
-    assert unbounded.live_nodes == unbounded.stats.nodes_created
+    unbounded = run(None, events[:600])  # (no window: the outputs grow combinatorially, so a short prefix)
+    assert unbounded.live_nodes == unbounded.stats.nodes_created  # nothing is ever reclaimed
 
 
 def test_partitioned_engine_memory_is_bounded_by_the_window():

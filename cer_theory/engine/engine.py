@@ -21,7 +21,9 @@ out, with the readings of :mod:`cer_theory.semantics.ceql` (the reference the te
 * **CONSUME BY** ``ANY`` — once a CE is reported, every partial match of every partition is forgotten
   ([code] reset after any enumeration); ``PARTITION`` — only the reporting partition's; ``NONE``/absent —
   nothing.
-* **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there).
+* **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there;
+  with NEXT/LAST/MAX, the first n in sorted order).
+* **FROM** — the input is the already merged stream; stream names are not matched against events.
 
 Input: :class:`~cer_theory.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow
 Table (a ``type`` column; None/NaN cells are absent attributes); batches get their predicate bit vectors from
