@@ -191,57 +191,73 @@ class Stream(Sequence[Event]):
     @classmethod
     def from_jsonl(cls, source: str | Path | Iterable[str]) -> Stream:
         """Read JSON Lines: one object per line with a ``"type"`` key; blank lines are skipped."""
-        name, lines = _lines(source)
-        events = []
-        for no, text in enumerate(lines, 1):
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise StreamFormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=name,
-                                        line=no) from None
-            events.append(Event.from_dict(data, source=name, line=no))
-        return cls(events)
+        return cls(e for _, e in iter_jsonl(source))
 
     @classmethod
     def from_csv(cls, source: str | Path | Iterable[str]) -> Stream:
         """Read CSV with a header and a ``type`` column. An empty cell means the attribute is absent."""
-        name, lines = _lines(source)
-        reader = csv.reader(lines)
-        header = next(reader, None)
-        if header is None:
-            raise StreamFormatError("empty CSV file: expected a header with a 'type' column", source=name, line=1)
-        header = [h.strip() for h in header]
-        if TYPE_KEY not in header:
-            raise StreamFormatError("the header has no 'type' column", source=name, line=1, field=TYPE_KEY)
-        events = []
-        for no, row in enumerate(reader, 2):
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise StreamFormatError(f"expected {len(header)} cells, found {len(row)}", source=name, line=no)
-            data = {h: (None if cell == "" else (cell if h == TYPE_KEY else _csv_value(cell)))
-                    for h, cell in zip(header, row)}
-            events.append(Event.from_dict(data, source=name, line=no))
-        return cls(events)
+        return cls(e for _, e in iter_csv(source))
 
     @classmethod
     def load(cls, path: str | Path) -> Stream:
         """Read a stream file: ``.csv`` as CSV, anything else (``.jsonl``, ``.json``, ``.ndjson``) as JSON Lines."""
-        path = Path(path)
-        if not path.exists():
-            raise StreamFormatError("no such file", source=str(path))
-        return cls.from_csv(path) if path.suffix.lower() == ".csv" else cls.from_jsonl(path)
+        return cls(e for _, e in iter_file(path))
 
     def to_jsonl(self) -> str:
         return "".join(json.dumps(e.to_dict()) + "\n" for e in self._events)
 
 
-def _lines(source: str | Path | Iterable[str]) -> tuple[str | None, list[str]]:
+def iter_jsonl(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
+    """``(line number, event)`` for each non-blank line of JSON Lines, read lazily; errors name line and field."""
+    name, lines = _lines(source)
+    for no, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StreamFormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=name, line=no) from None
+        yield no, Event.from_dict(data, source=name, line=no)
+
+
+def iter_csv(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
+    """``(line number, event)`` for each row of a CSV file with a ``type`` column, read lazily."""
+    name, lines = _lines(source)
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if header is None:
+        raise StreamFormatError("empty CSV file: expected a header with a 'type' column", source=name, line=1)
+    header = [h.strip() for h in header]
+    if TYPE_KEY not in header:
+        raise StreamFormatError("the header has no 'type' column", source=name, line=1, field=TYPE_KEY)
+    for no, row in enumerate(reader, 2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise StreamFormatError(f"expected {len(header)} cells, found {len(row)}", source=name, line=no)
+        data = {h: (None if cell == "" else (cell if h == TYPE_KEY else _csv_value(cell)))
+                for h, cell in zip(header, row)}
+        yield no, Event.from_dict(data, source=name, line=no)
+
+
+def iter_file(path: str | Path) -> Iterator[tuple[int, Event]]:
+    """Stream a file's events lazily: ``.csv`` as CSV, anything else as JSON Lines."""
+    path = Path(path)
+    if not path.exists():
+        raise StreamFormatError("no such file", source=str(path))
+    return iter_csv(path) if path.suffix.lower() == ".csv" else iter_jsonl(path)
+
+
+def _file_lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8", newline="") as f:
+        for line in f:
+            yield line.rstrip("\r\n")
+
+
+def _lines(source: str | Path | Iterable[str]) -> tuple[str | None, Iterable[str]]:
     if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and Path(source).exists()):
         path = Path(source)
-        return str(path), path.read_text(encoding="utf-8").splitlines()
+        return str(path), _file_lines(path)
     if isinstance(source, str):
         return None, io.StringIO(source).read().splitlines()
     return None, [line.rstrip("\n") for line in source]
