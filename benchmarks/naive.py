@@ -135,7 +135,7 @@ class NaiveEvaluator:
             found = {CoreComplexEvent(start, j, marked) for (state, start, marked) in new if state in final}
             if found:
                 if self.consume == "ANY":
-                    pass
+                    tables.clear()  # forget every run in every partition
                     live, new = 0, {}
                 elif self.consume == "PARTITION":
                     live, new = live - len(new), {}

@@ -282,8 +282,9 @@ def render_markdown(report: dict) -> str:
         f"{meta['machine'].get('memory_gib')} GiB; load average before/after: {meta['load_before']} / "
         f"{meta['load_after']}. Commit {meta['machine'].get('git')}.",
         f"Stream: `stock_stream(n, seed={meta['seed']})`, {meta['events']:,} events unless capped; "
-        f"median of {meta['runs']} runs; events/s counts preloaded events read and every CE produced; "
-        "memory is the peak RSS growth (MiB) over the preloaded baseline.", "",
+        f"median of {meta['runs']} runs; input: {meta.get('input', 'native')} (see the protocol); events/s "
+        "counts preloaded events read and every CE produced; memory is the peak RSS growth (MiB) over the "
+        "preloaded baseline.", "",
     ]
     if "pycer" in engines:
         lines += [f"pycer: {meta.get('pycer')}", ""]
@@ -348,7 +349,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--merge", action="store_true",
                    help="add to the results already in --out (other queries are kept) instead of starting anew")
     p.add_argument("--no-caps", action="store_true", help="ignore the suite's per-query stream caps")
-    p.add_argument("--chunk", type=int, default=10_000, help="events per chunk fed to the engines")
+    p.add_argument("--chunk", type=int, default=2_000,
+                   help="events per chunk fed to the engines (the chunk in hand counts in the RSS growth)")
+    p.add_argument("--input", choices=("native", "dicts"), default="native",
+                   help="native (default): every engine gets its own event objects built before the clock "
+                        "(Event for ours and naive, PyEvent for pycer); dicts: ours and naive convert the "
+                        "generator's dicts inside the clock (pycer always gets PyEvents)")
     p.add_argument("--profile", default="auto",
                    help="cProfile ours: 'auto' (on every throughput target missed), 'none', or query names")
     p.add_argument("--profile-events", type=int, default=300_000, help="stream length of a profiled run")
@@ -411,11 +417,12 @@ def main(argv: list[str] | None = None) -> int:
             "date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine_info(),
             "events": args.events, "runs": args.runs, "seed": args.seed, "engines": engines,
             "time_budget": args.time_budget or None, "naive_budget": args.naive_budget or None,
-            "chunk": args.chunk, "pycer": pycer_note,
+            "chunk": args.chunk, "input": args.input, "pycer": pycer_note,
             "load_before": [round(x, 2) for x in os.getloadavg()], "load_after": None,
-            "protocol": "each run a fresh process; stream preloaded, then timed from the first event read to "
-                        "the last complex event counted; pycer: PyEvents built before the clock, outputs "
-                        "counted from get_output()",
+            "protocol": "each run a fresh process; stream preloaded as each engine's native event objects "
+                        "(Event for ours/naive unless --input dicts, PyEvent for pycer), then timed from the first "
+                        "event read to the last complex event counted; pycer's outputs are the lines of "
+                        "get_output()",
         },
         "queries": {q.name: {"text": q.text, "note": q.note, "group": q.group} for q in queries},
         "results": {}, "targets": [], "outputs_agree": {}, "profiles": {},
@@ -444,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 config = {"engine": e, "query": q.name, "text": q.text, "events": n, "seed": args.seed,
                           "chunk": args.chunk, "sample_every": max(args.chunk, n // 20),
-                          "time_budget": _budget(args, e), "profile": None}
+                          "time_budget": _budget(args, e), "profile": None, "input": args.input}
                 t = time.time()
                 res = run_worker(pythons[e], config, timeout=args.timeout)
                 runs[e].append(res)
@@ -481,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
             res = run_worker(sys.executable, {
                 "engine": "ours", "query": name, "text": SUITE[name].text, "events": n, "seed": args.seed,
                 "chunk": args.chunk, "sample_every": max(args.chunk, n // 20), "time_budget": None,
-                "profile": str(path.resolve())}, timeout=args.timeout)
+                "input": args.input, "profile": str(path.resolve())}, timeout=args.timeout)
             if "error" not in res:
                 report["profiles"][name] = {"path": str(path), "events": n, "top": _profile_top(str(path))}
     report["meta"]["load_after"] = [round(x, 2) for x in os.getloadavg()]

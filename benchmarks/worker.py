@@ -1,21 +1,27 @@
 """One benchmark run in its own process: ``python -m benchmarks.worker < config.json``.
 
 The harness (:mod:`benchmarks.run`) starts one worker per (query, engine, run), so the peak RSS is that run's
-alone. The protocol follows the paper's (seed 001 §5.1, spec core-tecs-ceql.md §5.1) where it can:
+alone. The protocol follows the paper's (seed 001 §5.1, spec core-tecs-ceql.md §5.1) where it can: every engine
+reads events already in memory, in its own native form, and the clock measures only the engine.
 
-1. the stream is **preloaded** into RAM (``stock_stream``; as PyEvent objects for pycer), then frozen out of
-   the garbage collector's sight (``gc.freeze``): it is the input, not the engine's data;
-2. the engine is built (query parsed and compiled; pycer: stream declared, query added);
-3. the baseline RSS is read and the kernel's peak-RSS mark is reset (``/proc/self/clear_refs``), so
-   ``VmHWM − baseline`` is the memory the *evaluation* took;
-4. the clock runs while the engine reads the whole stream and every complex event is produced and counted;
-   the RSS is sampled every ``sample_every`` events (the memory curve), and reading stops early if a
-   ``time_budget`` is set and spent (the paper reads for 30 s);
-5. the result (JSON) is written to ``result_path``.
+* **ours, naive** (synchronous): the stream is generated chunk by chunk (``chunk`` events) with the clock
+  *paused*, as ``cer_theory.events.Event`` objects (``input: "native"``, the default) or as plain dicts that the
+  engine converts inside the clock (``input: "dicts"``). Memory stays constant whatever the stream length,
+  and the chunk in hand (a few MiB) is the only input counted in the RSS growth.
+* **pycer** evaluates in background threads, so pausing the clock would hide work: the whole stream is
+  **preloaded** as ``PyEvent`` objects before the clock starts (as CORE's own benchmark script does) and sent
+  in chunks; ``get_output()`` waits for the end. The preloaded stream is part of the baseline.
+
+Then: the engine is built (query parsed and compiled; pycer: stream declared, query added); the baseline RSS is
+read and the kernel's peak-RSS mark is reset (``/proc/self/clear_refs``), so ``VmHWM − baseline`` is the memory
+the evaluation took; the clock runs while the engine reads the stream and every complex event is produced and
+counted; between chunks the RSS is sampled every ``sample_every`` events (the memory curve) and reading stops
+once ``time_budget`` seconds of engine time are spent (the paper reads for 30 s). The conversion rate of the
+input (dict → native event) is recorded as ``input_conversion_events_per_s``.
 
 Configuration keys: ``engine`` ("ours", "naive" or "pycer"), ``query`` (a name), ``text`` (CEQL), ``events``,
-``seed``, ``chunk``, ``sample_every``, ``time_budget`` (seconds or null), ``profile`` (path or null: cProfile the
-evaluation, ours and naive only), ``result_path``.
+``seed``, ``input`` ("native" or "dicts"), ``chunk``, ``sample_every``, ``time_budget`` (seconds or null),
+``profile`` (path or null: cProfile the evaluation, ours and naive only), ``result_path``.
 
 This module must import nothing outside the standard library and :mod:`benchmarks.stock` at module level: the
 pycer peer runs it under a CPython 3.13 interpreter that does not have ``cer_theory``.
@@ -64,29 +70,47 @@ def reset_hwm() -> bool:
 
 
 class Feed:
-    """The preloaded stream, handed to an engine chunk by chunk through a C-level ``chain`` (no Python frame per
-    event). Between chunks it samples the RSS and checks the time budget."""
+    """The stream handed to an engine chunk by chunk through a C-level ``chain`` (no Python frame per event).
+    Between chunks, with the clock paused (``paused`` accumulates that time), it makes the next chunk, samples
+    the RSS and checks the time budget."""
 
-    def __init__(self, events: list, chunk: int, sample_every: int, budget: float | None,
-                 baseline: float) -> None:
-        self.events, self.chunk, self.sample_every, self.budget = events, chunk, sample_every, budget
-        self.baseline = baseline
+    def __init__(self, source: Iterator, chunk: int, sample_every: int, budget: float | None, baseline: float,
+                 convert: Callable[[dict], Any] | None = None) -> None:
+        self.source, self.chunk, self.sample_every, self.budget = source, chunk, sample_every, budget
+        self.baseline, self.convert = baseline, convert
         self.fed = 0
+        self.paused = 0.0
+        self.converting = 0.0
         self.curve: list[tuple[int, float]] = []
         self.started = 0.0
         self.stopped_early = False
+        self.profiler: Any = None  # a cProfile.Profile to switch off while the clock is paused
 
     def chunks(self) -> Iterator[list]:
         """The stream in chunks; stops early once the time budget is spent."""
-        n = len(self.events)
-        for lo in range(0, n, self.chunk):
-            if lo and lo % self.sample_every < self.chunk:
-                self.curve.append((lo, round(rss_mb() - self.baseline, 1)))
-            if self.budget is not None and lo and time.perf_counter() - self.started > self.budget:
+        source, convert, clock = self.source, self.convert, time.perf_counter
+        while True:
+            t0 = clock()
+            if self.profiler is not None:
+                self.profiler.disable()
+            if self.fed and self.fed % self.sample_every < self.chunk:
+                self.curve.append((self.fed, round(rss_mb() - self.baseline, 1)))
+            if self.budget is not None and self.fed and t0 - self.started - self.paused > self.budget:
+                # (for pycer the pauses are tiny: engine time and wall time agree there)
                 self.stopped_early = True
+                self.paused += clock() - t0
                 return
-            piece = self.events[lo:lo + self.chunk]
-            self.fed = lo + len(piece)
+            piece = list(itertools.islice(source, self.chunk))
+            if convert is not None:
+                t1 = clock()
+                piece = [convert(e) for e in piece]
+                self.converting += clock() - t1
+            self.paused += clock() - t0
+            if not piece:
+                return
+            if self.profiler is not None:
+                self.profiler.enable()
+            self.fed += len(piece)
             yield piece
 
     def __iter__(self) -> Iterator:
@@ -135,15 +159,18 @@ def _naive(text: str) -> tuple[Callable[[Iterable], Iterable], dict]:
 
 
 def _python_run(config: dict) -> dict:
-    """ours / naive: dict events, evaluated in this interpreter."""
-    t = time.perf_counter()
-    events = list(stock_stream(config["events"], config["seed"]))
-    preload_s = time.perf_counter() - t
+    """ours / naive, in this interpreter, fed lazily with the clock paused between chunks."""
+    convert = None
+    if config.get("input", "native") == "native":
+        from cer_theory.events import Event
+
+        convert = Event.from_dict
     t = time.perf_counter()
     process, info = (_ours if config["engine"] == "ours" else _naive)(config["text"])
     setup_s = time.perf_counter() - t
-    return _measure(config, events, preload_s, setup_s, info,
-                    lambda feed: count_outputs(process(feed)))
+    info["input"] = config.get("input", "native")
+    source = stock_stream(config["events"], config["seed"])
+    return _measure(config, source, None, setup_s, info, lambda feed: count_outputs(process(feed)), convert)
 
 
 def _pycer_run(config: dict) -> dict:
@@ -178,37 +205,44 @@ def _pycer_run(config: dict) -> dict:
         version = dist_version("pycer")
     except Exception:  # noqa: BLE001 - the version is informative only
         pass
-    info = {"pycer_version": version, "input_conversion_events_per_s": round(len(events) / preload_s)
-            if preload_s else None,
+    info = {"pycer_version": version, "input": "native",
+            "input_conversion_events_per_s": round(len(events) / preload_s) if preload_s else None,
             "note": "PyEvent objects are built before the clock starts (as in CORE's own benchmark script); "
                     "input_conversion_events_per_s is the rate of building them from the same dicts"}
-    return _measure(config, events, preload_s, setup_s, info, run)
+    # No pause is subtracted: pycer's threads keep evaluating while the feed samples the RSS between chunks.
+    return _measure(config, iter(events), preload_s, setup_s, info, run, subtract_pauses=False)
 
 
-def _measure(config: dict, events: list, preload_s: float, setup_s: float, info: dict,
-             evaluate: Callable[[Feed], int]) -> dict:
+def _measure(config: dict, source: Iterator, preload_s: float | None, setup_s: float, info: dict,
+             evaluate: Callable[[Feed], int], convert: Callable[[dict], Any] | None = None, *,
+             subtract_pauses: bool = True) -> dict:
     gc.collect()
-    gc.freeze()  # the preloaded stream is input, not engine state: keep the collector off it
+    gc.freeze()  # what exists now (a preloaded stream, the compiled query) is not evaluation state
     baseline = rss_mb()
     hwm_reset = reset_hwm()
-    feed = Feed(events, config["chunk"], config["sample_every"], config.get("time_budget"), baseline)
+    feed = Feed(source, config["chunk"], config["sample_every"], config.get("time_budget"), baseline, convert)
     profiler = None
     if config.get("profile"):
         import cProfile
 
-        profiler = cProfile.Profile()
+        profiler = feed.profiler = cProfile.Profile()
         profiler.enable()
     cpu0 = time.process_time()
     t0 = feed.started = time.perf_counter()
     outputs = evaluate(feed)
-    elapsed = time.perf_counter() - t0
-    cpu = time.process_time() - cpu0
+    paused = feed.paused if subtract_pauses else 0.0
+    elapsed = time.perf_counter() - t0 - paused
+    cpu = time.process_time() - cpu0 - paused  # the paused work is single-threaded: subtract it as CPU too
     if profiler is not None:
         profiler.disable()
         _write_profile(profiler, config["profile"])
     peak = hwm_mb()
     processed = feed.fed
+    if feed.curve and feed.curve[-1][0] == processed:
+        feed.curve.pop()  # replaced by the sample taken after the last output
     feed.curve.append((processed, round(rss_mb() - baseline, 1)))
+    if convert is not None and feed.converting > 0:
+        info["input_conversion_events_per_s"] = round(processed / feed.converting)
     return {
         "engine": config["engine"], "query": config["query"], "events": processed,
         "events_requested": config["events"], "stopped_early": feed.stopped_early,
@@ -218,7 +252,8 @@ def _measure(config: dict, events: list, preload_s: float, setup_s: float, info:
         "baseline_rss_mb": round(baseline, 1), "peak_rss_mb": round(peak, 1),
         "peak_growth_mb": round(peak - baseline, 1) if hwm_reset else None,
         "hwm_reset": hwm_reset, "rss_growth_curve": feed.curve,
-        "preload_seconds": round(preload_s, 3), "setup_seconds": round(setup_s, 4),
+        "preload_seconds": None if preload_s is None else round(preload_s, 3),
+        "paused_seconds": round(feed.paused, 3), "setup_seconds": round(setup_s, 4),
         "python": platform.python_version(), "info": info,
     }
 

@@ -136,7 +136,8 @@ PEER_QUERIES = [
 
 
 @needs_engine
-@pytest.mark.parametrize("text", PEER_QUERIES)
+@pytest.mark.parametrize("text", PEER_QUERIES,
+                         ids=["P3", "Q4", "iteration", "consume-any", "consume-partition", "events-window"])
 def test_naive_peer_matches_the_automaton_reference(text: str) -> None:
     """The naive peer's explicit runs give the CEs of seed 001's ⟦A⟧^ε with the reference's clause handling."""
     from benchmarks.naive import naive_evaluate
