@@ -104,6 +104,8 @@ def ensure_pycer(venv: Path, python313: str | None = None) -> tuple[str | None, 
         base, tried = find_python313()
     if base is None:
         return None, PYCER_SKIP + (f" (tried: {'; '.join(tried)})" if tried else "")
+    if _python_version(base) != (3, 13):
+        return None, f"{PYCER_SKIP} ({base} is not a working CPython 3.13)"
     venv.parent.mkdir(parents=True, exist_ok=True)
     made = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)
     if made.returncode != 0:
@@ -166,14 +168,17 @@ def summarize(runs: list[dict]) -> dict:
     rates = [r["events_per_s"] for r in ok]
     growths = [r["peak_growth_mb"] for r in ok if r.get("peak_growth_mb") is not None]
     median_run = sorted(ok, key=lambda r: r["events_per_s"])[len(ok) // 2]
-    outputs = sorted({r["outputs"] for r in ok if not r["stopped_early"]})
+    counts = sorted({r["outputs"] for r in ok if not r["stopped_early"]})
+    outputs: Any = counts[0] if len(counts) == 1 else counts
+    if not counts:  # every run stopped early: the count over the events the median run read
+        outputs = median_run["outputs"]
     curve = median_run["rss_growth_curve"]
     return {
         "events": median_run["events"], "stopped_early": any(r["stopped_early"] for r in ok),
         "events_per_s": round(statistics.median(rates), 1),
         "events_per_s_runs": rates,
-        "outputs": outputs[0] if len(outputs) == 1 else (outputs or [r["outputs"] for r in ok]),
-        "outputs_consistent": len(outputs) <= 1,
+        "outputs": outputs, "outputs_partial": not counts,
+        "outputs_consistent": len(counts) <= 1,
         "peak_growth_mb": round(statistics.median(growths), 1) if growths else None,
         "peak_growth_mb_max": max(growths) if growths else None,
         "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in ok), 1),
@@ -267,10 +272,12 @@ def _cell(s: dict) -> tuple[str, str, str]:
         return "skipped", "–", "–"
     if "error" in s:
         return "failed", "–", "–"
-    rate = _fmt_rate(s["events_per_s"]) + ("*" if s.get("stopped_early") else "")
-    outputs = s["outputs"] if isinstance(s["outputs"], int) else "≠"
+    partial = "*" if s.get("stopped_early") else ""
+    rate = _fmt_rate(s["events_per_s"]) + partial
+    outputs = f"{s['outputs']:,}" + ("*" if s.get("outputs_partial") else "") if isinstance(s["outputs"], int) \
+        else "≠"
     growth = "–" if s["peak_growth_mb"] is None else f"{s['peak_growth_mb']:.1f}"
-    return rate, f"{outputs:,}" if isinstance(outputs, int) else outputs, growth
+    return rate, outputs, growth
 
 
 def render_markdown(report: dict) -> str:
@@ -282,9 +289,9 @@ def render_markdown(report: dict) -> str:
         f"{meta['machine'].get('memory_gib')} GiB; load average before/after: {meta['load_before']} / "
         f"{meta['load_after']}. Commit {meta['machine'].get('git')}.",
         f"Stream: `stock_stream(n, seed={meta['seed']})`, {meta['events']:,} events unless capped; "
-        f"median of {meta['runs']} runs; input: {meta.get('input', 'native')} (see the protocol); events/s "
-        "counts preloaded events read and every CE produced; memory is the peak RSS growth (MiB) over the "
-        "preloaded baseline.", "",
+        f"Median of {meta['runs']} runs; input: {meta.get('input', 'native')}. Events/s = events read / engine "
+        "time (from the first event read to the last complex event counted, input building excluded); MiB = "
+        "peak RSS growth over the baseline taken after setup. Protocol: " + meta["protocol"] + ".", "",
     ]
     if "pycer" in engines:
         lines += [f"pycer: {meta.get('pycer')}", ""]
@@ -300,7 +307,7 @@ def render_markdown(report: dict) -> str:
             a, b = _rate(results, q, "ours"), _rate(results, q, e)
             row.append(f"{a / b:.2f}×" if a and b else "–")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "`*` the time budget ran out before the end of the stream (rate over the events read). "
+    lines += ["", "`*` the time budget ran out before the end of the stream: rate and CEs over the events read. "
               "`≠` runs disagreed on the output count.", "", "## Targets", ""]
     for t in report["targets"]:
         mark = {True: "met", False: "NOT met", None: "n/a"}[t["met"]]
@@ -352,9 +359,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--chunk", type=int, default=2_000,
                    help="events per chunk fed to the engines (the chunk in hand counts in the RSS growth)")
     p.add_argument("--input", choices=("native", "dicts"), default="native",
-                   help="native (default): every engine gets its own event objects built before the clock "
-                        "(Event for ours and naive, PyEvent for pycer); dicts: ours and naive convert the "
-                        "generator's dicts inside the clock (pycer always gets PyEvents)")
+                   help="native (default): every engine gets its own event objects built outside the clock "
+                        "(Event for ours, PyEvent for pycer; the naive peer reads dicts in place); dicts: ours "
+                        "converts the generator's dicts inside the clock")
     p.add_argument("--profile", default="auto",
                    help="cProfile ours: 'auto' (on every throughput target missed), 'none', or query names")
     p.add_argument("--profile-events", type=int, default=300_000, help="stream length of a profiled run")
@@ -419,10 +426,11 @@ def main(argv: list[str] | None = None) -> int:
             "time_budget": args.time_budget or None, "naive_budget": args.naive_budget or None,
             "chunk": args.chunk, "input": args.input, "pycer": pycer_note,
             "load_before": [round(x, 2) for x in os.getloadavg()], "load_after": None,
-            "protocol": "each run a fresh process; stream preloaded as each engine's native event objects "
-                        "(Event for ours/naive unless --input dicts, PyEvent for pycer), then timed from the first "
-                        "event read to the last complex event counted; pycer's outputs are the lines of "
-                        "get_output()",
+            "protocol": "each run a fresh process; each engine reads its native event objects built outside "
+                        "the clock (ours: Event unless --input dicts, generated chunk by chunk with the clock "
+                        "paused; naive: the dicts, read in place; pycer: PyEvents preloaded before the clock, "
+                        "as it evaluates in background threads); timed from the first event read to the last "
+                        "complex event counted; pycer's outputs are the lines of get_output()",
         },
         "queries": {q.name: {"text": q.text, "note": q.note, "group": q.group} for q in queries},
         "results": {}, "targets": [], "outputs_agree": {}, "profiles": {},
