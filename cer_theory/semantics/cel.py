@@ -76,6 +76,24 @@ def so_holds(literal: Predicate, mu: Valuation, stream: Sequence[Event]) -> bool
     return True
 
 
+class FilterRule:
+    """The FILTER rule shared by seed 000 (Fig. 3) and seed 001 (Fig. 2): keep the valuations whose tuples satisfy
+    the condition, read as §2.3's sugar (∧ nests filters, ∨ unions them) with universal SO-extensions. The
+    condition's clauses are computed once per FILTER node."""
+
+    def __init__(self, stream: Sequence[Event]) -> None:
+        self.stream = stream
+        self._clauses: dict[int, list[list[Predicate]]] = {}
+
+    def __call__(self, phi: Filter, valuations: Valuations) -> Valuations:
+        clauses = self._clauses.get(id(phi))
+        if clauses is None:
+            clauses = self._clauses[id(phi)] = filter_literals(phi.condition)
+        S = self.stream
+        return frozenset(m for m in valuations
+                         if any(all(so_holds(lit, m, S) for lit in clause) for clause in clauses))
+
+
 # ---------------------------------------------------------------------------------------------- Fig. 3
 
 
@@ -86,7 +104,7 @@ class CelSemantics:
         self.stream = stream
         self._memo: dict[tuple[int, int, int], Valuations] = {}
         self._keep: list[Formula] = []  # keeps memoised formulas alive so their ids stay unique
-        self._clauses: dict[int, list[list[Predicate]]] = {}
+        self._filter = FilterRule(stream)
 
     def interval(self, phi: Formula, i: int, j: int) -> Valuations:
         """``⟦φ⟧ᵛ(S,i,j)`` for ``0 ≤ i ≤ j < |S|``."""
@@ -113,11 +131,7 @@ class CelSemantics:
             return frozenset(m.assign(phi.var, m.support()) for m in sem(phi.body, i, j))
         if isinstance(phi, Filter):
             # φ FILTER f: keep μ whose tuples satisfy f; ∧ nests filters, ∨ unions them (§2.3 sugar).
-            clauses = self._clauses.get(id(phi))
-            if clauses is None:
-                clauses = self._clauses[id(phi)] = filter_literals(phi.condition)
-            return frozenset(m for m in sem(phi.body, i, j)
-                             if any(all(so_holds(lit, m, S) for lit in clause) for clause in clauses))
+            return self._filter(phi, sem(phi.body, i, j))
         if isinstance(phi, Seq):
             # φ1 ; φ2: μ1 ∪ μ2 with μ1 ∈ ⟦φ1⟧(i,k), μ2 ∈ ⟦φ2⟧(k+1,j), i ≤ k < j.
             return self._sequence(phi.left, phi.right, i, j, contiguous=False)

@@ -39,10 +39,9 @@ from typing import TYPE_CHECKING
 from ..engine.types import CoreComplexEvent, Window
 from ..errors import UnsupportedError
 from ..events import Event, Valuation
-from ..predicates.ast import Predicate, kind
-from ..syntax.cel_ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy,
-                              filter_literals)
-from .cel import is_interval, le_last, le_next, so_holds
+from ..predicates.ast import kind
+from ..syntax.cel_ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy
+from .cel import FilterRule, is_interval, le_last, le_next
 
 if TYPE_CHECKING:  # the Query AST lives in syntax.ceql; only its fields are read here
     from ..syntax.ceql import Query
@@ -77,7 +76,7 @@ class CoreSemantics:
         self._from_memo: dict[tuple[int, int, int], Valuations] = {}
         self._ends_memo: dict[tuple[int, int], tuple[int, ...]] = {}
         self._keep: list[Formula] = []  # keeps memoised formulas alive so their ids stay unique
-        self._clauses: dict[int, list[list[Predicate]]] = {}
+        self._filter = FilterRule(stream)
 
     def interval(self, phi: Formula, i: int, j: int) -> Valuations:
         """The μ with ``([i, j], μ) ∈ ⟦φ⟧(S)``, for ``0 ≤ i ≤ j < |S|``."""
@@ -109,11 +108,7 @@ class CoreSemantics:
             return frozenset(m.assign(phi.var, m.support()) for m in sem(phi.body, i, j))
         if isinstance(phi, Filter):
             # φ FILTER X[P]: V(X) ⊨ P universally (∅ passes); AND nests filters, OR unions them (footnote 1).
-            clauses = self._clauses.get(id(phi))
-            if clauses is None:
-                clauses = self._clauses[id(phi)] = filter_literals(phi.condition)
-            return frozenset(m for m in sem(phi.body, i, j)
-                             if any(all(so_holds(lit, m, S) for lit in clause) for clause in clauses))
+            return self._filter(phi, sem(phi.body, i, j))
         if isinstance(phi, Disj):
             return sem(phi.left, i, j) | sem(phi.right, i, j)
         if isinstance(phi, Seq):
