@@ -12,39 +12,15 @@ Selection strategies are compiled through Theorem 7.2 (``constructions.selection
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable
 
-from ..automata.cea import CEA, Transition
+from ..automata.cea import CEA
 from ..errors import NotUnaryError, UnsupportedError
-from ..predicates.ast import TRUE, Predicate, conj, is_type, unary_body
+from ..predicates.ast import TRUE, conj, is_type, unary_body
 from ..syntax.cel_ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq,
                               Start, Unless, filter_literals, literal_variables)
 from ..determinize import io_determinize
-
-
-class _Fresh:
-    def __init__(self) -> None:
-        self._counter = itertools.count()
-
-    def __call__(self) -> int:
-        return next(self._counter)
-
-    def copy(self, a: CEA) -> CEA:
-        """A copy of ``a`` on fresh states (OR needs disjoint operands)."""
-        mapping = {q: self() for q in sorted(a.states, key=repr)}
-        return a.relabel_states(mapping)
-
-
-def _tr(p: Hashable, pred: Predicate, labels: Iterable[str], q: Hashable) -> Transition:
-    return Transition(p, pred, frozenset(labels), q)
-
-
-def _into(a: CEA, states: frozenset) -> list[Transition]:
-    return [t for t in a.transitions if t.target in states]
-
-
-def _from(a: CEA, states: frozenset) -> list[Transition]:
-    return [t for t in a.transitions if t.source in states]
+from .building import Fresh, add_variable, disjoint_union, into, out_of, tr
 
 
 def compile_cel(phi: Formula, *, budget: int | None = None, trim: bool = False) -> CEA:
@@ -55,7 +31,7 @@ def compile_cel(phi: Formula, *, budget: int | None = None, trim: bool = False) 
     determinization inside UNLESS. Raises :class:`NotUnaryError` naming the filter when φ has an n-ary filter, and
     :class:`UnsupportedError` for selection strategies (compile those with ``compile_with_selection``).
     """
-    fresh = _Fresh()
+    fresh = Fresh()
     kwargs = {} if budget is None else {"budget": budget}
     a = _compile(phi, fresh, kwargs)
     return (a.trim() if trim else a).relabel_states()
@@ -64,7 +40,7 @@ def compile_cel(phi: Formula, *, budget: int | None = None, trim: bool = False) 
 Hook = Callable[[Formula, Callable[[Formula], CEA]], "CEA | None"]
 
 
-def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict, hook: Hook | None = None) -> CEA:
+def _compile(phi: Formula, fresh: Fresh, det_kwargs: dict, hook: Hook | None = None) -> CEA:
     """The recursion of Theorem 6.2. ``hook(ψ, rec)``, when given, is asked first at every subformula ψ; a CEA
     it returns (copied onto fresh states) is used as ``A_ψ`` and must satisfy ``⟦A_ψ⟧ᵛ(S,i,j) = ⟦ψ⟧ᵛ(S,i,j)``
     on every interval; ``rec`` compiles a child inside the same recursion. Selection strategies use it:
@@ -79,13 +55,11 @@ def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict, hook: Hook | None = 
     if isinstance(phi, Atom):
         # Fig. 5: ({q1,q2}, {(q1,tuples(R),{R},q2), (q1,TRUE,∅,q1)}, {q1}, {q2}).
         q1, q2 = fresh(), fresh()
-        return CEA([q1, q2], [_tr(q1, is_type(phi.name), {phi.name}, q2), _tr(q1, TRUE, (), q1)], [q1], [q2])
+        return CEA([q1, q2], [tr(q1, is_type(phi.name), {phi.name}, q2), tr(q1, TRUE, (), q1)], [q1], [q2])
 
     if isinstance(phi, In):
         # ψ IN A: add A to every marking label.
-        a = rec(phi.body)
-        return CEA(a.states, [_tr(t.source, t.predicate, t.labels | {phi.var} if t.labels else t.labels, t.target)
-                              for t in a.transitions], a.initial, a.final)
+        return add_variable(rec(phi.body), phi.var)
 
     if isinstance(phi, Filter):
         return _filter(phi, rec(phi.body), fresh)
@@ -93,21 +67,21 @@ def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict, hook: Hook | None = 
     if isinstance(phi, Seq):
         # ψ1 ; ψ2: every transition into F1 is copied into I2.
         a1, a2 = rec(phi.left), rec(phi.right)
-        link = [_tr(t.source, t.predicate, t.labels, q) for t in _into(a1, a1.final) for q in a2.initial]
+        link = [tr(t.source, t.predicate, t.labels, q) for t in into(a1, a1.final) for q in a2.initial]
         return CEA(a1.states | a2.states, [*a1.transitions, *a2.transitions, *link], a1.initial, a2.final)
 
     if isinstance(phi, Plus):
         # ψ+: every transition into F is copied into I.
         a = rec(phi.body)
-        loop = [_tr(t.source, t.predicate, t.labels, q) for t in _into(a, a.final) for q in a.initial]
+        loop = [tr(t.source, t.predicate, t.labels, q) for t in into(a, a.final) for q in a.initial]
         return CEA(a.states, [*a.transitions, *loop], a.initial, a.final)
 
     if isinstance(phi, Contig):
         # ψ1 : ψ2: a fresh c joins a marking step into F1 with a marking step out of I2.
         a1, a2 = rec(phi.left), rec(phi.right)
         c = fresh()
-        into_c = [_tr(t.source, t.predicate, t.labels, c) for t in _into(a1, a1.final) if t.labels]
-        out_c = [_tr(c, t.predicate, t.labels, t.target) for t in _from(a2, a2.initial) if t.labels]
+        into_c = [tr(t.source, t.predicate, t.labels, c) for t in into(a1, a1.final) if t.labels]
+        out_c = [tr(c, t.predicate, t.labels, t.target) for t in out_of(a2, a2.initial) if t.labels]
         return CEA(a1.states | a2.states | {c}, [*a1.transitions, *a2.transitions, *into_c, *out_c],
                    a1.initial, a2.final)
 
@@ -115,29 +89,27 @@ def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict, hook: Hook | None = 
         # ψ⊕ with the erratum fix: the self-loop on c for single-transition iterations.
         a = rec(phi.body)
         c = fresh()
-        into_c = [_tr(t.source, t.predicate, t.labels, c) for t in _into(a, a.final) if t.labels]
-        out_c = [_tr(c, t.predicate, t.labels, t.target) for t in _from(a, a.initial) if t.labels]
-        loop_c = [_tr(c, t.predicate, t.labels, c) for t in _from(a, a.initial) if t.target in a.final and t.labels]
+        into_c = [tr(t.source, t.predicate, t.labels, c) for t in into(a, a.final) if t.labels]
+        out_c = [tr(c, t.predicate, t.labels, t.target) for t in out_of(a, a.initial) if t.labels]
+        loop_c = [tr(c, t.predicate, t.labels, c) for t in out_of(a, a.initial) if t.target in a.final and t.labels]
         return CEA(a.states | {c}, [*a.transitions, *into_c, *out_c, *loop_c], a.initial, a.final)
 
     if isinstance(phi, Proj):
         # π_L(ψ): labels intersected with L.
         a = rec(phi.body)
         keep = frozenset(phi.variables)
-        return CEA(a.states, [_tr(t.source, t.predicate, t.labels & keep, t.target) for t in a.transitions],
+        return CEA(a.states, [tr(t.source, t.predicate, t.labels & keep, t.target) for t in a.transitions],
                    a.initial, a.final)
 
     if isinstance(phi, Start):
         # START(ψ): a fresh initial s that must take a marking transition out of I first.
         a = rec(phi.body)
         s = fresh()
-        out_s = [_tr(s, t.predicate, t.labels, t.target) for t in _from(a, a.initial) if t.labels]
+        out_s = [tr(s, t.predicate, t.labels, t.target) for t in out_of(a, a.initial) if t.labels]
         return CEA(a.states | {s}, [*a.transitions, *out_s], [s], a.final)
 
     if isinstance(phi, Disj):
-        a1, a2 = rec(phi.left), rec(phi.right)
-        return CEA(a1.states | a2.states, [*a1.transitions, *a2.transitions], a1.initial | a2.initial,
-                   a1.final | a2.final)
+        return disjoint_union(rec(phi.left), rec(phi.right))
 
     if isinstance(phi, Conj):
         # ψ1 AND ψ2: synchronous product on transitions with the *same* label set.
@@ -158,7 +130,7 @@ def _compile(phi: Formula, fresh: _Fresh, det_kwargs: dict, hook: Hook | None = 
     raise TypeError(f"not a CEL formula: {phi!r}")
 
 
-def _filter(phi: Filter, a: CEA, fresh: _Fresh) -> CEA:
+def _filter(phi: Filter, a: CEA, fresh: Fresh) -> CEA:
     """ψ FILTER P^SO(A): predicates of A-marking transitions are intersected with P (§2.3 sugar: ∧ nests, ∨ is
     OR of copies, NOT negates the first-order predicate)."""
     clauses = filter_literals(phi.condition)
@@ -177,27 +149,26 @@ def _filter(phi: Filter, a: CEA, fresh: _Fresh) -> CEA:
                                     f"and has no CEA by Theorem 6.2")
             (var,) = vars_
             body = unary_body(literal, var)
-            b = CEA(b.states, [_tr(t.source, conj(t.predicate, body) if var in t.labels else t.predicate, t.labels,
+            b = CEA(b.states, [tr(t.source, conj(t.predicate, body) if var in t.labels else t.predicate, t.labels,
                                    t.target) for t in b.transitions], b.initial, b.final)
         branches.append(b)
     out = branches[0]
     for b in branches[1:]:
-        out = CEA(out.states | b.states, [*out.transitions, *b.transitions], out.initial | b.initial,
-                  out.final | b.final)
+        out = disjoint_union(out, b)
     return out
 
 
-def _normalise(a: CEA, fresh: _Fresh) -> CEA:
+def _normalise(a: CEA, fresh: Fresh) -> CEA:
     """One initial state with no incoming and one final state with no outgoing transitions (spec §4.1, ALL):
     a fresh i* copies the transitions out of I, a fresh f* copies those into F, and I→F transitions give i*→f*."""
     i, f = fresh(), fresh()
-    extra = [_tr(i, t.predicate, t.labels, t.target) for t in _from(a, a.initial)]
-    extra += [_tr(t.source, t.predicate, t.labels, f) for t in _into(a, a.final)]
-    extra += [_tr(i, t.predicate, t.labels, f) for t in _from(a, a.initial) if t.target in a.final]
+    extra = [tr(i, t.predicate, t.labels, t.target) for t in out_of(a, a.initial)]
+    extra += [tr(t.source, t.predicate, t.labels, f) for t in into(a, a.final)]
+    extra += [tr(i, t.predicate, t.labels, f) for t in out_of(a, a.initial) if t.target in a.final]
     return CEA(a.states | {i, f}, [*a.transitions, *extra], [i], [f])
 
 
-def _product(a1: CEA, a2: CEA, fresh: _Fresh, combine, *, initial, final, solo=None) -> CEA:
+def _product(a1: CEA, a2: CEA, fresh: Fresh, combine, *, initial, final, solo=None) -> CEA:
     """Reachable part of a product of CEAs, states renamed to fresh integers.
 
     ``combine(t1, t2)`` yields ``(t1, t2, labels)`` for lock-step moves; ``solo(p1, p2)`` yields
@@ -220,7 +191,7 @@ def _product(a1: CEA, a2: CEA, fresh: _Fresh, combine, *, initial, final, solo=N
         if solo is not None:
             moves += solo(p)
         for pred, labels, q in moves:
-            transitions.append(_tr(name(p), pred, labels, name(q)))
+            transitions.append(tr(name(p), pred, labels, name(q)))
             if q not in seen:
                 seen.add(q)
                 stack.append(q)
@@ -229,7 +200,7 @@ def _product(a1: CEA, a2: CEA, fresh: _Fresh, combine, *, initial, final, solo=N
     return CEA(names.values(), transitions, [names[p] for p in start], [names[p] for p in seen if final(p)])
 
 
-def _all(a1: CEA, a2: CEA, fresh: _Fresh) -> CEA:
+def _all(a1: CEA, a2: CEA, fresh: Fresh) -> CEA:
     """ψ1 ALL ψ2 on normalised operands: lock-step with L1 ∪ L2, plus either side moving alone while the other
     has not started (at its initial state) or has finished (at its final state).
 
@@ -254,20 +225,20 @@ def _all(a1: CEA, a2: CEA, fresh: _Fresh) -> CEA:
                     initial=[(i1, i2)], final=lambda p: p == (f1, f2), solo=solo)
 
 
-def _wrap(e0: CEA, fresh: _Fresh) -> CEA:
+def _wrap(e0: CEA, fresh: Fresh) -> CEA:
     """WRAP (spec §4.1 erratum): s skips any prefix, f remembers that a ψ2-match was completed."""
     s, f = fresh(), fresh()
-    extra = [_tr(s, TRUE, (), s), _tr(f, TRUE, (), f)]
-    extra += [_tr(s, t.predicate, (), t.target) for t in _from(e0, e0.initial)]
-    extra += [_tr(t.source, t.predicate, (), f) for t in _into(e0, e0.final)]
-    extra += [_tr(s, t.predicate, (), f) for t in _from(e0, e0.initial) if t.target in e0.final]
+    extra = [tr(s, TRUE, (), s), tr(f, TRUE, (), f)]
+    extra += [tr(s, t.predicate, (), t.target) for t in out_of(e0, e0.initial)]
+    extra += [tr(t.source, t.predicate, (), f) for t in into(e0, e0.final)]
+    extra += [tr(s, t.predicate, (), f) for t in out_of(e0, e0.initial) if t.target in e0.final]
     return CEA(e0.states | {s, f}, [*e0.transitions, *extra], [s], e0.final | {f})
 
 
-def _unless(a1: CEA, a2: CEA, fresh: _Fresh, det_kwargs: dict) -> CEA:
+def _unless(a1: CEA, a2: CEA, fresh: Fresh, det_kwargs: dict) -> CEA:
     """ψ1 UNLESS ψ2: run A_ψ1 alongside the complete DFA E = IOdet(WRAP(A_{π_∅(ψ2)})) and accept where E
     has *not* seen a ψ2-match in any sub-interval."""
-    e0 = CEA(a2.states, [_tr(t.source, t.predicate, (), t.target) for t in a2.transitions], a2.initial, a2.final)
+    e0 = CEA(a2.states, [tr(t.source, t.predicate, (), t.target) for t in a2.transitions], a2.initial, a2.final)
     e = io_determinize(_wrap(e0, fresh), **det_kwargs)
     e = fresh.copy(e)
     return _product(a1, e, fresh, lambda t1, t2: [(t1, t2, t1.labels)],

@@ -22,7 +22,8 @@ from ..errors import UnsupportedError
 from ..events import Event
 from ..predicates.ast import TRUE, is_type
 from ..syntax.cel_ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy)
-from .cel_to_cea import _filter, _Fresh, _tr
+from .building import Fresh, add_variable, disjoint_union, into, out_of, tr
+from .cel_to_cea import _filter
 from .selection import DEFAULT_BUDGET, select_cea
 
 if TYPE_CHECKING:  # imported lazily at run time: engine modules import this compiler
@@ -33,30 +34,18 @@ _STRATEGIES = {"ALL": None, "ANY": None, "NEXT": Strategy.NXT, "LAST": Strategy.
                "STRICT": Strategy.STRICT}
 
 
-def _into(a: CEA, states: Iterable[Hashable]) -> list[Transition]:
-    s = frozenset(states)
-    return [t for t in a.transitions if t.target in s]
-
-
-def _from(a: CEA, states: Iterable[Hashable]) -> list[Transition]:
-    s = frozenset(states)
-    return [t for t in a.transitions if t.source in s]
-
-
-def _vcea(phi: Formula, fresh: _Fresh, *, kleene_fix: bool) -> CEA:
+def _vcea(phi: Formula, fresh: Fresh, *, kleene_fix: bool) -> CEA:
     """The VCEA of App. A for a CEQL pattern (several initial states allowed, none with incoming edges)."""
     rec = lambda f: _vcea(f, fresh, kleene_fix=kleene_fix)  # noqa: E731
 
     if isinstance(phi, Atom):
         # R: q1 --P_R/{R}--> q2, I = {q1}, F = {q2}; no self-loop: a run starts where R is read.
         q1, q2 = fresh(), fresh()
-        return CEA([q1, q2], [_tr(q1, is_type(phi.name), {phi.name}, q2)], [q1], [q2])
+        return CEA([q1, q2], [tr(q1, is_type(phi.name), {phi.name}, q2)], [q1], [q2])
 
     if isinstance(phi, In):
         # ψ AS X: X added to every transition with L ≠ ∅.
-        a = rec(phi.body)
-        return CEA(a.states, [_tr(t.source, t.predicate, t.labels | {phi.var} if t.labels else t.labels, t.target)
-                              for t in a.transitions], a.initial, a.final)
+        return add_variable(rec(phi.body), phi.var)
 
     if isinstance(phi, Filter):
         # ψ FILTER X[P]: P conjoined on every transition with X ∈ L (AND nests, OR unions copies; seed 000's
@@ -65,16 +54,14 @@ def _vcea(phi: Formula, fresh: _Fresh, *, kleene_fix: bool) -> CEA:
 
     if isinstance(phi, Disj):
         # ψ1 OR ψ2: disjoint union.
-        a1, a2 = rec(phi.left), rec(phi.right)
-        return CEA(a1.states | a2.states, [*a1.transitions, *a2.transitions], a1.initial | a2.initial,
-                   a1.final | a2.final)
+        return disjoint_union(rec(phi.left), rec(phi.right))
 
     if isinstance(phi, (Seq, Contig)):
         # ψ1 ; ψ2: each transition into F1 is copied into every q ∈ I2, and q gets a TRUE/∅ self-loop (the gap
         # of the non-contiguous ';'). ψ1 : ψ2 ([ours], CORE's ':') is the same without the self-loop.
         a1, a2 = rec(phi.left), rec(phi.right)
-        link = [_tr(t.source, t.predicate, t.labels, q) for t in _into(a1, a1.final) for q in a2.initial]
-        gap = [_tr(q, TRUE, (), q) for q in a2.initial] if isinstance(phi, Seq) else []
+        link = [tr(t.source, t.predicate, t.labels, q) for t in into(a1, a1.final) for q in a2.initial]
+        gap = [tr(q, TRUE, (), q) for q in a2.initial] if isinstance(phi, Seq) else []
         return CEA(a1.states | a2.states, [*a1.transitions, *a2.transitions, *gap, *link], a1.initial, a2.final)
 
     if isinstance(phi, (Plus, CPlus)):
@@ -84,31 +71,31 @@ def _vcea(phi: Formula, fresh: _Fresh, *, kleene_fix: bool) -> CEA:
         # π_L(ψ): every label intersected with L.
         a = rec(phi.body)
         keep = frozenset(phi.variables)
-        return CEA(a.states, [_tr(t.source, t.predicate, t.labels & keep, t.target) for t in a.transitions],
+        return CEA(a.states, [tr(t.source, t.predicate, t.labels & keep, t.target) for t in a.transitions],
                    a.initial, a.final)
 
     raise UnsupportedError(f"{type(phi).__name__} ({phi}) is not a CEQL operator: App. A compiles R, AS, FILTER, "
                            f"OR, ';', '+' and π (plus ':' and ':+' from CORE's grammar)")
 
 
-def _kleene(a: CEA, fresh: _Fresh, *, contiguous: bool, fix: bool) -> CEA:
+def _kleene(a: CEA, fresh: Fresh, *, contiguous: bool, fix: bool) -> CEA:
     """``ψ+`` (App. A) with the spec's fix [ours, verified; [code] KleeneCEA.java]: a fresh s receives a copy of
     every transition into F and sends a copy of every transition out of I; the fix adds (a) ``s --TRUE/∅--> s``
     (the gap between iterations; left out for the contiguous ``:+``) and (b) for each transition I→F a copy
     ``s → s`` (one-transition iterations, e.g. ``B+`` past two iterations). ``fix=False`` is App. A as printed.
     """
     s = fresh()
-    into_s = [_tr(t.source, t.predicate, t.labels, s) for t in _into(a, a.final)]
-    out_s = [_tr(s, t.predicate, t.labels, t.target) for t in _from(a, a.initial)]
+    into_s = [tr(t.source, t.predicate, t.labels, s) for t in into(a, a.final)]
+    out_s = [tr(s, t.predicate, t.labels, t.target) for t in out_of(a, a.initial)]
     extra: list[Transition] = []
     if fix:
         if not contiguous:
-            extra.append(_tr(s, TRUE, (), s))
-        extra += [_tr(s, t.predicate, t.labels, s) for t in _from(a, a.initial) if t.target in a.final]
+            extra.append(tr(s, TRUE, (), s))
+        extra += [tr(s, t.predicate, t.labels, s) for t in out_of(a, a.initial) if t.target in a.final]
     return CEA(a.states | {s}, [*a.transitions, *into_s, *out_s, *extra], a.initial, a.final)
 
 
-def _single_initial(a: CEA, fresh: _Fresh) -> CEA:
+def _single_initial(a: CEA, fresh: Fresh) -> CEA:
     """One initial state q0 without incoming transitions (§2.1): reuse I's state when |I| = 1 (it has no
     incoming edges by the invariant), else a fresh q0 with copies of all transitions leaving I. States that no
     run from q0 to a final state visits are dropped (same runs to final states); q0 itself is always kept."""
@@ -117,19 +104,19 @@ def _single_initial(a: CEA, fresh: _Fresh) -> CEA:
         out = a
     else:
         q0 = fresh()
-        out = CEA(a.states | {q0}, [*a.transitions, *(_tr(q0, t.predicate, t.labels, t.target)
-                                                        for t in _from(a, a.initial))], [q0], a.final)
+        out = CEA(a.states | {q0}, [*a.transitions, *(tr(q0, t.predicate, t.labels, t.target)
+                                                        for t in out_of(a, a.initial))], [q0], a.final)
     return out.restrict((out.reachable() & out.coreachable()) | {q0})
 
 
 def compile_pattern(pattern: Formula, *, select: Iterable[str] | None = None, kleene_fix: bool = True) -> CEA:
     """The CEA of a WHERE pattern with SELECT's projection (``select=None`` is ``*``): App. A through VCEA, one
     initial state without incoming transitions, states renumbered 0..|Q|-1 breadth-first (q0 = 0)."""
-    fresh = _Fresh()
+    fresh = Fresh()
     a = _vcea(pattern, fresh, kleene_fix=kleene_fix)
     if select is not None:
         keep = frozenset(select)
-        a = CEA(a.states, [_tr(t.source, t.predicate, t.labels & keep, t.target) for t in a.transitions],
+        a = CEA(a.states, [tr(t.source, t.predicate, t.labels & keep, t.target) for t in a.transitions],
                 a.initial, a.final)
     return _single_initial(a, fresh).relabel_states()
 
@@ -184,8 +171,8 @@ def prefixed_selection_cea(query: Query, strategy: Strategy | str, *,
         return a
     r = "r"
     (q0,) = a.initial
-    prefixed = CEA(a.states | {r}, [*a.transitions, _tr(r, TRUE, (), r),
-                                    *(_tr(r, t.predicate, t.labels, t.target) for t in a.out(q0))], [r], a.final)
+    prefixed = CEA(a.states | {r}, [*a.transitions, tr(r, TRUE, (), r),
+                                    *(tr(r, t.predicate, t.labels, t.target) for t in a.out(q0))], [r], a.final)
     return select_cea(prefixed, strat, budget=budget)
 
 

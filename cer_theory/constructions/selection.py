@@ -31,7 +31,8 @@ from ..automata.cea import CEA, State, Transition
 from ..errors import SizeBudgetExceeded
 from ..predicates.solver import Minterm, minterms
 from ..syntax.cel_ast import Formula, Select, Strategy
-from .cel_to_cea import _compile, _Fresh
+from .building import Fresh
+from .cel_to_cea import _compile
 
 DEFAULT_BUDGET = 20_000
 
@@ -249,7 +250,7 @@ def compile_with_selection(phi: Formula, *, budget: int | None = DEFAULT_BUDGET)
         return a.restrict(a.coreachable() | a.initial)
 
     kwargs = {} if budget is None else {"budget": budget}
-    return _compile(phi, _Fresh(), kwargs, hook).relabel_states()
+    return _compile(phi, Fresh(), kwargs, hook).relabel_states()
 
 
 __all__ = ["select_cea", "select_cea_printed", "compile_with_selection", "TypedMoves", "DEFAULT_BUDGET"]
