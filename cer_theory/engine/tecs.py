@@ -223,29 +223,9 @@ class Tecs:
 
     def enumerate(self, n: int, end: int, tau: int = 0) -> Iterator[CoreComplexEvent]:
         """Algorithm 2 as a lazy generator: ⟦n⟧^ε(end) where τ is the id of the oldest bottom node inside the
-        window (0: no window). Consume it before the tECS is compacted or cleared. Same traversal as
-        :meth:`enumerate_into`, which the evaluator uses (no generator frame per output)."""
-        b, pos, nxt, rgt, mx = self.base, self.pos, self.nxt, self.rgt, self.mx
-        if mx[n - b] < tau:
-            return
-        stack: list[tuple[int, int]] = [(n, 0)]
-        path: list[int] = []
-        while stack:
-            m, plen = stack.pop()
-            del path[plen:]
-            while True:
-                i = m - b
-                r = rgt[i]
-                if r >= 0:
-                    if r >= tau and mx[r - b] >= tau:
-                        stack.append((r, len(path)))
-                    m = nxt[i]
-                    continue
-                m = nxt[i]
-                if m < 0:
-                    yield make_ce(pos[i], end, tuple(reversed(path)))
-                    break
-                path.append(pos[i])
+        window (0: no window). Consume it before the tECS is compacted or cleared. :meth:`enumerate_into` is the
+        same traversal, inlined for the evaluator's hot path (no generator frame per output)."""
+        return self.enumerate_counted(n, end, tau, None)
 
     def enumerate_into(self, n: int, end: int, tau: int, out: list[CoreComplexEvent], limit: int = -1) -> int:
         """Algorithm 2 appending ⟦n⟧^ε(end) to ``out`` in its order; stops after ``limit`` outputs if ≥ 0.
@@ -291,10 +271,13 @@ class Tecs:
                 add(pos[i])
         return count
 
-    def enumerate_counted(self, n: int, end: int, tau: int, stats: EnumerationStats) -> Iterator[CoreComplexEvent]:
-        """:meth:`enumerate` counting node visits (Theorem 2 / spec §8.3 checks by counting, never by timing)."""
+    def enumerate_counted(self, n: int, end: int, tau: int,
+                          stats: EnumerationStats | None) -> Iterator[CoreComplexEvent]:
+        """Algorithm 2 lazily, counting node visits into ``stats`` when given (Theorem 2 / spec §8.3 are checked
+        by counting, never by timing)."""
         b, pos, nxt, rgt, mx = self.base, self.pos, self.nxt, self.rgt, self.mx
-        stats.enumerations += 1
+        if stats is not None:
+            stats.enumerations += 1
         if mx[n - b] < tau:
             return
         stack: list[tuple[int, int]] = [(n, 0)]
@@ -308,24 +291,26 @@ class Tecs:
                 i = m - b
                 r = rgt[i]
                 if r >= 0:
-                    if r >= tau and mx[r - b] >= tau:
+                    if r >= tau and mx[r - b] >= tau:  # r < τ: expired, and maybe dropped by compaction
                         stack.append((r, len(path)))
                     m = nxt[i]
                     continue
                 m = nxt[i]
                 if m < 0:
-                    size = len(path)
-                    stats.visits += since
-                    stats.outputs += 1
-                    stats.worst_ratio = max(stats.worst_ratio, since / (size + 1))
-                    if stats.delays is not None:
-                        stats.delays.append((since, size))
+                    if stats is not None:
+                        size = len(path)
+                        stats.visits += since
+                        stats.outputs += 1
+                        stats.worst_ratio = max(stats.worst_ratio, since / (size + 1))
+                        if stats.delays is not None:
+                            stats.delays.append((since, size))
                     since = 0
                     yield make_ce(pos[i], end, tuple(reversed(path)))
                     break
                 path.append(pos[i])
-        stats.visits += since
-        stats.tail = max(stats.tail, since)
+        if stats is not None:
+            stats.visits += since
+            stats.tail = max(stats.tail, since)
 
     # ------------------------------------------------------------------ memory
 
