@@ -1,0 +1,238 @@
+"""CEQL over a Spark DataFrame, in batch: :func:`run_query` and :func:`run`.
+
+The complex events are exactly those of the single-process engine (``cer_theory.engine.Engine``) over the same
+stream; :mod:`cer_theory.spark.plan` says how the work is spread and why that preserves the output. Output schema
+(one row per complex event, :data:`MATCH_COLUMNS`):
+
+=============  ================================  ==========================================================
+``query_id``   string                            the ``query_id`` given, else ``q`` + 8 hex digits of the query
+*attributes*   the input's types                 the PARTITION BY attributes' values (partitioned queries)
+``start``      long                              CORE's interval ``[start, end]`` in stream positions
+``end``        long
+``positions``  array<long>                       the matched events' positions (sorted)
+``events``     array<struct<input columns>>      the matched events' rows, in position order (``with_events``)
+=============  ================================  ==========================================================
+
+Stream positions are 0-based rows of the input, in the order of :mod:`cer_theory.spark.positions`, the same as
+``cer-theory run`` reports for the same file. Rows that do not match the declaration follow ``on_bad_rows``
+(:mod:`cer_theory.spark.validate` lists the rules): ``"fail"`` (default) raises :class:`BadRowsError` naming
+the first rows, their fields and what is wrong; ``"report"`` leaves them out of the stream, so the output is the
+engine's on the remaining events (positions still the input's rows), and :attr:`SparkRun.rejected` lists them.
+Either way nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CerError
+from ..syntax.ceql import Query, StreamDeclaration, format_query, parse_declarations, parse_query
+from .plan import POSITION_ATTRIBUTE, Plan, plan_query
+from .positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
+from .tasks import OUTPUT_SCHEMA, TaskSpec, run_task
+from .validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+MATCH_COLUMNS = ("query_id", "start", "end", "positions", "events")
+REJECTED_SCHEMA = "position long, field string, error string, fatal boolean, row string"
+"""The side output: the input row, the offending field and the reason; ``fatal`` is false for the rows that
+are only notes (a NULL PARTITION BY attribute: in no partition, as in the single-process engine)."""
+ON_BAD_ROWS = ("fail", "report")
+SHOWN_BAD_ROWS = 20
+EVENTS_PER_SLICE = 20_000
+"""Default slice length in time slicing, before the cap of two slices per core."""
+
+
+class BadRowsError(CerError, ValueError):
+    """Rows that do not match the declaration, under ``on_bad_rows="fail"``: the first ones, with field and
+    reason, and how many there are in all."""
+
+    def __init__(self, total: int, shown: Sequence[tuple[int, str, str]]) -> None:
+        self.total, self.shown = total, list(shown)
+        lines = [f"  position {p}, field {f!r}: {e}" for p, f, e in shown]
+        more = f"\n  … and {total - len(shown)} more" if total > len(shown) else ""
+        super().__init__(f"{total} row(s) do not match the stream declaration (on_bad_rows='report' lists "
+                         f"them in a side output instead):\n" + "\n".join(lines) + more)
+
+
+@dataclass
+class SparkRun:
+    """The outcome of :func:`run`: the complex events, the rejected rows, the plan, and counts."""
+
+    matches: DataFrame
+    rejected: DataFrame
+    plan: Plan
+    query_id: str
+    rows: int
+    bad_rows: int
+    unpartitioned: int
+    tasks: int
+
+
+def query_id_of(query: Query) -> str:
+    return "q" + hashlib.sha1(format_query(query).encode()).hexdigest()[:8]
+
+
+def read_events(spark: SparkSession, path: str, *, format: str | None = None) -> DataFrame:
+    """Events from CSV (header with a ``type`` column), JSON Lines or Parquet (by extension, or ``format``),
+    keeping the file order for the positions (CSV and JSON: types inferred from the data)."""
+    fmt = (format or _format_of(path)).lower()
+    reader = spark.read
+    if fmt == "csv":
+        df = reader.option("header", True).option("inferSchema", True).csv(path)
+    elif fmt in ("json", "jsonl", "ndjson"):
+        df = reader.json(path)
+    elif fmt == "parquet":
+        df = reader.parquet(path)
+    else:
+        raise CerError(f"unknown input format {fmt!r} for {path}: use csv, json or parquet")
+    return with_file_order(df)
+
+
+def _format_of(path: str) -> str:
+    import pathlib
+
+    p = pathlib.Path(path)
+    if p.is_dir():
+        names = sorted(f.suffix for f in p.iterdir() if f.is_file() and not f.name.startswith(("_", ".")))
+        if not names:
+            raise CerError(f"{path}: no input files")
+        suffix = names[0]
+    else:
+        suffix = p.suffix
+    return {".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json", ".parquet": "parquet"}.get(
+        suffix.lower(), suffix.lstrip(".") or "json")
+
+
+def _kinds(declaration: str | Sequence[StreamDeclaration] | None) -> dict | None:
+    if declaration is None:
+        return None
+    from ..engine.declarations import Schema
+
+    decls = parse_declarations(declaration) if isinstance(declaration, str) else declaration
+    return Schema.from_declarations(decls).kinds
+
+
+def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
+        declaration: str | Sequence[StreamDeclaration] | None = None, order_by: Sequence[str] | None = None,
+        on_bad_rows: str = "fail", slices: int | None = None, with_events: bool = True,
+        query_id: str | None = None) -> SparkRun:
+    """Evaluate ``query`` over the events of ``df`` (a ``type`` column, one column per attribute)."""
+    if on_bad_rows not in ON_BAD_ROWS:
+        raise ValueError(f"on_bad_rows must be one of {ON_BAD_ROWS}, not {on_bad_rows!r}")
+    if isinstance(query, str):
+        query = parse_query(query)
+    if "type" not in df.columns:
+        raise CerError(f"the events need a 'type' column (columns: {', '.join(df.columns)})")
+    plan = plan_query(query)
+    qid = query_id or query_id_of(query)
+    attributes = [c for c in df.columns if c != "type" and c not in FILE_COLUMNS]
+    time_attribute = plan.window_attribute if plan.window_attribute != POSITION_ATTRIBUTE else None
+    df = normalize_columns(df, attributes)
+    rows = stream_positions(df, order_by, "__row")
+    checked = check_rows(rows, attributes=attributes, kinds=_kinds(declaration), time_attribute=time_attribute,
+                         partition_attributes=plan.partition_attributes)
+    if time_attribute is not None:
+        checked = mark_out_of_order(checked, time_attribute)
+    checked = checked.persist()
+    total = checked.count()
+    bad = checked.filter("__error IS NOT NULL").count()
+    if bad and on_bad_rows == "fail":
+        shown = (checked.filter("__error IS NOT NULL").orderBy("__row").limit(SHOWN_BAD_ROWS)
+                 .select("__row", "__field", "__error").collect())
+        raise BadRowsError(bad, [(r[0], r[1], r[2]) for r in shown])
+    rejected = _rejected(checked, ["type", *attributes])
+    unpartitioned = checked.filter("__unpartitioned").count() if plan.partition_attributes else 0
+    stream = checked.filter("__error IS NULL")
+    stream = stream.withColumn("__pos", stream["__row"]) if not bad else dense_index(stream, ["__row"], "__pos")
+    events = stream.filter("NOT __unpartitioned").select("__pos", "__row", "type", *attributes)
+    tasks_input, spec, tasks = _distribute(spark, plan, events, attributes, total - bad - unpartitioned, slices)
+    raw = tasks_input.mapInPandas(functools.partial(run_task, spec), OUTPUT_SCHEMA)
+    matches = _decorate(raw, stream, plan, attributes, qid, with_events)
+    return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks)
+
+
+def run_query(spark: SparkSession, df: DataFrame, query: Query | str, **options: Any) -> DataFrame:
+    """The complex events of ``query`` over ``df`` as a DataFrame (schema in the module docstring); options as
+    for :func:`run`."""
+    return run(spark, df, query, **options).matches
+
+
+def _distribute(spark: SparkSession, plan: Plan, events: DataFrame, attributes: list[str], count: int,
+                slices: int | None) -> tuple[DataFrame, TaskSpec, int]:
+    """Events laid out for the plan's tasks, sorted by (slice, position) within each task."""
+    from pyspark.sql import functions as F
+
+    columns = ("type", *attributes, POSITION_ATTRIBUTE) if plan.window_attribute == POSITION_ATTRIBUTE \
+        else ("type", *attributes)
+    cores = spark.sparkContext.defaultParallelism
+    if plan.mode == "partitioned":
+        n = slices or int(spark.conf.get("spark.sql.shuffle.partitions") or 2 * cores)
+        laid = events.withColumn("__slice", F.lit(0)).repartition(n, *plan.partition_attributes)
+        return laid.sortWithinPartitions("__pos"), TaskSpec(plan.task_query, columns), n
+    if plan.mode == "single":
+        laid = events.withColumn("__slice", F.lit(0)).repartition(1)
+        return laid.sortWithinPartitions("__pos"), TaskSpec(plan.task_query, columns), 1
+    n = slices or max(1, min(2 * cores, math.ceil(count / EVENTS_PER_SLICE)))
+    length = max(1, math.ceil(max(count, 1) / n))
+    window = plan.task_query.within
+    assert window is not None
+    key = F.col(plan.window_attribute)  # type: ignore[arg-type]
+    if plan.window_attribute == POSITION_ATTRIBUTE:
+        starts = [s * length for s in range(n)]
+    else:
+        found = dict(events.filter(F.col("__pos") % length == 0)
+                     .select((F.col("__pos") / length).cast("long"), key).collect())
+        starts = [found.get(s, math.inf) for s in range(n)]
+    own = F.floor(F.col("__pos") / length).cast("int")
+    # The last slice whose first key is within the window after this event: it reads the event as history.
+    finite = [s for s in starts if s != math.inf]
+    keys_sql = "array(" + ", ".join(repr(float(s)) for s in finite) + ")"
+    reach = F.expr(f"size(filter({keys_sql}, k -> k <= {plan.window_attribute} + {float(window.size)!r})) - 1")
+    laid = (events.withColumn("__slice", F.explode(F.sequence(own, F.greatest(own, reach.cast("int")))))
+            .repartition(n, "__slice").sortWithinPartitions("__slice", "__pos"))
+    return laid, TaskSpec(plan.task_query, columns, tuple(s * length for s in range(n))), n
+
+
+def _decorate(raw: DataFrame, stream: DataFrame, plan: Plan, attributes: list[str], qid: str,
+              with_events: bool) -> DataFrame:
+    """The tasks' (start, end, positions) with the query id, the partition key and the matched rows."""
+    from pyspark.sql import functions as F
+
+    out = raw
+    if plan.partition_attributes:
+        keys = stream.select(F.col("__row").alias("end"), *plan.partition_attributes)
+        out = out.join(keys, "end")
+    if with_events:
+        rows = stream.select(F.col("__row").alias("__p"), F.struct("type", *attributes).alias("__event"))
+        exploded = raw.select("start", "end", "positions", F.posexplode_outer("positions").alias("__i", "__p"))
+        gathered = (exploded.join(rows, "__p", "left")
+                    .groupBy("start", "end", "positions")
+                    .agg(F.sort_array(F.collect_list(F.struct("__i", "__event"))).alias("__evs"))
+                    .select("start", "end", "positions",
+                            F.expr("transform(filter(__evs, x -> x.__i IS NOT NULL), x -> x.__event)")
+                            .alias("events")))
+        out = out.join(gathered, ["start", "end", "positions"])
+    columns = ["query_id", *plan.partition_attributes, "start", "end", "positions"] + (["events"] if with_events
+                                                                                       else [])
+    return out.withColumn("query_id", F.lit(qid)).select(*columns)
+
+
+def _rejected(checked: DataFrame, columns: list[str]) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    flagged = checked.filter("__error IS NOT NULL OR __unpartitioned")
+    fatal = F.col("__error").isNotNull()
+    return flagged.select(
+        F.col("__row").alias("position"),
+        F.when(fatal, F.col("__field")).otherwise(F.lit(None)).alias("field"),
+        F.when(fatal, F.col("__error")).otherwise(F.lit(UNPARTITIONED)).alias("error"),
+        fatal.alias("fatal"),
+        F.to_json(F.struct(*columns)).alias("row"))

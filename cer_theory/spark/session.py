@@ -1,0 +1,46 @@
+"""A SparkSession set up for cer_theory: local by default, any master URL otherwise.
+
+The Python workers must run the interpreter that has cer_theory installed (``PYSPARK_PYTHON``), and a local
+session needs far fewer shuffle partitions than Spark's default of 200. On a cluster, install
+``cer_theory[spark]`` into the executors' Python environment (or ship it with ``spark-submit --py-files``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[*]"
+"""The embedded default: Spark inside this process's JVM, one worker thread per core."""
+
+
+def spark_session(master: str | None = None, *, app_name: str = "cer_theory",
+                  conf: Mapping[str, str] | None = None) -> SparkSession:
+    """Get or create a SparkSession on ``master`` (default: ``$CER_SPARK_MASTER`` or ``local[*]``)."""
+    from pyspark.sql import SparkSession
+
+    master = master or os.environ.get("CER_SPARK_MASTER") or DEFAULT_MASTER
+    # Workers start `python3` from PATH unless told otherwise; that one may lack pandas or cer_theory.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    settings = {
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.showConsoleProgress": "false",  # cer-theory spark prints its own progress lines
+    }
+    if master.startswith("local"):
+        cores = os.cpu_count() or 2
+        settings.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": str(max(4, 2 * cores)),
+                         "spark.driver.memory": "2g"})
+    settings.update(conf or {})
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

@@ -1,0 +1,82 @@
+"""What runs inside the Spark tasks: the single-process engine over one task's events, in stream order.
+
+Each task receives pandas batches sorted by ``(__slice, __pos)`` (``__slice`` is 0 except in time slicing) and
+runs one :class:`~cer_theory.engine.Engine` per slice over them, feeding the engine whole batches (its vectorized
+path). Engine positions are local to the task; the complex events go out in the stream's positions: ``__pos``
+is the event's index among the events the stream keeps (what ``WITHIN n EVENTS`` counts), ``__row`` its row
+in the input (what is reported).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..syntax.ceql import Query
+
+INTERNAL = ("__pos", "__row", "__slice")
+"""Columns a task reads besides the event's own (type and attributes)."""
+
+OUTPUT_SCHEMA = "start long, end long, positions array<long>"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What a task needs: the query it runs (EVENTS windows rewritten over ``__pos``), the event columns, and
+    for each slice the first ``__pos`` it reports (None: report everything)."""
+
+    query: Query
+    columns: tuple[str, ...]
+    slice_starts: tuple[int, ...] | None = None
+
+
+class _PositionMap:
+    """Task-local engine position → (``__pos``, input position), batch by batch."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.pos: list = []
+        self.position: list = []
+        self.size = 0
+
+    def add(self, pos: object, position: object) -> None:
+        self.starts.append(self.size)
+        self.pos.append(pos)
+        self.position.append(position)
+        self.size += len(pos)  # type: ignore[arg-type]
+
+    def lookup(self, local: int) -> tuple[int, int]:
+        k = bisect.bisect_right(self.starts, local) - 1
+        offset = local - self.starts[k]
+        return int(self.pos[k][offset]), int(self.position[k][offset])
+
+
+def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """``mapInPandas`` body: the complex events of the task's events, one output batch per input batch."""
+    from ..engine import Engine
+
+    engine: Engine | None = None
+    positions = _PositionMap()
+    current = None
+    first_reported = 0
+    for batch in batches:
+        if batch.empty:
+            continue
+        for slice_id, part in (batch.groupby("__slice", sort=True) if spec.slice_starts else [(0, batch)]):
+            if engine is None or slice_id != current:
+                engine, positions, current = Engine(spec.query), _PositionMap(), slice_id
+                first_reported = spec.slice_starts[int(slice_id)] if spec.slice_starts else 0
+            positions.add(part["__pos"].to_numpy(), part["__row"].to_numpy())
+            starts, ends, sets = [], [], []
+            for match in engine.process(part.loc[:, list(spec.columns)].reset_index(drop=True)):
+                end_pos, end = positions.lookup(match.end)
+                if end_pos < first_reported:
+                    continue  # a match of the previous slice, seen again through the overlap
+                starts.append(positions.lookup(match.start)[1])
+                ends.append(end)
+                sets.append([positions.lookup(p)[1] for p in match.positions])
+            if ends:
+                yield pd.DataFrame({"start": starts, "end": ends, "positions": sets})

@@ -1,0 +1,185 @@
+"""Checking the rows of a DataFrame against the query's stream declaration, in parallel (Spark SQL expressions).
+
+A row is **rejected**, with the field and the reason, when (first reason wins):
+
+1. its ``type`` is missing; or its type is not declared;
+2. an attribute it carries is not declared for its type, or has a value of the wrong kind (a declared number
+   that is not one, a declared string given as a number, …);
+3. the query has a time window and its timestamp attribute is missing or not a number;
+4. its timestamp is smaller than the timestamp of an earlier accepted row (out of order: the window needs
+   non-decreasing timestamps in stream order, spec core-tecs-ceql.md §7.3).
+
+These are the events ``cer-theory run`` stops at with an error. A row whose PARTITION BY attribute is NULL is not
+an error: it belongs to no partition (spec §1.4), exactly as in the single-process engine; it is reported too,
+as a note. Without a declaration, the kinds are those of the DataFrame's columns (Spark's schema inference), and
+only rules 1 (missing type), 3 and 4 apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import CerError
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
+UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (spec §1.4)"
+OUT_OF_ORDER_BUCKET = 1 << 16
+"""Rows per bucket when computing the running maximum of the timestamps (buckets run in parallel)."""
+
+
+class DeclarationError(CerError, ValueError):
+    """A declaration or a DataFrame schema that cannot be checked row by row (says which column and why)."""
+
+
+def spark_kind(data_type: object) -> str | None:
+    """The predicate kind of a Spark column type: num, str, bool; None for a type events cannot carry."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.BooleanType):
+        return "bool"
+    if isinstance(data_type, T.NumericType):
+        return "num"
+    if isinstance(data_type, T.StringType):
+        return "str"
+    return None
+
+
+def normalize_columns(df: DataFrame, attributes: Sequence[str]) -> DataFrame:
+    """Timestamps and dates become seconds since the epoch (the engine's windows need numbers); any other
+    column type events cannot carry (struct, array, map, binary) is an error naming the column."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    for name in attributes:
+        data_type = df.schema[name].dataType
+        if isinstance(data_type, (T.TimestampType, T.TimestampNTZType)):
+            df = df.withColumn(name, F.unix_micros(F.col(name).cast("timestamp")) / 1e6)
+        elif isinstance(data_type, T.DateType):
+            df = df.withColumn(name, F.unix_date(F.col(name)).cast("double") * 86400.0)
+        elif spark_kind(data_type) is None and not isinstance(data_type, T.NullType):
+            raise DeclarationError(f"column {name!r} has type {data_type.simpleString()}: event attributes are "
+                                   f"numbers, strings or booleans")
+    return df
+
+
+def declared_kinds(kinds: Mapping[str, Mapping[str, str | None]]) -> dict[str, str | None]:
+    """Attribute → its one declared kind across event types (a Spark column has one type)."""
+    out: dict[str, str | None] = {}
+    seen: dict[str, str] = {}
+    for etype, attrs in kinds.items():
+        for name, k in attrs.items():
+            if k is None:
+                continue
+            if name in out and out[name] != k:
+                raise DeclarationError(f"attribute {name!r} is declared {KIND_NAMES[k]} for {etype} but "
+                                       f"{KIND_NAMES[out[name]]} for {seen[name]}; one column has one type")
+            out[name], seen[name] = k, etype
+    return out
+
+
+def _cast(column: Column, spark_k: str | None, declared: str | None) -> tuple[Column, Column | None]:
+    """The column as its declared kind, and the condition (on a non-null value) that it is not one."""
+    from pyspark.sql import functions as F
+
+    if declared is None or declared == spark_k:
+        return column, None
+    if declared == "num" and spark_k == "str":
+        cast = F.expr(f"try_cast({_sql(column)} AS DOUBLE)")
+        return cast, cast.isNull()
+    if declared == "bool" and spark_k == "str":
+        cast = F.expr(f"try_cast({_sql(column)} AS BOOLEAN)")
+        return cast, cast.isNull()
+    return column, F.lit(True)  # a number or boolean where a string is declared, …: never the declared kind
+
+
+def _sql(column: Column) -> str:
+    return str(column._jc.toString())  # a bare column reference, e.g. `price`
+
+
+def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, Mapping[str, str | None]] | None,
+               time_attribute: str | None, partition_attributes: Sequence[str]) -> DataFrame:
+    """``df`` (with a ``__row`` column) plus ``__error``/``__field`` (NULL on a good row) and
+    ``__unpartitioned``; attribute columns cast to their declared kinds. Rule 4 is :func:`mark_out_of_order`."""
+    from pyspark.sql import functions as F
+
+    def bad(cond: Column, field: str, message: Column) -> Column:
+        return F.when(cond, F.struct(F.lit(field).alias("field"), message.alias("error")))
+
+    etype = F.col("type")
+    checks: list[Column] = [bad(etype.isNull(), "type", F.lit("missing event type"))]
+    casts: dict[str, Column] = {}
+    if kinds is not None:
+        declared = sorted(kinds)
+        checks.append(bad(~etype.isin(declared), "type",
+                          F.format_string(f"event type %s is not declared (declared: {', '.join(declared)})",
+                                          etype)))
+        unified = declared_kinds(kinds)
+        for name in attributes:
+            value = F.col(name)
+            spark_k = spark_kind(df.schema[name].dataType)
+            cast, wrong = _cast(value, spark_k, unified.get(name))
+            if cast is not value:
+                casts[name] = cast
+            undeclared = [t for t in declared if name not in kinds[t]]
+            if undeclared:
+                checks.append(bad(value.isNotNull() & etype.isin(undeclared), name,
+                                  F.format_string(f"%s declares no attribute {name!r}", etype)))
+            if wrong is not None:
+                expected = KIND_NAMES[unified[name]]  # type: ignore[index]
+                checks.append(bad(value.isNotNull() & wrong, name,
+                                  F.format_string(f"%s.{name} is declared {expected}, got %s", etype,
+                                                  value.cast("string"))))
+    unpartitioned = F.lit(False)
+    for name in partition_attributes:
+        unpartitioned = unpartitioned | (F.col(name).isNull() if name in df.columns else F.lit(True))
+    if time_attribute is not None:
+        if time_attribute not in df.columns:
+            raise DeclarationError(f"the window's timestamp attribute {time_attribute!r} is not a column "
+                                   f"(columns: {', '.join(df.columns)})")
+        stamp = casts.get(time_attribute, F.col(time_attribute))
+        numeric = spark_kind(df.schema[time_attribute].dataType) == "num" or time_attribute in casts
+        missing = stamp.isNull() if numeric else F.lit(True)
+        checks.append(bad(~unpartitioned & missing, time_attribute,
+                          F.lit(f"the window needs a numeric {time_attribute!r} on every event")))
+    verdict = F.coalesce(*checks) if len(checks) > 1 else checks[0]
+    out = df.withColumns(casts) if casts else df
+    return (out.withColumn("__verdict", verdict)
+            .withColumn("__error", F.col("__verdict.error"))
+            .withColumn("__field", F.col("__verdict.field"))
+            .withColumn("__unpartitioned", F.col("__error").isNull() & unpartitioned)
+            .drop("__verdict"))
+
+
+def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
+    """Rule 4 on a checked DataFrame: an accepted, partitioned row whose timestamp is below the largest one of
+    the accepted rows before it. The running maximum is computed per bucket of positions in parallel; the
+    buckets' maxima (one row each) are combined on the driver."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    eligible = F.col("__error").isNull() & ~F.col("__unpartitioned")
+    stamp = F.when(eligible, F.col(time_attribute))
+    df = df.withColumn("__bucket", F.floor(F.col("__row") / OUT_OF_ORDER_BUCKET))
+    maxima = sorted((r["__bucket"], r["m"]) for r in
+                    df.groupBy("__bucket").agg(F.max(stamp).alias("m")).collect())
+    before, running = [], None
+    for bucket, m in maxima:
+        before.append((bucket, running))
+        if m is not None:
+            running = m if running is None else max(running, m)
+    prior = df.sparkSession.createDataFrame(before or [(0, None)], "__bucket long, __prior double")
+    within = Window.partitionBy("__bucket").orderBy("__row").rowsBetween(Window.unboundedPreceding, -1)
+    # greatest() skips NULLs: the maximum of the earlier buckets and of the earlier rows of this bucket.
+    previous = F.greatest(F.col("__prior"), F.max(stamp).over(within))
+    late = eligible & previous.isNotNull() & (F.col(time_attribute) < previous)
+    message = F.format_string(f"{time_attribute} = %s is earlier than %s, the timestamp of an earlier event: "
+                              f"the window needs non-decreasing timestamps in stream order (spec §7.3)",
+                              F.col(time_attribute).cast("string"), previous.cast("string"))
+    return (df.join(F.broadcast(prior), "__bucket", "left")
+            .withColumn("__field", F.when(late, F.lit(time_attribute)).otherwise(F.col("__field")))
+            .withColumn("__error", F.when(late, message).otherwise(F.col("__error")))
+            .drop("__bucket", "__prior"))
