@@ -24,3 +24,28 @@ def require(available: bool, what: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{what} is required in CI (.ci/run installs it)")
     pytest.skip(f"{what} is not installed")
+
+
+def _spark_available() -> bool:
+    import importlib.util
+    import shutil
+
+    return importlib.util.find_spec("pyspark") is not None and (shutil.which("java") is not None
+                                                                 or bool(os.environ.get("JAVA_HOME")))
+
+
+try:
+    import pytest as _pytest
+
+    @_pytest.fixture(scope="session")
+    def spark():
+        """One local Spark session per test process (tests marked ``spark``); two cores, few shuffle partitions."""
+        require(_spark_available(), "pyspark with Java 17")
+        from cer_theory.spark import spark_session
+
+        session = spark_session("local[2]", conf={"spark.sql.shuffle.partitions": "4",
+                                                  "spark.default.parallelism": "4"})
+        yield session
+        session.stop()
+except ImportError:  # pragma: no cover - pytest is always there when the fixtures are collected
+    pass
