@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -17,8 +18,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def require(available: bool, what: str) -> None:
     """Skip when an optional tool is missing on a developer machine; fail in CI, where it must be installed."""
-    import pytest
-
     if available:
         return
     if os.environ.get("CI"):
@@ -34,18 +33,13 @@ def _spark_available() -> bool:
                                                                  or bool(os.environ.get("JAVA_HOME")))
 
 
-try:
-    import pytest as _pytest
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session per test process (tests marked ``spark``): two cores, few shuffle partitions."""
+    require(_spark_available(), "pyspark with Java 17")
+    from cer_theory.spark import spark_session
 
-    @_pytest.fixture(scope="session")
-    def spark():
-        """One local Spark session per test process (tests marked ``spark``); two cores, few shuffle partitions."""
-        require(_spark_available(), "pyspark with Java 17")
-        from cer_theory.spark import spark_session
-
-        session = spark_session("local[2]", conf={"spark.sql.shuffle.partitions": "4",
-                                                  "spark.default.parallelism": "4"})
-        yield session
-        session.stop()
-except ImportError:  # pragma: no cover - pytest is always there when the fixtures are collected
-    pass
+    session = spark_session("local[2]", conf={"spark.sql.shuffle.partitions": "4",
+                                              "spark.default.parallelism": "4"})
+    yield session
+    session.stop()
