@@ -604,11 +604,12 @@ def stream_job(spark: SparkSession, input_path: str, query: Query | str, *, outp
                query_id: str | None = None) -> dict[str, int]:
     """``cer-theory spark --stream``: the event files of ``input_path`` as a stream, from where ``checkpoint``
     left off: every file present (``trigger(availableNow=True)``), or, with ``follow``, new files as they come
-    until interrupted. Returns ``{"batches", "matches", "rejected"}`` of this run; ``progress(message)`` after
-    each micro-batch. A query that fails is reported as a :class:`CerError` with Spark's reason."""
+    until interrupted. Returns ``{"batches", "matches", "rejected"}`` of this run and ``"keys"``, the keys held
+    in state at the end (idle keys expire: see the module docstring); ``progress(message)`` after each
+    micro-batch. A query that fails is reported as a :class:`CerError` with Spark's reason."""
     from pyspark.errors import StreamingQueryException
 
-    counts = {"batches": 0, "matches": 0, "rejected": 0}
+    counts = {"batches": 0, "matches": 0, "rejected": 0, "keys": 0}
 
     def on_batch(batch_id: int, matches: int, rejected: int) -> None:
         counts["batches"] += 1
@@ -628,6 +629,8 @@ def stream_job(spark: SparkSession, input_path: str, query: Query | str, *, outp
         running.stop()
     except StreamingQueryException as e:
         raise CerError(f"the streaming query failed: {_reason(e)}") from None
+    last = running.lastProgress or {}
+    counts["keys"] = sum(int(op.get("numRowsTotal", 0)) for op in last.get("stateOperators", []))
     return counts
 
 
