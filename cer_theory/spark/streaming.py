@@ -73,6 +73,8 @@ META = "_meta.json"
 """``<output>/_meta.json``: the output format and schemas, for :func:`read_stream_output`."""
 FORMATS = ("json", "parquet")
 INPUT_FORMATS = ("json", "csv", "parquet")
+MAX_SECONDS = 9.0e12
+"""Event times are clamped to ±this many seconds (about year 287,000: Spark's timestamps end near 294,000)."""
 _WATERMARK_KEY = "spark.watermarkDelayMs"  # Spark's column metadata marking the event-time column
 
 
@@ -260,7 +262,8 @@ def timeout_ms(spec: KeySpec, state: KeyState, watermark_ms: int) -> int:
     the key can still accept (at or after the watermark) is outside the window of every buffered event."""
     window = spec.query.within
     assert window is not None
-    return max(math.ceil((state.last_key + window.size) * 1000) + 1, watermark_ms, 1)
+    end = min(state.last_key + window.size, MAX_SECONDS)
+    return max(math.ceil(end * 1000) + 1, watermark_ms, 1)
 
 
 # --------------------------------------------------------------------------------------------- Spark
@@ -371,6 +374,9 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
     good = F.col("__error").isNull() & ~F.col("__unpartitioned")
     checked = checked.withColumn("__raw", F.when(~good, F.col("__raw")))  # only reported rows need it
     seconds = pos if window_key == POSITION_ATTRIBUTE else F.col(window_key)
+    # Clamped into Spark's timestamp range (a cast that overflows fails under ANSI SQL): beyond it the
+    # watermark stops advancing, which only keeps state longer.
+    seconds = F.least(F.greatest(seconds.cast("double"), F.lit(-MAX_SECONDS)), F.lit(MAX_SECONDS))
     checked = checked.withColumn("__evtime", F.when(good, F.timestamp_micros((seconds * 1e6).cast("long"))))
     delay_ms = _delay_ms(lateness)
     watermarked = checked.withWatermark("__evtime", f"{delay_ms} milliseconds")
