@@ -83,7 +83,7 @@ def query_id_of(query: Query) -> str:
 def read_events(spark: SparkSession, path: str, *, format: str | None = None) -> DataFrame:
     """Events from CSV (header with a ``type`` column), JSON Lines or Parquet (by extension, or ``format``),
     keeping the file order for the positions (CSV and JSON: types inferred from the data)."""
-    fmt = (format or _format_of(path)).lower()
+    fmt = (format or format_of(path)).lower()
     reader = spark.read
     if fmt == "csv":
         df = reader.option("header", True).option("inferSchema", True).csv(path)
@@ -96,7 +96,8 @@ def read_events(spark: SparkSession, path: str, *, format: str | None = None) ->
     return with_file_order(df)
 
 
-def _format_of(path: str) -> str:
+def format_of(path: str) -> str:
+    """csv, json or parquet from a file's extension (a directory: from its first data file's)."""
     import pathlib
 
     p = pathlib.Path(path)
@@ -111,7 +112,8 @@ def _format_of(path: str) -> str:
         suffix.lower(), suffix.lstrip(".") or "json")
 
 
-def _kinds(declaration: str | Sequence[StreamDeclaration] | None) -> dict | None:
+def declaration_kinds(declaration: str | Sequence[StreamDeclaration] | None) -> dict | None:
+    """Event type → attribute → kind from ``CREATE STREAM`` text or parsed declarations (None: none given)."""
     if declaration is None:
         return None
     from ..engine.declarations import Schema
@@ -137,7 +139,7 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     time_attribute = plan.window_attribute if plan.window_attribute != POSITION_ATTRIBUTE else None
     df = normalize_columns(df, attributes)
     rows = stream_positions(df, order_by, "__row")
-    checked = check_rows(rows, attributes=attributes, kinds=_kinds(declaration), time_attribute=time_attribute,
+    checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration), time_attribute=time_attribute,
                          partition_attributes=plan.partition_attributes)
     if time_attribute is not None:
         checked = mark_out_of_order(checked, time_attribute)

@@ -21,10 +21,18 @@ DEFAULT_MASTER = "local[*]"
 
 def spark_session(master: str | None = None, *, app_name: str = "cer_theory",
                   conf: Mapping[str, str] | None = None) -> SparkSession:
-    """Get or create a SparkSession on ``master`` (default: ``$CER_SPARK_MASTER`` or ``local[*]``)."""
+    """Get or create a SparkSession on ``master`` (default: ``$CER_SPARK_MASTER``; under ``spark-submit``, the
+    submitted master; else ``local[*]``)."""
     from pyspark.sql import SparkSession
 
-    master = master or os.environ.get("CER_SPARK_MASTER") or DEFAULT_MASTER
+    master = master or os.environ.get("CER_SPARK_MASTER")
+    if master is None:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            return active
+        if "PYSPARK_GATEWAY_PORT" in os.environ:  # spark-submit or the pyspark shell: their master and conf rule
+            return SparkSession.builder.appName(app_name).getOrCreate()
+        master = DEFAULT_MASTER
     # Workers start `python3` from PATH unless told otherwise; that one may lack pandas or cer_theory.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)

@@ -55,9 +55,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CerError, UnsupportedError
 from ..syntax.ceql import Query, StreamDeclaration, parse_query
-from .batch import REJECTED_SCHEMA, _format_of, _kinds, query_id_of
+from .batch import REJECTED_SCHEMA, declaration_kinds, format_of, query_id_of
 from .plan import POSITION_ATTRIBUTE, task_query
-from .validate import KIND_NAMES, UNPARTITIONED, check_rows, normalize_columns, spark_kind
+from .validate import UNPARTITIONED, check_rows, normalize_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -312,7 +312,7 @@ def read_stream(spark: SparkSession, path: str, *, format: str | None = None, sc
     """A streaming DataFrame over the event files in the directory ``path`` (JSON Lines, CSV with a header, or
     Parquet; by extension unless ``format``). A file source needs a schema: without ``schema`` it is inferred
     from a batch read of the files present now (so at least one must be there)."""
-    fmt = (format or _format_of(path)).lower()
+    fmt = (format or format_of(path)).lower()
     fmt = "json" if fmt in ("jsonl", "ndjson") else fmt
     if fmt not in INPUT_FORMATS:
         raise CerError(f"unknown input format {fmt!r} for {path}: use one of {', '.join(INPUT_FORMATS)}")
@@ -358,11 +358,9 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
     window_key = POSITION_ATTRIBUTE if window.attribute == POSITION_ATTRIBUTE else (window.attribute or "time")
     df = normalize_columns(source, attributes)
     df = df.withColumn("__raw", F.to_json(F.struct("type", *attributes, position_column)))  # before the casts
-    df = df.withColumn("__orig", F.struct(*attributes))
-    checked = check_rows(df, attributes=attributes, kinds=_kinds(declaration),
+    checked = check_rows(df, attributes=attributes, kinds=declaration_kinds(declaration),
                          time_attribute=None if window_key == POSITION_ATTRIBUTE else window_key,
                          partition_attributes=parts)
-    checked = _flag_lost_values(df, checked, attributes).drop("__orig")
     pos = F.col(position_column)
     bad_position = pos.isNull() | (pos.cast("double") != F.floor(pos).cast("double"))
     message = F.format_string(f"the stream position {position_column!r} is missing or not an integer "
@@ -391,26 +389,6 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
 
 _UNITS_MS = {"millisecond": 1, "ms": 1, "second": 1000, "s": 1000, "sec": 1000, "minute": 60_000, "min": 60_000,
              "hour": 3_600_000, "h": 3_600_000, "day": 86_400_000, "d": 86_400_000, "week": 604_800_000}
-
-
-def _flag_lost_values(before: DataFrame, checked: DataFrame, attributes: Sequence[str]) -> DataFrame:
-    """A guard on :func:`~cer_theory.spark.validate.check_rows`: a value its cast to the declared kind turned
-    into NULL is an error, never an absent attribute (check_rows must flag these itself; this keeps a row from
-    being accepted without its value if it does not)."""
-    from pyspark.sql import functions as F
-
-    for name in attributes:
-        if checked.schema[name].dataType == before.schema[name].dataType:
-            continue
-        original = F.col("__orig")[name]
-        lost = F.col("__error").isNull() & original.isNotNull() & F.col(name).isNull()
-        expected = KIND_NAMES.get(spark_kind(checked.schema[name].dataType) or "", "another kind")
-        message = F.format_string(f"%s.{name} is declared {expected}, got %s", F.col("type"),
-                                  original.cast("string"))
-        checked = (checked.withColumn("__field", F.when(lost, F.lit(name)).otherwise(F.col("__field")))
-                   .withColumn("__unpartitioned", F.col("__unpartitioned") & ~lost)
-                   .withColumn("__error", F.when(lost, message).otherwise(F.col("__error"))))
-    return checked
 
 
 def _delay_ms(lateness: str) -> int:

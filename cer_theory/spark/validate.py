@@ -146,12 +146,13 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
         checks.append(bad(~unpartitioned & missing, time_attribute,
                           F.lit(f"the window needs a numeric {time_attribute!r} on every event")))
     verdict = F.coalesce(*checks) if len(checks) > 1 else checks[0]
-    out = df.withColumns(casts) if casts else df
-    return (out.withColumn("__verdict", verdict)
-            .withColumn("__error", F.col("__verdict.error"))
-            .withColumn("__field", F.col("__verdict.field"))
-            .withColumn("__unpartitioned", F.col("__error").isNull() & unpartitioned)
-            .drop("__verdict"))
+    # The verdict reads the values as given: after the casts, a value that is not a number would be NULL.
+    out = (df.withColumn("__verdict", verdict)
+           .withColumn("__error", F.col("__verdict.error"))
+           .withColumn("__field", F.col("__verdict.field"))
+           .withColumn("__unpartitioned", F.col("__error").isNull() & unpartitioned)
+           .drop("__verdict"))
+    return out.withColumns(casts) if casts else out
 
 
 def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
