@@ -8,6 +8,7 @@
 ``rewrite``       the §8 formula rewrites (Props. 8.12, 8.13, 8.15);
 ``cces``          evaluate by the §9 algorithm and draw the final CCES;
 ``run``           evaluate a CEQL query with the tECS engine of seed 001 (CORE);
+``spark``         evaluate a CEQL query on Spark (batch or streaming), written as JSON Lines or Parquet part files;
 ``demo``          the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
 ``figures``       regenerate every drawing in ``figures/``.
 
@@ -275,6 +276,63 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spark_query(args: argparse.Namespace):
+    import dataclasses
+
+    query = _read_query(args.query)
+    window = query.within
+    if window is not None and args.strict_window:
+        window = dataclasses.replace(window, strict=True)
+    if window is not None and args.time_attribute and window.kind == "time":
+        window = dataclasses.replace(window, attribute=args.time_attribute)
+    return dataclasses.replace(query, within=window)
+
+
+def cmd_spark(args: argparse.Namespace) -> int:
+    """A CEQL query over event files on Spark: the complex events as part files, a summary on stdout."""
+    from .spark.job import local_file, sample_paths
+
+    if args.sample:
+        events, query_file = sample_paths()
+        args.input, args.query = args.input or events, args.query or query_file
+    if not args.input or not args.query:
+        raise CerError("--query and --input are required (or --sample for the bundled sample data and query)")
+    query = _spark_query(args)
+    declaration = Path(args.declare).read_text(encoding="utf-8") if args.declare else None
+    if args.check and (args.stream or not local_file(args.input) or Path(args.input).is_dir()):
+        raise CerError("--check reads the input again in this process: it needs one local CSV or JSON Lines file "
+                       "and batch mode")
+
+    def emit(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    from .spark import spark_session
+
+    t0 = time.perf_counter()
+    spark = spark_session(args.master)
+    emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in {time.perf_counter() - t0:.1f} s")
+    if args.stream:
+        from .spark.streaming import stream_job
+
+        counts = stream_job(spark, args.input, query, output=args.output, format=args.format,
+                            checkpoint=args.checkpoint or f"{args.output.rstrip('/')}.checkpoint",
+                            declaration=declaration, follow=args.follow, progress=emit,
+                            input_format=args.input_format, lateness=args.lateness,
+                            position_column=args.position_column)
+        print(json.dumps(counts))
+        return 0
+    from .spark import read_events
+    from .spark.job import run_job, summary
+
+    df = read_events(spark, args.input, format=args.input_format)
+    report = run_job(spark, df, query, output=args.output, fmt=args.format, rejected_output=args.rejected,
+                     check_path=args.input if args.check else None, progress=args.progress, emit=emit,
+                     declaration=declaration, order_by=args.order_by, on_bad_rows=args.on_bad_rows,
+                     slices=args.slices, with_events=not args.no_events)
+    print(summary(report))
+    return 0
+
+
 def cmd_figures(args: argparse.Namespace) -> int:
     from .figures import write_all
 
@@ -344,6 +402,39 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--progress", type=float, default=2.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 2)")
     q.set_defaults(func=cmd_run)
+
+    k = sub.add_parser("spark", help="evaluate a CEQL query on Spark (part files out)",
+                       description="A CEQL query over event files on Spark, with exactly the complex events of "
+                                   "`cer-theory run`. Local Spark by default; --master takes any master URL.")
+    k.add_argument("--query", help="CEQL text, or a file holding it")
+    k.add_argument("--input", help="events: a CSV, JSON Lines or Parquet file or directory (any Spark path)")
+    k.add_argument("--output", required=True, help="directory for the complex events (overwritten)")
+    k.add_argument("--format", choices=["json", "parquet"], default="json", help="output format (default json)")
+    k.add_argument("--master", help="Spark master URL (default: $CER_SPARK_MASTER or local[*])")
+    k.add_argument("--stream", action="store_true", help="Structured Streaming over the input directory")
+    k.add_argument("--checkpoint", help="streaming checkpoint location (default: OUTPUT.checkpoint)")
+    k.add_argument("--follow", action="store_true", help="streaming: keep running for new files (default: "
+                                                          "process what is there and stop)")
+    k.add_argument("--lateness", default="0 seconds",
+                   help="streaming: watermark delay, in the window attribute's units read as seconds")
+    k.add_argument("--position-column", default="position",
+                   help="streaming: the integer column holding each event's stream position (default position)")
+    k.add_argument("--sample", action="store_true", help="the bundled sample data and query (the main job)")
+    k.add_argument("--check", action="store_true", help="also run the single-process engine and compare")
+    k.add_argument("--declare", help="a file of CREATE STREAM declarations (default: the data's own types)")
+    k.add_argument("--on-bad-rows", choices=["fail", "report"], default="fail",
+                   help="rows that do not match the declaration: fail (default) or report them in "
+                        "OUTPUT.rejected and evaluate the rest")
+    k.add_argument("--rejected", help="where the rejected rows go (default: OUTPUT.rejected)")
+    k.add_argument("--input-format", choices=["csv", "json", "parquet"], help="default: from the extension")
+    k.add_argument("--order-by", nargs="+", help="columns giving the stream order (default: file order)")
+    k.add_argument("--slices", type=int, help="tasks for partitioned or sliced plans (default: from the cores)")
+    k.add_argument("--no-events", action="store_true", help="leave out the matched rows (faster)")
+    k.add_argument("--strict-window", action="store_true", help="CORE's reading end − start < n")
+    k.add_argument("--time-attribute", help="the timestamp attribute of time windows (default: time)")
+    k.add_argument("--progress", type=float, default=5.0, metavar="SECONDS",
+                   help="seconds between progress lines on stderr (default 5; 0: none)")
+    k.set_defaults(func=cmd_spark)
 
     m = sub.add_parser("demo", help="the running example of seed 000, semantics vs automaton")
     m.add_argument("--figures", default="figures", help="where to write the φ3 automaton (default: figures/)")
