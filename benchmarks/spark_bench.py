@@ -354,28 +354,53 @@ def _worker_main() -> int:
 # ---------------------------------------------------------------------------------------------- report
 
 
-SUMMED = ("job_s", "prepare_s", "evaluate_s", "startup_s", "warmup_s", "read_s", "driver_peak_rss_mb",
-          "jvm_peak_rss_mb", "workers_peak_pss_mb", "worker_max_rss_mb", "tree_peak_pss_mb", "peak_growth_mb")
+TIMES = ("job_s", "prepare_s", "evaluate_s", "startup_s", "warmup_s", "read_s")
+"""Taken from the median run (the one with the median job time), so a row's prepare + evaluate = its job."""
+MEMORY = ("driver_peak_rss_mb", "jvm_peak_rss_mb", "workers_peak_pss_mb", "worker_max_rss_mb", "tree_peak_pss_mb",
+          "peak_growth_mb")
+"""Medians over the runs."""
 
 
 def summarize(runs: list[dict]) -> dict:
-    """Medians over the successful runs; the output counts of all runs (they must be one number)."""
+    """Median events/s over the successful runs, the median run's times, median memory, and the output counts
+    of all runs (they must be one number)."""
     ok = [r for r in runs if "error" not in r]
     if not ok:
         return {"error": runs[-1]["error"] if runs else "no run", "runs": runs}
     counts = sorted({r["outputs"] for r in ok})
+    median_run = sorted(ok, key=lambda r: r["job_s"])[len(ok) // 2]
     out: dict[str, Any] = {"events": ok[0]["events"], "events_per_s": round(statistics.median(
         r["events_per_s"] for r in ok), 1), "events_per_s_runs": [r["events_per_s"] for r in ok],
         "outputs": counts[0] if len(counts) == 1 else counts, "failed_runs": len(runs) - len(ok)}
-    for key in SUMMED:
+    out.update({key: median_run[key] for key in TIMES if median_run.get(key) is not None})
+    for key in MEMORY:
         values = [r[key] for r in ok if r.get(key) is not None]
         if values:
-            out[key] = round(statistics.median(values), 3)
+            out[key] = round(statistics.median(values), 1)
     for key in ("tasks", "plan", "input_partitions", "shuffle_partitions", "default_parallelism"):
         if key in ok[0]:
             out[key] = ok[0][key]
     out["runs"] = runs
     return out
+
+
+def summarize_query(name: str, runs: dict[str, list[dict]], masters: list[str], outputs: list[str]
+                    ) -> tuple[dict, list[str]]:
+    """One query's section of the report from its runs by configuration (``engine`` for the single process),
+    and its warnings: output counts that differ, failed runs."""
+    per = {config: summarize(rs) for config, rs in runs.items()}
+    engine = per.pop("engine", None)
+    res: dict[str, Any] = {**({"engine": engine} if engine is not None else {}), "configs": per}
+    every = {**({"single process": engine} if engine is not None else {}), **per}
+    res["agree"], res["agreement"] = agreement(every)
+    res["ratios"] = ratios(res, masters, outputs)
+    warnings = [] if res["agree"] else [f"{name}: {res['agreement']}"]
+    for config, s in every.items():
+        if "error" in s:
+            warnings.append(f"{name}, {config}: every run failed: {s['error']}")
+        elif s.get("failed_runs"):
+            warnings.append(f"{name}, {config}: {s['failed_runs']} run(s) failed")
+    return res, warnings
 
 
 def config_name(master: str, output: str) -> str:
@@ -408,13 +433,15 @@ def render_markdown(report: dict) -> str:
         f"PySpark {meta.get('pyspark')}, Java: {meta.get('java')}.",
         f"Stream: `stock_stream({meta['events']:,}, seed={meta['seed']})` in Parquet ({meta['row_group']:,} "
         f"events per row group). Median of {meta['runs']} runs, each in a fresh process. Action: "
-        f"`{meta['action']}`. Protocol: {meta['protocol']}", "",
+        f"`{meta['action']}`. Protocol: {meta['protocol']}.", "",
+        *([f"**Note:** {meta['note']}", ""] if meta.get("note") else []),
         "Columns: **job s** = from `read_events` to the end of the action (SparkSession start-up and a warm-up "
         "run excluded, reported apart), **prepare s** = inside `run()` (positions and row checks, Spark jobs of "
         "their own), **evaluate s** = the action (the engine in the tasks, the joins of the output); "
-        "**e/s** = events / job s; memory in MiB, peaks over the job: driver = the driver's Python (VmHWM), "
-        "JVM (VmHWM), workers = the Python workers' summed PSS (sampled), tree = the whole process tree's PSS "
-        "(sampled); for the single process: its peak RSS (growth over the frame in memory).", "",
+        "**e/s** = events / job s (the median over the runs; the times are those of the median run); memory "
+        "in MiB (medians), peaks over the job: driver = the driver's Python (VmHWM), JVM (VmHWM), workers = "
+        "the Python workers' summed PSS (sampled), tree = the whole process tree's PSS (sampled); for the "
+        "single process: its peak RSS (growth over the frame in memory).", "",
     ]
     for qname, res in report["results"].items():
         q = report["queries"][qname]
@@ -504,6 +531,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                                       "(default $CER_BENCH_CACHE or ~/.cache/cer_theory/bench)")
     p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after this many seconds")
     p.add_argument("--out", default="benchmarks/results_spark.json", help="JSON report; Markdown beside it")
+    p.add_argument("--note", default=None, help="a remark recorded in the report (e.g. what else ran)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -543,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
             "events": args.events, "seed": args.seed, "runs": args.runs, "masters": masters, "outputs": outputs,
             "action": args.action, "row_group": ROW_GROUP, "warmup_events": None if warmup is None else WARMUP_EVENTS,
             "shuffle_partitions": args.shuffle_partitions, "load_before": load_before, "load_after": None,
-            "protocol": PROTOCOL,
+            "protocol": PROTOCOL, "note": args.note,
         },
         "queries": {q.name: {"text": q.text, "note": q.note} for q in queries},
         "results": {}, "warnings": [],
@@ -568,23 +596,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[{done}/{total}] {q.name} {name:22} run {r + 1}/{args.runs}: {status}  "
                       f"({time.time() - t:.1f} s)", flush=True)
     for q in queries:
-        per = {name: summarize(rs) for name, rs in runs[q.name].items()}
-        res: dict[str, Any] = {"engine": per.pop("engine", None), "configs": per}
-        if res["engine"] is None:
-            del res["engine"]
-        every = {**({"single process": res["engine"]} if "engine" in res else {}), **per}
-        res["agree"], res["agreement"] = agreement(every)
-        res["ratios"] = ratios(res, masters, outputs)
-        if not res["agree"]:
-            warning = f"{q.name}: {res['agreement']}"
-            report["warnings"].append(warning)
+        report["results"][q.name], warnings = summarize_query(q.name, runs[q.name], masters, outputs)
+        for warning in warnings:
             print(f"WARNING: {warning}", flush=True)
-        for name, s in every.items():
-            if "error" in s:
-                report["warnings"].append(f"{q.name}, {name}: every run failed: {s['error']}")
-            elif s.get("failed_runs"):
-                report["warnings"].append(f"{q.name}, {name}: {s['failed_runs']} run(s) failed")
-        report["results"][q.name] = res
+        report["warnings"] += warnings
     report["meta"]["load_after"] = [round(x, 2) for x in os.getloadavg()]
     report["meta"]["wall_seconds"] = round(time.time() - started, 1)
     tmp = out.with_suffix(".json.tmp")
