@@ -23,11 +23,12 @@ Either way nothing is dropped silently.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CerError
@@ -74,6 +75,13 @@ class SparkRun:
     bad_rows: int
     unpartitioned: int
     tasks: int
+    cached: list = field(default_factory=list, repr=False)
+
+    def close(self) -> None:
+        """Release the cached copies of the stream (using the matches afterwards recomputes them)."""
+        for frame in self.cached:
+            frame.unpersist()
+        self.cached.clear()
 
 
 def query_id_of(query: Query) -> str:
@@ -127,6 +135,8 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
         on_bad_rows: str = "fail", slices: int | None = None, with_events: bool = True,
         query_id: str | None = None) -> SparkRun:
     """Evaluate ``query`` over the events of ``df`` (a ``type`` column, one column per attribute)."""
+    from pyspark.sql import functions as F
+
     if on_bad_rows not in ON_BAD_ROWS:
         raise ValueError(f"on_bad_rows must be one of {ON_BAD_ROWS}, not {on_bad_rows!r}")
     if isinstance(query, str):
@@ -134,31 +144,47 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     if "type" not in df.columns:
         raise CerError(f"the events need a 'type' column (columns: {', '.join(df.columns)})")
     plan = plan_query(query)
+    missing = [a for a in plan.partition_attributes if a not in df.columns]
+    if missing:
+        raise CerError(f"PARTITION BY {', '.join(missing)}: no such column (columns: {', '.join(df.columns)})")
     qid = query_id or query_id_of(query)
     attributes = [c for c in df.columns if c != "type" and c not in FILE_COLUMNS]
     time_attribute = plan.window_attribute if plan.window_attribute != POSITION_ATTRIBUTE else None
     df = normalize_columns(df, attributes)
-    rows = stream_positions(df, order_by, "__row")
+    cached: list = []
+    rows = stream_positions(df, order_by, "__row", cached)
     checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration), time_attribute=time_attribute,
                          partition_attributes=plan.partition_attributes)
     if time_attribute is not None:
         checked = mark_out_of_order(checked, time_attribute)
     checked = checked.persist()
-    total = checked.count()
-    bad = checked.filter("__error IS NOT NULL").count()
+    cached.append(checked)
+    counts = checked.agg(F.count("*"), F.count("__error"), F.count(F.when(F.col("__unpartitioned"), 1))).first()
+    total, bad, unpartitioned = (int(c) for c in counts)  # type: ignore[union-attr]
     if bad and on_bad_rows == "fail":
         shown = (checked.filter("__error IS NOT NULL").orderBy("__row").limit(SHOWN_BAD_ROWS)
                  .select("__row", "__field", "__error").collect())
         raise BadRowsError(bad, [(r[0], r[1], r[2]) for r in shown])
-    rejected = _rejected(checked, ["type", *attributes])
-    unpartitioned = checked.filter("__unpartitioned").count() if plan.partition_attributes else 0
+    rejected = _rejected(checked)
     stream = checked.filter("__error IS NULL")
-    stream = stream.withColumn("__pos", stream["__row"]) if not bad else dense_index(stream, ["__row"], "__pos")
+    stream = (stream.withColumn("__pos", stream["__row"]) if not bad
+              else dense_index(stream, ["__row"], "__pos", cached))
     events = stream.filter("NOT __unpartitioned").select("__pos", "__row", "type", *attributes)
     tasks_input, spec, tasks = _distribute(spark, plan, events, attributes, total - bad - unpartitioned, slices)
-    raw = tasks_input.mapInPandas(functools.partial(run_task, spec), OUTPUT_SCHEMA)
+    # The partition columns as checked: cast to their declared kinds.
+    spec = dataclasses.replace(spec, partition=tuple((a, _integral(checked, a))
+                                                     for a in plan.partition_attributes))
+    schema = ", ".join([OUTPUT_SCHEMA, *(f"`{a}` {checked.schema[a].dataType.simpleString()}"
+                                         for a in plan.partition_attributes)])
+    raw = tasks_input.mapInPandas(functools.partial(run_task, spec), schema)
     matches = _decorate(raw, stream, plan, attributes, qid, with_events)
-    return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks)
+    return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks, cached)
+
+
+def _integral(df: DataFrame, name: str) -> bool:
+    from pyspark.sql import types as T
+
+    return isinstance(df.schema[name].dataType, T.IntegralType)
 
 
 def run_query(spark: SparkSession, df: DataFrame, query: Query | str, **options: Any) -> DataFrame:
@@ -176,7 +202,7 @@ def _distribute(spark: SparkSession, plan: Plan, events: DataFrame, attributes: 
         else ("type", *attributes)
     cores = spark.sparkContext.defaultParallelism
     if plan.mode == "partitioned":
-        n = slices or int(spark.conf.get("spark.sql.shuffle.partitions") or 2 * cores)
+        n = slices or 4 * cores  # hashing keys onto few tasks is uneven; more tasks even it out
         laid = events.withColumn("__slice", F.lit(0)).repartition(n, *plan.partition_attributes)
         return laid.sortWithinPartitions("__pos"), TaskSpec(plan.task_query, columns), n
     if plan.mode == "single":
@@ -205,29 +231,25 @@ def _distribute(spark: SparkSession, plan: Plan, events: DataFrame, attributes: 
 
 def _decorate(raw: DataFrame, stream: DataFrame, plan: Plan, attributes: list[str], qid: str,
               with_events: bool) -> DataFrame:
-    """The tasks' (start, end, positions) with the query id, the partition key and the matched rows."""
+    """The tasks' matches (start, end, positions, partition key) with the query id and the matched rows. The
+    rows are gathered in one pass over ``raw``, so the engine runs once."""
     from pyspark.sql import functions as F
 
+    keys = ["start", "end", "positions", *plan.partition_attributes]
     out = raw
-    if plan.partition_attributes:
-        keys = stream.select(F.col("__row").alias("end"), *plan.partition_attributes)
-        out = out.join(keys, "end")
     if with_events:
         rows = stream.select(F.col("__row").alias("__p"), F.struct("type", *attributes).alias("__event"))
-        exploded = raw.select("start", "end", "positions", F.posexplode_outer("positions").alias("__i", "__p"))
-        gathered = (exploded.join(rows, "__p", "left")
-                    .groupBy("start", "end", "positions")
-                    .agg(F.sort_array(F.collect_list(F.struct("__i", "__event"))).alias("__evs"))
-                    .select("start", "end", "positions",
-                            F.expr("transform(filter(__evs, x -> x.__i IS NOT NULL), x -> x.__event)")
-                            .alias("events")))
-        out = out.join(gathered, ["start", "end", "positions"])
+        exploded = raw.select(*keys, F.posexplode_outer("positions").alias("__i", "__p"))
+        out = (exploded.join(rows, "__p", "left")
+               .groupBy(*keys)
+               .agg(F.sort_array(F.collect_list(F.struct("__i", "__event"))).alias("__evs"))
+               .withColumn("events", F.expr("transform(filter(__evs, x -> x.__i IS NOT NULL), x -> x.__event)")))
     columns = ["query_id", *plan.partition_attributes, "start", "end", "positions"] + (["events"] if with_events
                                                                                        else [])
     return out.withColumn("query_id", F.lit(qid)).select(*columns)
 
 
-def _rejected(checked: DataFrame, columns: list[str]) -> DataFrame:
+def _rejected(checked: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
     flagged = checked.filter("__error IS NOT NULL OR __unpartitioned")
@@ -237,4 +259,4 @@ def _rejected(checked: DataFrame, columns: list[str]) -> DataFrame:
         F.when(fatal, F.col("__field")).otherwise(F.lit(None)).alias("field"),
         F.when(fatal, F.col("__error")).otherwise(F.lit(UNPARTITIONED)).alias("error"),
         fatal.alias("fatal"),
-        F.to_json(F.struct(*columns)).alias("row"))
+        F.col("__given").alias("row"))

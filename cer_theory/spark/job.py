@@ -129,6 +129,7 @@ def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fm
                        result.plan.describe(), output, wrote_rejected)
     if check_path is not None:
         report.check = check_against_engine(query, check_path, result)
+    result.close()
     return report
 
 

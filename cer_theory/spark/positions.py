@@ -37,15 +37,18 @@ def with_file_order(df: DataFrame) -> DataFrame:
         return df
 
 
-def dense_index(df: DataFrame, order: Sequence[str] | None, name: str) -> DataFrame:
+def dense_index(df: DataFrame, order: Sequence[str] | None, name: str, cached: list | None = None) -> DataFrame:
     """``df`` with a column ``name``: 0, 1, 2, … in the order of the columns ``order`` (None: ``df``'s own
-    order). Ties in ``order`` are broken by the previous order of the rows."""
+    order). Ties in ``order`` are broken by the previous order of the rows. The ids are cached (a sort's
+    sampled range boundaries could differ if recomputed); the cached frame is appended to ``cached``."""
     from pyspark.sql import functions as F
 
     if order:
         df = (df.withColumn("__tie", F.monotonically_increasing_id())
               .sort(*order, "__tie").drop("__tie"))
     df = df.withColumn("__mid", F.monotonically_increasing_id()).persist()
+    if cached is not None:
+        cached.append(df)
     mask = (1 << _ROW_BITS) - 1
     counts = (df.groupBy(F.shiftright("__mid", _ROW_BITS).alias("__part"))
               .agg(F.count("*").alias("n")).collect())
@@ -61,13 +64,33 @@ def dense_index(df: DataFrame, order: Sequence[str] | None, name: str) -> DataFr
     return out
 
 
-def stream_positions(df: DataFrame, order_by: Sequence[str] | None = None, name: str = "position") -> DataFrame:
+def file_index(df: DataFrame, name: str) -> DataFrame:
+    """The dense index in file order without moving rows: the rows of one file split are consecutive ids within
+    its Spark partition, so one aggregate per split (first id, row count), sorted by (file, offset) on the
+    driver, gives every split's first position."""
+    from pyspark.sql import functions as F
+
+    file, block, row = FILE_COLUMNS
+    splits = sorted(df.groupBy(file, block).agg(F.min(row).alias("__first"), F.count("*").alias("n")).collect(),
+                    key=lambda r: (r[file], r[block]))
+    table, total = [], 0
+    for r in splits:
+        table.append((r[file], r[block], r["__first"], total))
+        total += r["n"]
+    offsets = df.sparkSession.createDataFrame(table or [("", 0, 0, 0)],
+                                              f"{file} string, {block} long, __first long, __offset long")
+    return (df.join(F.broadcast(offsets), [file, block])
+            .withColumn(name, F.col("__offset") + F.col(row) - F.col("__first"))
+            .drop("__first", "__offset"))
+
+
+def stream_positions(df: DataFrame, order_by: Sequence[str] | None = None, name: str = "position",
+                     cached: list | None = None) -> DataFrame:
     """``df`` with its stream positions in column ``name`` (see the module docstring for the order)."""
     if order_by:
-        order = list(order_by)
+        out = dense_index(df, list(order_by), name, cached)
     elif set(FILE_COLUMNS) <= set(df.columns):
-        order = list(FILE_COLUMNS)
+        out = file_index(df, name)
     else:
-        order = None
-    out = dense_index(df, order, name)
+        out = dense_index(df, None, name, cached)
     return out.drop(*[c for c in FILE_COLUMNS if c in out.columns])

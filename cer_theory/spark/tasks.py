@@ -31,6 +31,9 @@ class TaskSpec:
     query: Query
     columns: tuple[str, ...]
     slice_starts: tuple[int, ...] | None = None
+    partition: tuple[tuple[str, bool], ...] = ()
+    """The PARTITION BY attributes reported with each match, each with whether its column is integral (pandas
+    turns an integer column with NULLs into floats)."""
 
 
 class _PositionMap:
@@ -71,6 +74,7 @@ def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.Dat
                 first_reported = spec.slice_starts[int(slice_id)] if spec.slice_starts else 0
             positions.add(part["__pos"].to_numpy(), part["__row"].to_numpy())
             starts, ends, sets = [], [], []
+            keys: list[list] = [[] for _ in spec.partition]
             for match in engine.process(part.loc[:, list(spec.columns)].reset_index(drop=True)):
                 end_pos, end = positions.lookup(match.end)
                 if end_pos < first_reported:
@@ -78,5 +82,9 @@ def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.Dat
                 starts.append(positions.lookup(match.start)[1])
                 ends.append(end)
                 sets.append([positions.lookup(p)[1] for p in match.positions])
+                for column, value, (_, integral) in zip(keys, match.partition or (), spec.partition):
+                    column.append(int(value) if integral else value)
             if ends:
-                yield pd.DataFrame({"start": starts, "end": ends, "positions": sets})
+                out = {"start": starts, "end": ends, "positions": sets}
+                out.update({name: column for (name, _), column in zip(spec.partition, keys)})
+                yield pd.DataFrame(out)

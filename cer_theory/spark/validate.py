@@ -102,8 +102,9 @@ def _sql(column: Column) -> str:
 
 def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, Mapping[str, str | None]] | None,
                time_attribute: str | None, partition_attributes: Sequence[str]) -> DataFrame:
-    """``df`` (with a ``__row`` column) plus ``__error``/``__field`` (NULL on a good row) and
-    ``__unpartitioned``; attribute columns cast to their declared kinds. Rule 4 is :func:`mark_out_of_order`."""
+    """``df`` (with a ``__row`` column) plus ``__error``/``__field`` (NULL on a good row),
+    ``__unpartitioned`` and ``__given`` (a reported row as given, in JSON); attribute columns cast to their
+    declared kinds. Rule 4 is :func:`mark_out_of_order`."""
     from pyspark.sql import functions as F
 
     def bad(cond: Column, field: str, message: Column) -> Column:
@@ -151,6 +152,8 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
            .withColumn("__error", F.col("__verdict.error"))
            .withColumn("__field", F.col("__verdict.field"))
            .withColumn("__unpartitioned", F.col("__error").isNull() & unpartitioned)
+           .withColumn("__given", F.when(F.col("__error").isNotNull() | F.col("__unpartitioned"),
+                                         F.to_json(F.struct("type", *attributes))))
            .drop("__verdict"))
     return out.withColumns(casts) if casts else out
 
@@ -162,6 +165,7 @@ def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    given = [c for c in df.columns if not c.startswith("__")]
     eligible = F.col("__error").isNull() & ~F.col("__unpartitioned")
     stamp = F.when(eligible, F.col(time_attribute))
     df = df.withColumn("__bucket", F.floor(F.col("__row") / OUT_OF_ORDER_BUCKET))
@@ -169,7 +173,7 @@ def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
                     df.groupBy("__bucket").agg(F.max(stamp).alias("m")).collect())
     before, running = [], None
     for bucket, m in maxima:
-        before.append((bucket, running))
+        before.append((bucket, None if running is None else float(running)))  # ints too: the column is double
         if m is not None:
             running = m if running is None else max(running, m)
     prior = df.sparkSession.createDataFrame(before or [(0, None)], "__bucket long, __prior double")
@@ -183,4 +187,5 @@ def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
     return (df.join(F.broadcast(prior), "__bucket", "left")
             .withColumn("__field", F.when(late, F.lit(time_attribute)).otherwise(F.col("__field")))
             .withColumn("__error", F.when(late, message).otherwise(F.col("__error")))
+            .withColumn("__given", F.when(late, F.to_json(F.struct(*given))).otherwise(F.col("__given")))
             .drop("__bucket", "__prior"))
