@@ -280,7 +280,10 @@ def _frames(evs: list[Event]) -> list[object]:
     except ImportError:
         pass
     else:
-        out.append(pd.DataFrame(rows, columns=sorted({k for r in rows for k in r} | {"type"})))
+        try:
+            out.append(pd.DataFrame(rows, columns=sorted({k for r in rows for k in r} | {"type"})))
+        except OverflowError:  # pandas < 3 cannot hold ints beyond 64 bits next to other kinds in one column
+            pass
     try:
         import pyarrow as pa
     except ImportError:
