@@ -9,7 +9,8 @@ out, with the readings of :mod:`cer_theory.semantics.ceql` (the reference the te
   ``[a,b]``; numbers compare as numbers, never equal to a string or a boolean), all sharing one lazily built
   determinizer (§4.4). An event with a missing (NULL) value in any listed attribute belongs to **no**
   partition: it is counted in :attr:`Engine.unpartitioned`, not silently lost. Positions and ``EVENTS``
-  windows are global. An evaluator is discarded once it holds no partial match (nothing can come of it) or,
+  windows are global. An evaluator is created only for an event on which a run starts, and discarded once it
+  holds no partial match (nothing can come of it) or,
   with a window, once its last event has left the window (every partial match in it has expired), so idle
   keys do not accumulate on unbounded key domains ([ours], spec §7.5).
 * **WITHIN** — pruning inside the tECS (max-start ≥ τ); time keys must not decrease along the stream.
@@ -25,9 +26,10 @@ out, with the readings of :mod:`cer_theory.semantics.ceql` (the reference the te
   with NEXT/LAST/MAX, the first n in sorted order).
 * **FROM** — the input is the already merged stream; stream names are not matched against events.
 
-Input: :class:`~cer_theory.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow
-Table (a ``type`` column; None/NaN cells are absent attributes); batches get their predicate bit vectors from
-:func:`cer_theory.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
+Without PARTITION BY and NEXT/LAST/MAX there is at most one evaluator, and :meth:`Engine.process` runs one
+inlined loop over Events or dicts (``_process_plain``). Input: :class:`~cer_theory.events.Event` objects, dicts
+with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
+attributes); batches get their predicate bit vectors from :func:`cer_theory.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
 positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
 the window only; without a window both grow with the stream (as in the paper's Algorithm 1).
 """

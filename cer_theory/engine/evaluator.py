@@ -19,6 +19,10 @@ Implementation aspects of §4.4:
 * **windows** – τ is the id of the oldest bottom node inside the window, so pruning is an integer comparison
   for position and time windows alike (the keys must be non-decreasing, spec §7.3); states whose head is
   expired are skipped and union-lists are cut at their first expired entry (§3.6, [ours, verified]);
+* **quiet events** [ours] – an event on which no run starts, every state of T only loops on itself by ∘ and no
+  state is final leaves T as it is (no node, no output); unless the window expires a bottom node,
+  :meth:`Evaluator.advance` answers it from a cache per (T, bit vector) without the update. Debug mode checks
+  each such claim against the full update instead;
 * **memory** – expired nodes are dropped by :meth:`Tecs.compact`; with a window the live tECS holds the nodes
   created inside the window (plus at most as many again plus 1024, the compaction slack). Without a window
   nothing ever expires and memory grows with the stream, as in the paper's Algorithm 1.
