@@ -9,7 +9,8 @@ out, with the readings of :mod:`cer_theory.semantics.ceql` (the reference the te
   ``[a,b]``; numbers compare as numbers, never equal to a string or a boolean), all sharing one lazily built
   determinizer (§4.4). An event with a missing (NULL) value in any listed attribute belongs to **no**
   partition: it is counted in :attr:`Engine.unpartitioned`, not silently lost. Positions and ``EVENTS``
-  windows are global. An evaluator is discarded once it holds no partial match (nothing can come of it) or,
+  windows are global. An evaluator is created only for an event on which a run starts, and discarded once it
+  holds no partial match (nothing can come of it) or,
   with a window, once its last event has left the window (every partial match in it has expired), so idle
   keys do not accumulate on unbounded key domains ([ours], spec §7.5).
 * **WITHIN** — pruning inside the tECS (max-start ≥ τ); time keys must not decrease along the stream.
@@ -25,9 +26,10 @@ out, with the readings of :mod:`cer_theory.semantics.ceql` (the reference the te
   with NEXT/LAST/MAX, the first n in sorted order).
 * **FROM** — the input is the already merged stream; stream names are not matched against events.
 
-Input: :class:`~cer_theory.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow
-Table (a ``type`` column; None/NaN cells are absent attributes); batches get their predicate bit vectors from
-:func:`cer_theory.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
+Without PARTITION BY and NEXT/LAST/MAX there is at most one evaluator, and :meth:`Engine.process` runs one
+inlined loop over Events or dicts (``_process_plain``). Input: :class:`~cer_theory.events.Event` objects, dicts
+with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
+attributes); batches get their predicate bit vectors from :func:`cer_theory.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
 positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
 the window only; without a window both grow with the stream (as in the paper's Algorithm 1).
 """
@@ -41,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..determinize import DEFAULT_BUDGET
 from ..errors import StreamFormatError
-from ..events import Event
+from ..events import TYPE_KEY, Event
 from ..predicates.ast import kind
 from .evaluator import Determinizer, Evaluator
 from .types import CoreComplexEvent, Window
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 
 POST_STRATEGIES = ("NEXT", "LAST", "MAX")
 """Strategies applied on the materialized CEs of each position (see the module docstring)."""
+
+_INF = float("inf")
 
 BATCH = 4096
 """Events per vectorized bit-vector batch when the input is a DataFrame or a Table."""
@@ -88,6 +92,20 @@ class Match:
     def __repr__(self) -> str:
         part = "" if self.partition is None else f" @{self.partition}"
         return f"Match({self.complex_event!r}{part})"
+
+
+_new, _set_ce, _set_events, _set_partition = (object.__new__, Match.complex_event.__set__,  # type: ignore
+                                              Match.events.__set__, Match.partition.__set__)  # type: ignore
+
+
+def make_match(complex_event: CoreComplexEvent, events: tuple[Event, ...], partition: tuple | None) -> Match:
+    """``Match(complex_event, events, partition)`` without the frozen dataclass's checked ``__init__`` (one per
+    output); the fields are exactly those ``__init__`` would set."""
+    m = _new(Match)
+    _set_ce(m, complex_event)
+    _set_events(m, events)
+    _set_partition(m, partition)
+    return m
 
 
 class Engine:
@@ -132,6 +150,9 @@ class Engine:
         self._events: deque[Event | tuple[_FrameRows, int]] = deque()
         self._event_keys: deque[float] = deque()
         self._events_base = 0
+        self._frame_rows = False  # whether _events may hold frame rows (else only Events)
+        self._plain = not self.partition_attributes and not self._post and self._time_attribute != TYPE_KEY
+        """:meth:`_process_plain` applies: one evaluator, no post-strategy, the window key is an attribute."""
 
     # ------------------------------------------------------------------ input
 
@@ -144,6 +165,9 @@ class Engine:
             return
         if isinstance(events, (Event, Mapping)):
             raise TypeError("process takes an iterable of events; use process_event for a single one")
+        if self._plain:
+            yield from self._process_plain(events)
+            return
         for e in events:
             yield from self.process_event(e)
 
@@ -155,6 +179,71 @@ class Engine:
         return self._step(event, self.det.mask(event) if mask is None else mask,
                           None if attr is None else event.get(attr),
                           [event.get(a) for a in self.partition_attributes] if self.partition_attributes else None)
+
+    def _process_plain(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
+        """:meth:`process` without PARTITION BY or a post-strategy, i.e. with at most one evaluator:
+        :meth:`process_event`, :meth:`_step` and :meth:`_expire` inlined, with the same checks and effects in the
+        same order. The engine's position, last window key and event-buffer base live in locals, written back
+        before every yield and on exit and read again after a yield (the caller may use the engine meanwhile)."""
+        mask, initial_moves = self.det.mask, self.det.initial_moves
+        attr, window, consume = self._time_attribute, self.window, self.consume != "NONE"
+        evaluators = self._evaluators
+        keys = self._event_keys
+        remember_event, remember_key = self._events.append, keys.append
+        forget_event, forget_key = self._events.popleft, keys.popleft
+        size, strict = (window.size, window.strict) if window is not None else (_INF, False)
+        position, last, base = self.position, self._last_key, self._events_base
+        entry = evaluators.get(())
+        ev = None if entry is None else entry[0]
+        try:
+            for e in events:
+                if e.__class__ is not Event and not isinstance(e, Event):
+                    e = Event.from_dict(e, line=position)
+                m = mask(e)
+                j = position
+                position = j + 1
+                if attr is None:
+                    key = j
+                else:  # _time_key and the monotonicity check of _step
+                    key = e._values.get(attr)
+                    if key.__class__ is not int and key.__class__ is not float:
+                        key = _time_key(j, key, attr)
+                    if key < last:
+                        raise StreamFormatError(f"window key {key!r} decreases (previous {last!r}); WITHIN needs "
+                                                f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
+                                                field=attr)
+                last = key
+                remember_event(e)
+                remember_key(key)
+                if strict:  # _expire, with Window.admits inlined
+                    while keys and key - keys[0] >= size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                else:
+                    while keys and key - keys[0] > size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                if ev is None:
+                    if not initial_moves(m):  # a new evaluator would stay empty and be discarded at once
+                        continue
+                    ev = self._new_evaluator()
+                    evaluators[()] = (ev, ())
+                    self.partitions_created += 1
+                ces = ev.advance(j, m, key)
+                if ces and consume or not ev.table:  # CONSUME BY (ANY or PARTITION: the only one), or empty
+                    del evaluators[()]
+                    self.partitions_discarded += 1
+                    ev = None
+                if ces:
+                    self.position, self._last_key, self._events_base = position, last, base
+                    yield from self._matches(ces, None)
+                    position, last, base = self.position, self._last_key, self._events_base
+                    entry = evaluators.get(())
+                    ev = None if entry is None else entry[0]
+        finally:
+            self.position, self._last_key, self._events_base = position, last, base
 
     def _process_frame(self, frame: Any) -> Iterator[Match]:
         """A DataFrame or Table, by chunks: bit vectors, window keys and partition keys come from its columns
@@ -172,6 +261,7 @@ class Engine:
             times = None if attr is None else _column(chunk, attr, size)
             parts = [_column(chunk, a, size) for a in self.partition_attributes]
             rows = _FrameRows(chunk, self.position)
+            self._frame_rows = True
             for k in range(size):
                 yield from self._step((rows, k), masks[k], None if times is None else times[k],
                                       [c[k] for c in parts] if parts else None)
@@ -202,13 +292,16 @@ class Engine:
         self._remember(item, key)
         entry = self._evaluators.get(pkey)
         if entry is None:
+            if not self.det.initial_moves(mask):  # a new evaluator would stay empty and be discarded at once
+                self._expire(key)
+                return []
             entry = (self._new_evaluator(), tuple(v for _, v in pkey))
             self._evaluators[pkey] = entry
             self.partitions_created += 1
         else:
             self._evaluators.move_to_end(pkey)
         evaluator, part = entry
-        ces = evaluator.process(None, j, mask=mask, key=key)  # type: ignore[arg-type]
+        ces = evaluator.advance(j, mask, key)
         if self._post:
             ces = self._strategy_then_window(ces, key)
             if self.limit is not None:
@@ -223,8 +316,14 @@ class Engine:
         self._expire(key)
         if not ces:
             return []
-        partition = part if values is not None else None
-        return [Match(c, tuple(self._event_at(p) for p in c.positions), partition) for c in ces]
+        return self._matches(ces, part if values is not None else None)
+
+    def _matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
+        """The reported Matches of ``ces`` (their events are still in the window's event buffer)."""
+        events, base = self._events, self._events_base
+        if self._frame_rows:
+            return [make_match(c, tuple([self._event_at(p) for p in c.positions]), partition) for c in ces]
+        return [make_match(c, tuple([events[p - base] for p in c.positions]), partition) for c in ces]
 
     def _new_evaluator(self) -> Evaluator:
         window = None if self._post else self.window

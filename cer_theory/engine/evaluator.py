@@ -19,6 +19,10 @@ Implementation aspects of §4.4:
 * **windows** – τ is the id of the oldest bottom node inside the window, so pruning is an integer comparison
   for position and time windows alike (the keys must be non-decreasing, spec §7.3); states whose head is
   expired are skipped and union-lists are cut at their first expired entry (§3.6, [ours, verified]);
+* **quiet events** [ours] – an event on which no run starts, every state of T only loops on itself by ∘ and no
+  state is final leaves T as it is (no node, no output); unless the window expires a bottom node,
+  :meth:`Evaluator.advance` answers it from a cache per (T, bit vector) without the update. Debug mode checks
+  each such claim against the full update instead;
 * **memory** – expired nodes are dropped by :meth:`Tecs.compact`; with a window the live tECS holds the nodes
   created inside the window (plus at most as many again plus 1024, the compaction slack). Without a window
   nothing ever expires and memory grows with the stream, as in the paper's Algorithm 1.
@@ -26,6 +30,7 @@ Implementation aspects of §4.4:
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +41,7 @@ from ..automata.cea import CEA
 from ..determinize import DEFAULT_BUDGET
 from ..errors import SizeBudgetExceeded, StreamFormatError
 from ..events import TYPE_KEY, Event
-from ..predicates.ast import MIRRORED_OP, And, Attr, BoolConst, Cmp, Const, IsType, Not, Or, Predicate, compare
+from ..predicates.ast import MIRRORED_OP, And, Attr, BoolConst, Cmp, Const, IsType, Not, Or, Predicate
 from .tecs import EnumerationStats, Tecs, TecsError
 from .types import CoreComplexEvent, Window
 
@@ -46,81 +51,139 @@ NO_MOVE = (-1, -1)
 _NOTHING = 1 << 62
 """τ of a window that admits no interval at all (strict with size 0, or a negative size)."""
 
+_INF = float("inf")
+_EXACT = 2**53  # integers up to this size are exact floats
+
+QUIET_LIMIT = 4096
+"""Bit vectors remembered per table T in the quiet-event cache (past that, the test runs every time)."""
+
 COMPACT_MIN = 1024
 """Compaction runs once the expired prefix holds at least this many nodes and at least as many as the live part,
 so each node is moved O(1) times on average."""
 
 
+MASK_MEMO_LIMIT = 1 << 16
+"""Atom vectors whose bit vector :func:`compile_mask` remembers (past that it computes them every time)."""
+
+
 def compile_mask(predicates: Sequence[Predicate]) -> Callable[[Event], int]:
     """One Python function computing an event's bit vector over ``predicates`` (bit k ⇔ ``predicates[k](e)``).
 
-    Generated source: each distinct atom (a type test or an attribute/constant comparison with the type guard of
-    :func:`cer_theory.predicates.ast.compare`: a missing attribute or a kind mismatch is false) is computed once
-    into a local, and every predicate is a boolean expression over those locals, so an atom shared by several
-    predicates is evaluated once per event (CORE's bit vectors, §4.4). Any other node (``On``, ``Opaque``, the
-    CEQL extensions) is evaluated through its own ``holds``. A property test checks it against ``p(e)``.
+    Generated source in two stages (CORE's bit vectors, §4.4):
+
+    1. the *atom vector*: each distinct atom gets one bit. Equality atoms are grouped by attribute and by the kind
+       of their constant into one dict ``constant → atom bits``, so ``name = 'A'``, ``name = 'B'``, … cost one
+       lookup together (the type tests likewise, on the event type). The kind guard of
+       :func:`cer_theory.predicates.ast.compare` comes first (a missing attribute or a kind mismatch is false),
+       so the dict only ever compares values of one kind, as ``==`` does. Other comparisons are one test each;
+       any other node (``On``, ``Opaque``, the CEQL extensions) is evaluated through its own ``holds``.
+    2. the bit vector, a Boolean function of the atom vector, memoized by atom vector (few distinct ones occur).
+
+    Each attribute is read once per event. A property test checks the function against ``p(e)``.
     """
-    ns: dict[str, Any] = {"_compare": compare}
-    lines: list[str] = []
-    atoms: dict[Any, str] = {}
-    uses_env = False
+    ns: dict[str, Any] = {"_memo": {}}
+    bits: dict[Any, int] = {}  # atom → its bit in the atom vector
+    tables: dict[tuple[str, str], dict[Any, int]] = {}  # (attribute, kind guard) → {constant: atom bits}
+    tests: dict[tuple[str, str], list[str]] = {}  # (attribute, kind guard) → its one-by-one atom tests
+    type_tests: list[str] = []
+    generic: list[str] = []
 
     def const(value: Any) -> str:
         name = f"_c{len(ns)}"
         ns[name] = value
         return name
 
-    def atom(key: Any, code: str, prelude: str = "") -> str:
-        var = atoms.get(key)
-        if var is None:
-            var = atoms[key] = f"x{len(atoms)}"
-            if prelude:
-                lines.append(f"    {prelude}")
-            lines.append(f"    {var} = {code}")
-        return var
+    def atom(key: Any) -> tuple[str, bool]:
+        """The atom's bit as source text, and whether it is new."""
+        known = bits.get(key)
+        if known is not None:
+            return f"(a & {known})", False
+        bits[key] = 1 << len(bits)
+        return f"(a & {bits[key]})", True
 
-    def guard(value: Any) -> str:
-        if isinstance(value, bool):
-            return "v.__class__ is bool"
-        if isinstance(value, str):
-            return "v.__class__ is str"
-        return "(v.__class__ is int or v.__class__ is float)"
+    def equality(name: str, value: Any) -> str:
+        guard = _guard(value)
+        if name == TYPE_KEY and guard != "str":
+            return "False"  # the type is a string: a constant of another kind never equals it
+        code, fresh = atom(("=", name, guard, value))
+        if fresh:
+            table = tables.setdefault((name, guard), {})
+            table[value] = table.get(value, 0) | bits[("=", name, guard, value)]
+        return code
+
+    def comparison(name: str, op: str, value: Any) -> str:
+        if op == "=" and not (isinstance(value, float) and value != value):  # NaN equals nothing: tested below
+            return equality(name, value)
+        code, fresh = atom((name, op, type(value), value))
+        if fresh:
+            key = (name, op, type(value), value)
+            py = "==" if op == "=" else op
+            if name == TYPE_KEY:  # the type is a string: a constant of another kind never compares
+                test = f"t {py} {const(value)}" if isinstance(value, str) else "False"
+                type_tests.append(f"    if {test}: a |= {bits[key]}")
+            else:
+                tests.setdefault((name, _guard(value)), []).append(f"if v {py} {const(value)}: a |= {bits[key]}")
+        return code
 
     def expr(p: Predicate) -> str:
-        nonlocal uses_env
         if isinstance(p, BoolConst):
             return "True" if p.value else "False"
         if isinstance(p, IsType) and p.slot is None:
-            return atom(("type", p.name), f"t == {const(p.name)}")
+            return equality(TYPE_KEY, p.name)
         if isinstance(p, Cmp) and _plain(p.left) and isinstance(p.right, Const):
-            return cmp_code(p.left.name, p.op, p.right.value)  # type: ignore[union-attr]
+            return comparison(p.left.name, p.op, p.right.value)  # type: ignore[union-attr]
         if isinstance(p, Cmp) and isinstance(p.left, Const) and _plain(p.right):
-            return cmp_code(p.right.name, MIRRORED_OP[p.op], p.left.value)  # type: ignore[union-attr]
+            return comparison(p.right.name, MIRRORED_OP[p.op], p.left.value)  # type: ignore[union-attr]
         if isinstance(p, Not):
             return f"(not {expr(p.arg)})"
         if isinstance(p, And):
             return "(" + " and ".join(expr(a) for a in p.args) + ")"
         if isinstance(p, Or):
             return "(" + " or ".join(expr(a) for a in p.args) + ")"
-        uses_env = True
-        return atom(p, f"{const(p.holds)}(env)")
-
-    def cmp_code(name: str, op: str, value: Any) -> str:
-        if name == TYPE_KEY:
-            code = f"t {'==' if op == '=' else op} {const(value)}" if isinstance(value, str) else "False"
-            return atom((name, op, type(value), value), code)
-        py = "==" if op == "=" else op
-        return atom((name, op, type(value), value), f"{guard(value)} and v {py} {const(value)}",
-                    f"v = g({name!r})")
+        code, fresh = atom(p)
+        if fresh:
+            generic.append(f"    if {const(p.holds)}(env): a |= {bits[p]}")
+        return code
 
     body = [f"    if {expr(p)}: m |= {1 << k}" for k, p in enumerate(predicates)]
-    head = ["def _mask(e):", "    t = e.type", "    g = e.attributes.get"]
-    head += ["    env = {None: e}"] if uses_env else []
-    source = "\n".join(head + lines + ["    m = 0"] + body + ["    return m"])
+    lines = ["def _mask(e):", "    t = e.type"]
+    types = tables.pop((TYPE_KEY, "str"), None)
+    lines.append(f"    a = {const(types)}.get(t, 0)" if types else "    a = 0")
+    lines += type_tests
+    names = sorted({n for n, _ in tables} | {n for n, _ in tests})
+    if names:
+        lines.append("    g = e._values.get")
+    for name in names:
+        lines.append(f"    v = g({name!r})")
+        branch = "if"
+        for guard in ("str", "num", "bool"):  # exclusive kinds: one branch runs
+            table, own = tables.get((name, guard)), tests.get((name, guard), [])
+            if table is None and not own:
+                continue
+            lines.append(f"    {branch} {_GUARDS[guard]}:")
+            if table is not None:
+                lines.append(f"        a |= {const(table)}.get(v, 0)")
+            lines += [f"        {test}" for test in own]
+            branch = "elif"
+    if generic:
+        lines += ["    env = {None: e}"] + generic
+    lines += ["    m = _memo.get(a)", "    return _bits(a) if m is None else m"]
+    fill = ["def _bits(a):", "    m = 0", *body, f"    if len(_memo) < {MASK_MEMO_LIMIT}:", "        _memo[a] = m",
+            "    return m"]
+    source = "\n".join(lines + [""] + fill)
     exec(compile(source, "<cer_theory.engine.mask>", "exec"), ns)
     fn = ns["_mask"]
     fn.source = source  # type: ignore[attr-defined]
     return fn
+
+
+_GUARDS = {"bool": "v.__class__ is bool", "str": "v.__class__ is str",
+           "num": "(v.__class__ is int or v.__class__ is float)"}
+"""The kind guards of the generated mask: a value of another kind never compares (``compare``)."""
+
+
+def _guard(value: Any) -> str:
+    return "bool" if isinstance(value, bool) else "str" if isinstance(value, str) else "num"
 
 
 def _plain(term: Any) -> bool:
@@ -135,6 +198,32 @@ def _vectorized_bitmasks() -> Any:
     return bitmasks
 
 
+def last_admitted(window: Window, start: float) -> float:
+    """A window key up to which a match starting at key ``start`` stays admitted: ``key <= last_admitted(window,
+    start)`` implies ``window.admits(start, key)`` for int and float keys alike (``key - start`` is monotone in
+    ``key``, in floating point too, and integers below 2**53 are exact floats). The largest such integer when
+    ``start`` and the size are integers, else the largest such float (found by stepping from ``start + size``).
+    -inf (nothing known) for other values or if the search does not settle."""
+    size, strict = window.size, window.strict
+    if start.__class__ is int and size.__class__ is int and -_EXACT <= start <= _EXACT and -_EXACT <= size <= _EXACT:
+        return start + size - 1 if strict else start + size
+    kinds = (type(start), type(size))
+    if not {int, float}.issuperset(kinds) or any(type(v) is int and abs(v) > _EXACT for v in (start, size)):
+        return -_INF
+    admits = window.admits
+    t = start + size
+    for _ in range(64):
+        if t != t or abs(t) == _INF:
+            break
+        if not admits(start, t):
+            t = math.nextafter(t, -_INF)
+        elif admits(start, math.nextafter(t, _INF)):
+            t = math.nextafter(t, _INF)
+        else:
+            return t
+    return -_INF
+
+
 class Determinizer:
     """Lazy I/O-determinization of a CEA by the subset construction (seed 001 §3, §4.4; spec §2.3), keyed by
     (det-state id, bitmask of the event's truth values on the CEA's distinct predicates).
@@ -146,7 +235,7 @@ class Determinizer:
 
     __slots__ = ("cea", "predicates", "_out", "_ids", "subsets", "final", "initial",
                  "rows", "budget", "cache_limit", "_cached", "misses", "evictions", "_bitmasks", "states", "_final",
-                 "mask", "initial_is_source")
+                 "mask", "initial_is_source", "_quiet")
 
     def __init__(self, cea: CEA, *, budget: int | None = DEFAULT_BUDGET, cache_limit: int = 1 << 20) -> None:
         self.cea = cea
@@ -166,6 +255,7 @@ class Determinizer:
         self.rows: dict[int, dict[int, tuple[int, int]]] = {}
         self._cached = 0
         self.misses = self.evictions = 0
+        self._quiet: dict[tuple[int, ...], dict[int, bool]] = {}
         self._bitmasks = _vectorized_bitmasks()
         self.mask: Callable[[Event], int] = compile_mask(self.predicates)
         """The event's bit vector: bit k is set iff it satisfies the k-th distinct predicate."""
@@ -220,6 +310,7 @@ class Determinizer:
             self.rows.clear()  # bound the cache (spec §7.10); the row object the caller holds stays valid
             self.rows[mask] = row
             row.clear()
+            self._quiet.clear()  # (evaluators keep their tables: what they hold stays true)
             self._cached = 0
             self.evictions += 1
         marked: set[int] = set()
@@ -244,6 +335,25 @@ class Determinizer:
         row = self.row(mask)
         pair = row.get(state)
         return pair if pair is not None else self.step(row, mask, state)
+
+    def quiet_table(self, states: tuple[int, ...]) -> dict[int, bool]:
+        """The cache of :meth:`is_quiet` for the det-states ``states`` (T's keys), filled by the evaluators."""
+        table = self._quiet.get(states)
+        if table is None:
+            if len(self._quiet) >= self.cache_limit:
+                self._quiet.clear()
+            table = self._quiet[states] = {}
+        return table
+
+    def is_quiet(self, states: Iterable[int], mask: int) -> bool:
+        """Whether an event with bit vector ``mask`` leaves a table T with keys ``states`` as it is: no run starts
+        (the initial det-state has no move), every state only moves to itself by ∘ (so its union-list is kept
+        as it is), and no state is final (nothing to output). Then Algorithm 1's update creates no node and
+        rebuilds the same T, so the evaluator can skip it (unless the window expires something)."""
+        if self.successors(self.initial, mask) is not NO_MOVE:
+            return False
+        final = self.final
+        return all(not final[p] and self.successors(p, mask) == (-1, p) for p in states)
 
     def states_of(self, state: int) -> frozenset[Hashable]:
         """The CEA states making up det-state ``state``."""
@@ -311,7 +421,14 @@ class Evaluator:
         self._positional = window is not None and window.kind == "events"
         self.tau = 0
         self._bottoms: deque[tuple[float, int]] = deque()  # (window key, bottom id), oldest first
-        self.stats = EvaluatorStats(per_event=[] if keep_per_event else None)
+        self._stats = EvaluatorStats(per_event=[] if keep_per_event else None)
+        # Quiet events (:meth:`advance`): the cache for the current T (None: off, in debug mode and with per-event
+        # rows, or until the first update), the largest key at which no bottom node expires, events skipped.
+        self._quiet: dict[int, bool] | None = None
+        self._safe_key: float = _INF
+        self._safe_bottom = -1  # the oldest bottom node when _safe_key was computed
+        self._idle = 0
+        self._settled = False  # an update ran since the start or the last reset (τ is current)
 
     # ------------------------------------------------------------------ the public stream interface
 
@@ -325,7 +442,7 @@ class Evaluator:
             raise ValueError(f"positions must increase: got {j} after {self.position}")
         window = self.window
         if window is None:
-            tau = key = 0
+            key = 0
         else:
             if self._positional:
                 key = j
@@ -336,28 +453,103 @@ class Evaluator:
                     f"window key {key!r} decreases (previous {self.last_key!r}); time windows need "
                     f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
                     field=window.attribute or ("time" if window.kind != "events" else None))
-            self.last_key = key
-            tau = self._advance_window(key)
         if mask is None:
             mask = self.det.mask(event)  # type: ignore[arg-type]
+        return self.advance(j, mask, key)  # type: ignore[arg-type]
+
+    def advance(self, j: int, mask: int, key: float) -> list[CoreComplexEvent]:
+        """:meth:`process` for a caller that has checked its input (the engine): position ``j`` > the last one,
+        bit vector ``mask``, window key ``key`` (j for an ``EVENTS`` window; not below the last key; ignored
+        without a window).
+
+        A *quiet* event (:meth:`Determinizer.is_quiet`: no run starts, every state of T stays put by ∘, none is
+        final) on which no bottom node leaves the window changes nothing: same T, no node, no output, same τ.
+        It is answered from a per-(T, bit vector) cache without running the update; counts are kept."""
+        quiet = self._quiet
+        if quiet is not None and key <= self._safe_key:
+            q = quiet.get(mask)
+            if q is None:
+                q = self._learn_quiet(quiet, mask)
+            if q:
+                self._idle += 1
+                self.position = j
+                if self.window is not None:
+                    self.last_key = key
+                return []
+        return self._advance(j, mask, key)
+
+    def _learn_quiet(self, quiet: dict[int, bool], mask: int) -> bool:
+        q = self.det.is_quiet(self.table, mask)
+        if len(quiet) < QUIET_LIMIT:
+            quiet[mask] = q
+        return q
+
+    def _advance(self, j: int, mask: int, key: float) -> list[CoreComplexEvent]:
+        """One event through Algorithm 1 (update, then output), with the window and compaction around it."""
+        if self._idle:
+            self._flush()
+        claim = self._snapshot() if self.debug and self._claims_quiet(mask, key) else None
+        window = self.window
+        if window is None:
+            tau = key = 0
+        else:
+            self.last_key = key
+            tau = self._advance_window(key)
         self.position = j
         if tau == _NOTHING:  # the window admits nothing, not even [j, j]: nothing is ever stored
             self.table = {}
-            self.stats.events += 1
+            self._stats.events += 1
             out = []
         elif self.table or self.det.initial_moves(mask):
             self._update(j, mask, tau, key)
             out = self._output(j, tau) if self.table else []
         else:  # nothing active and no run starts here: T stays empty (the common case of selective queries)
-            self.stats.events += 1
+            self._stats.events += 1
             out = []
         if window is not None:
             dead = tau - self.tecs.base
             if dead >= self.compact_min and dead >= len(self.tecs) - dead:
                 self.tecs.compact(tau)
         if self.debug:
+            if claim is not None and (out or self._snapshot() != claim):
+                raise TecsError(f"event {j} was quiet for T = {list(self.table)} but the update changed something")
             self.check_invariants()
+        else:
+            self._quiet = None if self._stats.per_event is not None else self.det.quiet_table(tuple(self.table))
+        dq = self._bottoms
+        if not dq:
+            self._safe_key = _INF  # no bottom node to expire: τ stays until a node is created
+        elif dq[0][1] != self._safe_bottom:
+            self._safe_bottom = dq[0][1]
+            self._safe_key = last_admitted(window, dq[0][0])  # type: ignore[arg-type]
+        self._settled = True
         return out
+
+    # ------------------------------------------------------------------ quiet events: bookkeeping and checks
+
+    def _flush(self) -> None:
+        """Add the quiet events since the last update to the counts (as the update would have counted them)."""
+        idle, self._idle = self._idle, 0
+        st = self._stats
+        st.events += idle
+        if self.table:
+            st.lookups += idle * (len(self.table) + 1)
+            st.misses = self.det.misses
+
+    @property
+    def stats(self) -> EvaluatorStats:
+        if self._idle:
+            self._flush()
+        return self._stats
+
+    def _claims_quiet(self, mask: int, key: float) -> bool:
+        """Whether :meth:`advance` would skip this event if the quiet path were on (debug mode checks the claim
+        against the full update instead of taking it)."""
+        return self._settled and key <= self._safe_key and self.det.is_quiet(self.table, mask)
+
+    def _snapshot(self) -> tuple:
+        tecs = self.tecs
+        return tuple((p, tuple(ul)) for p, ul in self.table.items()), tecs.base, tecs.next_id, self.tau
 
     def process_batch(self, events: Sequence[Event], positions: Sequence[int] | None = None
                       ) -> Iterator[CoreComplexEvent]:
@@ -374,6 +566,10 @@ class Evaluator:
 
     def reset(self) -> None:
         """Forget every partial match (CONSUME BY): T and the tECS are emptied; positions and keys go on."""
+        if self._idle:
+            self._flush()
+        self._quiet = None  # the next event goes through the update (which sets τ again)
+        self._settled = False
         self.table = {}
         self.tecs.clear()
         self._bottoms.clear()
@@ -476,7 +672,7 @@ class Evaluator:
                     insert(ul2, ul[0] if len(ul) == 1 else merge(ul))
 
         self.table = new
-        st = self.stats
+        st = self._stats
         created = len(pos) - created0
         st.events += 1
         st.nodes_created += created
@@ -501,7 +697,7 @@ class Evaluator:
         mx, b = tecs.mx, tecs.base
         out: list[CoreComplexEvent] = []
         left = -1 if self.limit is None else self.limit
-        counted = self.stats.enumeration if self.instrument else None
+        counted = self._stats.enumeration if self.instrument else None
         for p, ul in self.table.items():
             if final[p]:
                 for n in ul:
@@ -516,7 +712,7 @@ class Evaluator:
                         out.extend(got)
                         if left > 0:
                             left -= len(got)
-        self.stats.outputs += len(out)
+        self._stats.outputs += len(out)
         return out
 
     # ------------------------------------------------------------------ inspection
