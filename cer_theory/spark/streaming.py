@@ -57,7 +57,7 @@ from ..errors import CerError, UnsupportedError
 from ..syntax.ceql import Query, StreamDeclaration, parse_query
 from .batch import REJECTED_SCHEMA, declaration_kinds, format_of, query_id_of
 from .plan import POSITION_ATTRIBUTE, task_query
-from .validate import UNPARTITIONED, check_rows, normalize_columns
+from .validate import UNPARTITIONED, check_rows, normalize_columns, spark_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -296,15 +296,13 @@ def _state_function(spec: KeySpec, output_columns: Sequence[str], key: tuple, pd
 
 
 def _kind_of(data_type: Any) -> str:
+    """The column kind a replay buffer stores: bool, long, double or str (numbers keep integrality)."""
     from pyspark.sql import types as T
 
-    if isinstance(data_type, T.BooleanType):
-        return "bool"
-    if isinstance(data_type, T.IntegralType):
-        return "long"
-    if isinstance(data_type, T.NumericType):
-        return "double"
-    return "str"
+    kind = spark_kind(data_type)
+    if kind == "num":
+        return "long" if isinstance(data_type, T.IntegralType) else "double"
+    return kind if kind == "bool" else "str"
 
 
 def read_stream(spark: SparkSession, path: str, *, format: str | None = None, schema: StructType | str | None = None,
