@@ -2,7 +2,7 @@
 
 The complex events are exactly those of the single-process engine (``cer_theory.engine.Engine``) over the same
 stream; :mod:`cer_theory.spark.plan` says how the work is spread and why that preserves the output. Output schema
-(one row per complex event, :data:`MATCH_COLUMNS`):
+(one row per complex event):
 
 =============  ================================  ==========================================================
 ``query_id``   string                            the ``query_id`` given, else ``q`` + 8 hex digits of the query
@@ -41,7 +41,6 @@ from .validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_co
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-MATCH_COLUMNS = ("query_id", "start", "end", "positions", "events")
 REJECTED_SCHEMA = "position long, field string, error string, fatal boolean, row string"
 """The side output: the input row, the offending field and the reason; ``fatal`` is false for the rows that
 are only notes (a NULL PARTITION BY attribute: in no partition, as in the single-process engine)."""
@@ -91,17 +90,22 @@ def query_id_of(query: Query) -> str:
 def read_events(spark: SparkSession, path: str, *, format: str | None = None) -> DataFrame:
     """Events from CSV (header with a ``type`` column), JSON Lines or Parquet (by extension, or ``format``),
     keeping the file order for the positions (CSV and JSON: types inferred from the data)."""
+    fmt = input_format(path, format)
+    return with_file_order(spark.read.options(**READ_OPTIONS[fmt]).format(fmt).load(path))
+
+
+READ_OPTIONS: dict[str, dict[str, str]] = {"csv": {"header": "true", "inferSchema": "true"}, "json": {},
+                                           "parquet": {}}
+"""Spark reader options per input format (CSV: a header row, column types inferred from the data)."""
+
+
+def input_format(path: str, format: str | None = None) -> str:
+    """The Spark format of an input: ``format`` if given, else from the extension; json, csv or parquet."""
     fmt = (format or format_of(path)).lower()
-    reader = spark.read
-    if fmt == "csv":
-        df = reader.option("header", True).option("inferSchema", True).csv(path)
-    elif fmt in ("json", "jsonl", "ndjson"):
-        df = reader.json(path)
-    elif fmt == "parquet":
-        df = reader.parquet(path)
-    else:
-        raise CerError(f"unknown input format {fmt!r} for {path}: use csv, json or parquet")
-    return with_file_order(df)
+    fmt = "json" if fmt in ("jsonl", "ndjson") else fmt
+    if fmt not in READ_OPTIONS:
+        raise CerError(f"unknown input format {fmt!r} for {path}: use one of {', '.join(READ_OPTIONS)}")
+    return fmt
 
 
 def format_of(path: str) -> str:

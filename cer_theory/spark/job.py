@@ -97,10 +97,10 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
     from ..events import iter_file
 
     rejected = {r.position for r in result.rejected.filter("fatal").select("position").collect()}
-    kept = [line for line, _ in enumerate(iter_file(path)) if line not in rejected]
-    events = (e for line, (_, e) in enumerate(iter_file(path)) if line not in rejected)
+    accepted = [(row, event) for row, (_, event) in enumerate(iter_file(path)) if row not in rejected]
+    kept = [row for row, _ in accepted]  # engine position → input row
     expected = Counter((kept[m.start], kept[m.end], tuple(kept[p] for p in m.positions))
-                       for m in Engine(query).process(events))
+                       for m in Engine(query).process(e for _, e in accepted))
     rows = result.matches.select("start", "end", "positions").collect()
     actual = Counter((r.start, r.end, tuple(r.positions)) for r in rows)
     if actual != expected:

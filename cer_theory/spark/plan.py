@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..engine.types import Window
 from ..semantics.ceql import partition_attributes
-from ..syntax.ceql import Query, format_query
+from ..syntax.ceql import Query
 
 POSITION_ATTRIBUTE = "__pos"
 """The column that carries stream positions into the tasks (``WITHIN n EVENTS`` is a window over it)."""
@@ -78,7 +78,3 @@ def plan_query(query: Query) -> Plan:
     return Plan("sliced", runs, parts, window_attribute,
                 "WITHIN without PARTITION BY: slices of the stream, each reading the window before it")
 
-
-def describe_query(query: Query) -> str:
-    """One line for reports."""
-    return " ".join(format_query(query).split())

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CerError, UnsupportedError
 from ..syntax.ceql import Query, StreamDeclaration, parse_query
-from .batch import REJECTED_SCHEMA, declaration_kinds, format_of, query_id_of
+from .batch import READ_OPTIONS, REJECTED_SCHEMA, declaration_kinds, input_format, query_id_of
 from .plan import POSITION_ATTRIBUTE, task_query
 from .validate import UNPARTITIONED, check_rows, normalize_columns, spark_kind
 
@@ -72,7 +72,6 @@ a replay may use (after the last reported match), and the buffered events as JSO
 META = "_meta.json"
 """``<output>/_meta.json``: the output format and schemas, for :func:`read_stream_output`."""
 FORMATS = ("json", "parquet")
-INPUT_FORMATS = ("json", "csv", "parquet")
 MAX_SECONDS = 9.0e12
 """Event times are clamped to ±this many seconds (about year 287,000: Spark's timestamps end near 294,000)."""
 _WATERMARK_KEY = "spark.watermarkDelayMs"  # Spark's column metadata marking the event-time column
@@ -310,14 +309,10 @@ def read_stream(spark: SparkSession, path: str, *, format: str | None = None, sc
     """A streaming DataFrame over the event files in the directory ``path`` (JSON Lines, CSV with a header, or
     Parquet; by extension unless ``format``). A file source needs a schema: without ``schema`` it is inferred
     from a batch read of the files present now (so at least one must be there)."""
-    fmt = (format or format_of(path)).lower()
-    fmt = "json" if fmt in ("jsonl", "ndjson") else fmt
-    if fmt not in INPUT_FORMATS:
-        raise CerError(f"unknown input format {fmt!r} for {path}: use one of {', '.join(INPUT_FORMATS)}")
-    reader, options = spark.read, {"header": "true", "inferSchema": "true"} if fmt == "csv" else {}
+    fmt = input_format(path, format)
     if schema is None:
         try:
-            schema = reader.options(**options).format(fmt).load(path).schema
+            schema = spark.read.options(**READ_OPTIONS[fmt]).format(fmt).load(path).schema
         except Exception as e:  # noqa: BLE001 - Spark raises several kinds for an empty or missing directory
             raise CerError(f"{path}: cannot infer the stream's schema from the files present ({e.__class__.__name__}"
                            f"); add a file or pass schema=") from None

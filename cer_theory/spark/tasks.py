@@ -17,9 +17,6 @@ import pandas as pd
 
 from ..syntax.ceql import Query
 
-INTERNAL = ("__pos", "__row", "__slice")
-"""Columns a task reads besides the event's own (type and attributes)."""
-
 OUTPUT_SCHEMA = "start long, end long, positions array<long>"
 
 

@@ -136,7 +136,7 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
                                                   value.cast("string"))))
     unpartitioned = F.lit(False)
     for name in partition_attributes:
-        unpartitioned = unpartitioned | (F.col(name).isNull() if name in df.columns else F.lit(True))
+        unpartitioned = unpartitioned | F.col(name).isNull()
     if time_attribute is not None:
         if time_attribute not in df.columns:
             raise DeclarationError(f"the window's timestamp attribute {time_attribute!r} is not a column "
