@@ -4,7 +4,7 @@
         [--queries P3,P3'] [--engines ours,naive,pycer] [--time-budget S] [--profile auto|none|P3,...]
 
 Every (query, engine, run) is a fresh subprocess (:mod:`benchmarks.worker`), so each peak RSS is that run's own;
-runs of the engines are interleaved (run 1 of every engine, then run 2, …) so that a disturbance of the machine
+runs are interleaved (run 1 of every query and engine, then run 2, …) so that a disturbance of the machine
 hits all of them alike. The report (``--out`` JSON and a Markdown table beside it) gives, per query and engine,
 the median events/s over the runs, the number of complex events, the peak RSS growth over the preloaded
 baseline and its curve along the stream, and then the issue's targets with their margins.
@@ -449,10 +449,14 @@ def main(argv: list[str] | None = None) -> int:
     total = len(queries) * args.runs * len(engines)
     done = 0
     started = time.time()
-    for q in queries:
-        n = args.events if args.no_caps or q.max_events is None else min(args.events, q.max_events)
-        runs: dict[str, list[dict]] = {e: [] for e in engines}
-        for r in range(args.runs):
+    sizes = {q.name: args.events if args.no_caps or q.max_events is None else min(args.events, q.max_events)
+             for q in queries}
+    runs: dict[str, dict[str, list[dict]]] = {q.name: {e: [] for e in engines} for q in queries}
+    # Round-robin over (query, engine) within each run, so that a busy spell of the machine hits every query
+    # alike: the sweep's targets compare queries with each other, not only engines.
+    for r in range(args.runs):
+        for q in queries:
+            n = sizes[q.name]
             for e in engines:
                 done += 1
                 if e not in pythons:
@@ -462,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
                           "time_budget": _budget(args, e), "profile": None, "input": args.input}
                 t = time.time()
                 res = run_worker(pythons[e], config, timeout=args.timeout)
-                runs[e].append(res)
+                runs[q.name][e].append(res)
                 if "error" in res:
                     status = f"FAILED: {res['error']}"
                 else:
@@ -470,17 +474,8 @@ def main(argv: list[str] | None = None) -> int:
                               f"+{res['peak_growth_mb'] if res['peak_growth_mb'] is not None else '?'} MiB")
                 print(f"[{done}/{total}] {q.name:7} {e:6} run {r + 1}/{args.runs} ({n:,} events): {status}  "
                       f"({time.time() - t:.1f} s)", flush=True)
-        per_engine: dict[str, Any] = {"events": n}
-        for e in engines:
-            per_engine[e] = summarize(runs[e]) if e in pythons else {"skipped": pycer_note or PYCER_SKIP}
-        report["results"][q.name] = per_engine
-        counts = {e: s["outputs"] for e in engines if isinstance((s := per_engine[e]), dict)
-                  and isinstance(s.get("outputs"), int) and not s.get("stopped_early")}
-        if len(counts) > 1:
-            same = len(set(counts.values())) == 1
-            report["outputs_agree"][q.name] = ("same output count: " if same else "DIFFERENT output counts: ") + \
-                ", ".join(f"{e} {c:,}" for e, c in counts.items())
-        _write(report, out, md_path)
+            _record(report, q.name, n, runs[q.name], engines, pythons, pycer_note)
+            _write(report, out, md_path)
 
     report["targets"] = evaluate_targets(report["results"])
     if "ours" in engines and args.profile.lower() != "none":
@@ -507,6 +502,21 @@ def main(argv: list[str] | None = None) -> int:
         mark = {True: "met    ", False: "NOT MET", None: "n/a    "}[t["met"]]
         print(f"  {mark} {t['target']}" + (f"  (ratio {t['ratio']})" if t.get("ratio") is not None else ""))
     return 0
+
+
+def _record(report: dict, query: str, n: int, runs: dict[str, list[dict]], engines: list[str],
+            pythons: dict[str, str], pycer_note: str | None) -> None:
+    """Summarize the runs of ``query`` so far into ``report`` and compare the engines' output counts."""
+    per_engine: dict[str, Any] = {"events": n}
+    for e in engines:
+        per_engine[e] = summarize(runs[e]) if e in pythons else {"skipped": pycer_note or PYCER_SKIP}
+    report["results"][query] = per_engine
+    counts = {e: s["outputs"] for e in engines if isinstance((s := per_engine[e]), dict)
+              and isinstance(s.get("outputs"), int) and not s.get("stopped_early")}
+    if len(counts) > 1:
+        same = len(set(counts.values())) == 1
+        report["outputs_agree"][query] = ("same output count: " if same else "DIFFERENT output counts: ") + \
+            ", ".join(f"{e} {c:,}" for e, c in counts.items())
 
 
 def _write(report: dict, out: Path, md_path: Path) -> None:
