@@ -515,3 +515,30 @@ def test_engine_on_a_dataframe_equals_the_engine_on_events(q, stream):
     df = pd.DataFrame([e.to_dict() for e in stream])
     frame = [m.complex_event for m in Engine(q).process(df)]
     assert frame == [m.complex_event for m in Engine(q).process(stream)]
+
+
+@settings(max_examples=300)
+@given(queries(), timed_streams(max_length=10), st.sampled_from(["NEXT", "LAST", "MAX"]))
+def test_engine_selection_strategies_through_the_determinization(q, stream, strategy):
+    """NEXT, LAST and MAX run as Algorithm 1 over A⁺_SEL (seed 000 Thm 7.2 on the one-start CEA, D27): the same
+    CEs as the reference, which compares the CEs of every start before the window (D20), with every tECS
+    invariant checked after every event."""
+    q = replace(q, strategy=strategy)
+    expected = evaluate(q, stream)
+    actual = evaluate_query(q, stream, debug=True)
+    assert actual == expected, report(str(q), stream, expected, actual)
+
+
+@settings(max_examples=200)
+@given(queries(), timed_streams(max_length=10))
+def test_engine_inlined_loops_equal_event_by_event_processing(q, stream):
+    """``process`` runs inlined loops (one evaluator; PARTITION BY): the same matches in the same order, with the
+    same partition keys and the same bookkeeping, as ``process_event`` one event at a time."""
+    inlined, stepped = Engine(q), Engine(q)
+    got = list(inlined.process(stream))
+    want = [m for e in stream for m in stepped.process_event(e)]
+    assert [(m.complex_event, m.partition, m.events) for m in got] == \
+        [(m.complex_event, m.partition, m.events) for m in want], report(str(q), stream, want, got)
+    for attr in ("position", "unpartitioned", "partitions", "partitions_created", "partitions_discarded",
+                 "retained_events"):
+        assert getattr(inlined, attr) == getattr(stepped, attr), attr

@@ -15,15 +15,15 @@ out, with the readings of :mod:`cer_theory.semantics.ceql` (the reference the te
   keys do not accumulate on unbounded key domains ([ours], spec §7.5).
 * **WITHIN** — pruning inside the tECS (max-start ≥ τ); time keys must not decrease along the stream.
 * **Selection strategies** — ``ALL``/``ANY``: none; ``STRICT``: compiled into the automaton. ``NEXT``,
-  ``LAST`` and ``MAX`` compare each CE with every CE ending at the same position *before* the window (the
-  reference's reading), which no any-start automaton is known to do: the engine enumerates all CEs ending at
-  j, applies :func:`~cer_theory.semantics.ceql.select_strategy`, then the window. Correct, but neither
-  output-linear nor bounded in memory (no window pruning can happen before the strategy).
+  ``LAST`` and ``MAX`` compare each CE with every CE ending at the same position, from every start, *before*
+  the window (the reference's reading, D20). They run through the determinization too: Algorithm 1 over seed
+  000's ``A_SEL`` of the pattern's CEA with one common start (:mod:`cer_theory.engine.selection`), so they keep
+  output-linear enumeration and window-bounded memory. An evaluator also carries the strategy's history (its
+  idle state), so it is discarded only when that history is empty.
 * **CONSUME BY** ``ANY`` — once a CE is reported, every partial match of every partition is forgotten
   ([code] reset after any enumeration); ``PARTITION`` — only the reporting partition's; ``NONE``/absent —
   nothing.
-* **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there;
-  with NEXT/LAST/MAX, the first n in sorted order).
+* **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there).
 * **FROM** — the input is the already merged stream; stream names are not matched against events.
 
 Without PARTITION BY and NEXT/LAST/MAX there is at most one evaluator, and :meth:`Engine.process` runs one
@@ -45,17 +45,21 @@ from ..determinize import DEFAULT_BUDGET
 from ..errors import StreamFormatError
 from ..events import TYPE_KEY, Event
 from ..predicates.ast import kind
-from .evaluator import Determinizer, Evaluator
+from .evaluator import MASK_MEMO_LIMIT, Determinizer, Evaluator
+from .selection import STRATEGY_NAMES, SelectEvaluator, SelectionDeterminizer
 from .types import CoreComplexEvent, Window
 
 if TYPE_CHECKING:
     from ..automata.cea import CEA
     from ..syntax.ceql import Query
 
-POST_STRATEGIES = ("NEXT", "LAST", "MAX")
-"""Strategies applied on the materialized CEs of each position (see the module docstring)."""
+SELECT_STRATEGIES = tuple(STRATEGY_NAMES)
+"""Strategies built into the determinization by :mod:`cer_theory.engine.selection` (see the module docstring)."""
 
 _INF = float("inf")
+
+_KINDS = {int: "num", float: "num", str: "str", bool: "bool"}
+"""``kind`` of the exact built-in classes, looked up without the isinstance chain (subclasses go to ``kind``)."""
 
 BATCH = 4096
 """Events per vectorized bit-vector batch when the input is a DataFrame or a Table."""
@@ -128,16 +132,18 @@ class Engine:
 
         self.query = query
         self.strategy = (query.strategy or "ALL").upper()
-        if self.strategy in POST_STRATEGIES:
+        self._select = self.strategy in SELECT_STRATEGIES
+        self.det: Determinizer
+        if self._select:
             self.cea: CEA = compile_pattern(query.pattern, select=query.select)
+            self.det = SelectionDeterminizer(self.cea, self.strategy, budget=budget)
         else:
             self.cea = compile_query(query, budget=budget)
-        self.det = Determinizer(self.cea, budget=budget)
+            self.det = Determinizer(self.cea, budget=budget)
         self.window: Window | None = query.within
         self.partition_attributes: tuple[str, ...] = partition_attributes(query.partition_by)
         self.consume = (query.consume or "NONE").upper()
         self.limit: int | None = query.limit
-        self._post = self.strategy in POST_STRATEGIES
         self._time_attribute: str | None = (None if self.window is None or self.window.kind == "events"
                                             else self.window.attribute or "time")
         self._options = {"debug": debug, "instrument": instrument}
@@ -151,8 +157,12 @@ class Engine:
         self._event_keys: deque[float] = deque()
         self._events_base = 0
         self._frame_rows = False  # whether _events may hold frame rows (else only Events)
-        self._plain = not self.partition_attributes and not self._post and self._time_attribute != TYPE_KEY
-        """:meth:`_process_plain` applies: one evaluator, no post-strategy, the window key is an attribute."""
+        self._plain = not self.partition_attributes and not self._select and self._time_attribute != TYPE_KEY
+        """:meth:`_process_plain` applies: one evaluator with a fixed initial state, the window key is an
+        attribute."""
+        self._keyed = (bool(self.partition_attributes) and not self._select and self._time_attribute != TYPE_KEY
+                       and TYPE_KEY not in self.partition_attributes)
+        """:meth:`_process_keyed` applies: PARTITION BY, evaluators with a fixed initial state."""
 
     # ------------------------------------------------------------------ input
 
@@ -168,6 +178,9 @@ class Engine:
         if self._plain:
             yield from self._process_plain(events)
             return
+        if self._keyed:
+            yield from self._process_keyed(events)
+            return
         for e in events:
             yield from self.process_event(e)
 
@@ -181,7 +194,7 @@ class Engine:
                           [event.get(a) for a in self.partition_attributes] if self.partition_attributes else None)
 
     def _process_plain(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
-        """:meth:`process` without PARTITION BY or a post-strategy, i.e. with at most one evaluator:
+        """:meth:`process` without PARTITION BY or NEXT/LAST/MAX, i.e. with at most one evaluator:
         :meth:`process_event`, :meth:`_step` and :meth:`_expire` inlined, with the same checks and effects in the
         same order. The engine's position, last window key and event-buffer base live in locals, written back
         before every yield and on exit and read again after a yield (the caller may use the engine meanwhile)."""
@@ -245,6 +258,106 @@ class Engine:
         finally:
             self.position, self._last_key, self._events_base = position, last, base
 
+    def _process_keyed(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
+        """:meth:`process` with PARTITION BY and without NEXT/LAST/MAX: :meth:`process_event`, :meth:`_step`,
+        :meth:`_partition_key` and :meth:`_expire` inlined, with the same checks and effects in the same order.
+        Locals are written back before every yield and on exit, as in :meth:`_process_plain`."""
+        mask, initial_moves = self.det.mask, self.det.initial_moves
+        attr, window, consume = self._time_attribute, self.window, self.consume
+        attrs = self.partition_attributes
+        evaluators = self._evaluators
+        get_entry, to_end = evaluators.get, evaluators.move_to_end
+        keys, events_kept = self._event_keys, self._events
+        remember_event, remember_key = events_kept.append, keys.append
+        forget_event, forget_key = events_kept.popleft, keys.popleft
+        size, strict = (window.size, window.strict) if window is not None else (_INF, False)
+        by_position = window is not None and window.kind == "events"
+        kinds = _KINDS
+        can_start: dict[int, bool] = {}
+        position, last, base = self.position, self._last_key, self._events_base
+        try:
+            for e in events:
+                if e.__class__ is not Event and not isinstance(e, Event):
+                    e = Event.from_dict(e, line=position)
+                m = mask(e)
+                j = position
+                position = j + 1
+                values = e._values
+                pkey: tuple | None = ()
+                for a in attrs:  # _partition_key
+                    v = values.get(a)
+                    if v is None:
+                        pkey = None
+                        break
+                    k = kinds.get(v.__class__)
+                    pkey += (((k if k is not None else kind(v)), v),)  # type: ignore[operator]
+                if pkey is None:  # a NULL partition value: in no partition, needs no window key either
+                    self.unpartitioned += 1
+                    remember_event(e)
+                    remember_key(last)
+                    continue
+                if attr is None:
+                    key = j
+                else:
+                    key = values.get(attr)
+                    if key.__class__ is not int and key.__class__ is not float:
+                        key = _time_key(j, key, attr)
+                    if key < last:
+                        raise StreamFormatError(f"window key {key!r} decreases (previous {last!r}); WITHIN needs "
+                                                f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
+                                                field=attr)
+                last = key
+                remember_event(e)
+                remember_key(key)
+                entry = get_entry(pkey)
+                ces = None
+                if entry is None:
+                    starts = can_start.get(m)
+                    if starts is None:  # (a property of the bit vector alone, so it is remembered)
+                        starts = initial_moves(m)
+                        if len(can_start) < MASK_MEMO_LIMIT:
+                            can_start[m] = starts
+                    if starts:
+                        entry = (self._new_evaluator(), tuple(v for _, v in pkey))
+                        evaluators[pkey] = entry
+                        self.partitions_created += 1
+                else:
+                    to_end(pkey)
+                if entry is not None:
+                    evaluator = entry[0]
+                    ces = evaluator.advance(j, m, key)
+                    if ces:
+                        if consume == "ANY":
+                            self._discard_all()
+                        elif consume == "PARTITION":
+                            self._discard(pkey)
+                    if not evaluator.table and pkey in evaluators:
+                        self._discard(pkey)  # nothing stored: a fresh evaluator would behave the same
+                if window is not None:  # _expire, with Window.admits inlined
+                    while evaluators:
+                        oldest = next(iter(evaluators.values()))[0]
+                        span = key - (oldest.position if by_position else oldest.last_key)
+                        if (span < size) if strict else (span <= size):
+                            break
+                        del evaluators[next(iter(evaluators))]
+                        self.partitions_discarded += 1
+                    if strict:
+                        while keys and key - keys[0] >= size:
+                            forget_key()
+                            forget_event()
+                            base += 1
+                    else:
+                        while keys and key - keys[0] > size:
+                            forget_key()
+                            forget_event()
+                            base += 1
+                if ces:
+                    self.position, self._last_key, self._events_base = position, last, base
+                    yield from self._matches(ces, entry[1])  # type: ignore[index]
+                    position, last, base = self.position, self._last_key, self._events_base
+        finally:
+            self.position, self._last_key, self._events_base = position, last, base
+
     def _process_frame(self, frame: Any) -> Iterator[Match]:
         """A DataFrame or Table, by chunks: bit vectors, window keys and partition keys come from its columns
         (vectorized); an Event is built only for the rows a match reports (the whole chunk, on first need)."""
@@ -302,10 +415,6 @@ class Engine:
             self._evaluators.move_to_end(pkey)
         evaluator, part = entry
         ces = evaluator.advance(j, mask, key)
-        if self._post:
-            ces = self._strategy_then_window(ces, key)
-            if self.limit is not None:
-                ces = ces[: self.limit]
         if ces:
             if self.consume == "ANY":
                 self._discard_all()
@@ -326,9 +435,10 @@ class Engine:
         return [make_match(c, tuple([events[p - base] for p in c.positions]), partition) for c in ces]
 
     def _new_evaluator(self) -> Evaluator:
-        window = None if self._post else self.window
-        limit = None if self._post else self.limit
-        return Evaluator(determinizer=self.det, window=window, limit=limit, **self._options)
+        if self._select:
+            return SelectEvaluator(determinizer=self.det, window=self.window, limit=self.limit,  # type: ignore
+                                   **self._options)
+        return Evaluator(determinizer=self.det, window=self.window, limit=self.limit, **self._options)
 
     @staticmethod
     def _partition_key(values: list) -> tuple | None:
@@ -338,16 +448,6 @@ class Engine:
                 return None
             out.append((kind(v), v))  # 1 and 1.0 share a partition; 1 and True do not (hash(1) == hash(True))
         return tuple(out)
-
-    def _strategy_then_window(self, ces: list[CoreComplexEvent], end_key: float) -> list[CoreComplexEvent]:
-        from ..semantics.ceql import select_strategy
-
-        kept = select_strategy(self.strategy, ces)
-        window = self.window
-        if window is None:
-            return sorted(kept)
-        keys, base = self._event_keys, self._events_base
-        return sorted(c for c in kept if window.admits(keys[c.start - base], end_key))
 
     # ------------------------------------------------------------------ memory: partitions and events
 
@@ -363,11 +463,11 @@ class Engine:
         """Drop evaluators whose last event has left the window (least recently used first, O(1) amortized)
         and the events no future match can contain."""
         window = self.window
-        if window is None or self._post:
+        if window is None:
             return
         evaluators = self._evaluators
         admits = window.admits
-        if self.partition_attributes:
+        if self.partition_attributes and not self._select:  # (a strategy's history outlives the window)
             while evaluators:
                 pkey, (evaluator, _) = next(iter(evaluators.items()))
                 if admits(evaluator.position if window.kind == "events" else evaluator.last_key, now):
@@ -463,4 +563,4 @@ def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any
     return [frozenset(s) for s in out]
 
 
-__all__ = ["BATCH", "Engine", "Match", "POST_STRATEGIES", "evaluate_query"]
+__all__ = ["BATCH", "Engine", "Match", "SELECT_STRATEGIES", "evaluate_query"]

@@ -259,23 +259,33 @@ class Determinizer:
         self._bitmasks = _vectorized_bitmasks()
         self.mask: Callable[[Event], int] = compile_mask(self.predicates)
         """The event's bit vector: bit k is set iff it satisfies the k-th distinct predicate."""
-        self.initial = self._intern(frozenset(index[q] for q in cea.initial))
+        self.initial = self._intern(self._initial_key(index))
         self.initial_is_source = not any(t.target in cea.initial for t in cea.transitions)
         """The paper's contract (spec §2.1): no transition enters an initial state."""
 
-    def _intern(self, subset: frozenset[int]) -> int:
-        if not subset:
+    def _initial_key(self, index: dict[Hashable, int]) -> Hashable:
+        return frozenset(index[q] for q in self.cea.initial)
+
+    def _is_final(self, key: Any) -> bool:
+        return not self._final.isdisjoint(key)
+
+    def _intern(self, key: Any) -> int:
+        """The id of det-state ``key`` (a subset here), numbered on first sight; -1 for the empty subset."""
+        if not key:
             return -1
-        known = self._ids.get(subset)
+        known = self._ids.get(key)
         if known is not None:
             return known
         if self.budget is not None and len(self.subsets) >= self.budget:
-            raise SizeBudgetExceeded("lazy I/O-determinization (CORE)", self.budget, len(self.subsets) + 1)
+            raise SizeBudgetExceeded(self.construction, self.budget, len(self.subsets) + 1)
         k = len(self.subsets)
-        self._ids[subset] = k
-        self.subsets.append(subset)
-        self.final.append(not self._final.isdisjoint(subset))
+        self._ids[key] = k
+        self.subsets.append(key)
+        self.final.append(self._is_final(key))
         return k
+
+    construction = "lazy I/O-determinization (CORE)"
+    """How a size-budget error names this determinization."""
 
     # ------------------------------------------------------------------ bit vectors (§4.4)
 
@@ -313,6 +323,15 @@ class Determinizer:
             self._quiet.clear()  # (evaluators keep their tables: what they hold stays true)
             self._cached = 0
             self.evictions += 1
+        pair = self._pair(state, mask)
+        if pair == NO_MOVE:
+            pair = NO_MOVE
+        row[state] = pair
+        self._cached += 1
+        return pair
+
+    def _pair(self, state: int, mask: int) -> tuple[int, int]:
+        """``(Δ(S, v, •), Δ(S, v, ∘))`` of the subset construction, interned."""
         marked: set[int] = set()
         skipped: set[int] = set()
         out = self._out
@@ -320,12 +339,7 @@ class Determinizer:
             for b, marking, t in out[s]:
                 if mask & b:
                     (marked if marking else skipped).add(t)
-        pair = (self._intern(frozenset(marked)), self._intern(frozenset(skipped)))
-        if pair == NO_MOVE:
-            pair = NO_MOVE
-        row[state] = pair
-        self._cached += 1
-        return pair
+        return self._intern(frozenset(marked)), self._intern(frozenset(skipped))
 
     def initial_moves(self, mask: int) -> bool:
         """Whether a run can start on an event with bit vector ``mask`` (the initial det-state has a move)."""
@@ -416,6 +430,8 @@ class Evaluator:
         self.instrument = instrument or debug
         self.tecs = Tecs(debug=debug)
         self.table: dict[int, list[int]] = {}  # T: det-state id → union-list, in first-insertion order
+        self.initial = determinizer.initial
+        """The det-state a run starting at the next position starts from (fresh bottom node there)."""
         self.position = -1  # the last position read
         self.last_key: float = float("-inf")
         self._positional = window is not None and window.kind == "events"
@@ -500,7 +516,7 @@ class Evaluator:
             self.table = {}
             self._stats.events += 1
             out = []
-        elif self.table or self.det.initial_moves(mask):
+        elif self.table or self.det.successors(self.initial, mask) is not NO_MOVE:
             self._update(j, mask, tau, key)
             out = self._output(j, tau) if self.table else []
         else:  # nothing active and no run starts here: T stays empty (the common case of selective queries)
@@ -618,7 +634,7 @@ class Evaluator:
         new: dict[int, list[int]] = {}
         get = new.get
 
-        init = det.initial
+        init = self.initial
         pair = row.get(init)
         if pair is None:
             pair = step(row, mask, init)
