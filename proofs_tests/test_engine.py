@@ -266,6 +266,11 @@ def test_time_windows_need_non_decreasing_timestamps():
     list(engine.process([Event("R", time=3), Event("T", time=3)]))
     with pytest.raises(StreamFormatError, match="decreases"):
         list(engine.process([Event("T", time=2)]))
+    for text in ("SELECT * FROM S WHERE R ; T PARTITION BY [k] WITHIN 5 [time]",   # the keyed loop
+                 "SELECT MAX * FROM S WHERE R ; T PARTITION BY [k] WITHIN 5 [time]"):  # event by event
+        with pytest.raises(StreamFormatError, match="decreases") as raised:
+            list(Engine(text).process([Event("R", k=1, time=3), Event("T", k=2, time=2)]))
+        assert raised.value.line == 1 and raised.value.field == "time"
     with pytest.raises(StreamFormatError, match="decreases"):
         ev = Evaluator(compile_pattern(Seq(Atom("R"), Atom("T"))), Window("time", 5, "time"))
         ev.process(Event("R", time=3))

@@ -45,7 +45,7 @@ from ..determinize import DEFAULT_BUDGET
 from ..errors import StreamFormatError
 from ..events import TYPE_KEY, Event
 from ..predicates.ast import kind
-from .evaluator import MASK_MEMO_LIMIT, Determinizer, Evaluator
+from .evaluator import Determinizer, Evaluator
 from .selection import STRATEGY_NAMES, SelectEvaluator, SelectionDeterminizer
 from .types import CoreComplexEvent, Window
 
@@ -222,9 +222,7 @@ class Engine:
                     if key.__class__ is not int and key.__class__ is not float:
                         key = _time_key(j, key, attr)
                     if key < last:
-                        raise StreamFormatError(f"window key {key!r} decreases (previous {last!r}); WITHIN needs "
-                                                f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
-                                                field=attr)
+                        raise _decreasing(key, last, j, attr)
                 last = key
                 remember_event(e)
                 remember_key(key)
@@ -273,7 +271,6 @@ class Engine:
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
         by_position = window is not None and window.kind == "events"
         kinds = _KINDS
-        can_start: dict[int, bool] = {}
         position, last, base = self.position, self._last_key, self._events_base
         try:
             for e in events:
@@ -303,21 +300,14 @@ class Engine:
                     if key.__class__ is not int and key.__class__ is not float:
                         key = _time_key(j, key, attr)
                     if key < last:
-                        raise StreamFormatError(f"window key {key!r} decreases (previous {last!r}); WITHIN needs "
-                                                f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
-                                                field=attr)
+                        raise _decreasing(key, last, j, attr)
                 last = key
                 remember_event(e)
                 remember_key(key)
                 entry = get_entry(pkey)
                 ces = None
                 if entry is None:
-                    starts = can_start.get(m)
-                    if starts is None:  # (a property of the bit vector alone, so it is remembered)
-                        starts = initial_moves(m)
-                        if len(can_start) < MASK_MEMO_LIMIT:
-                            can_start[m] = starts
-                    if starts:
+                    if initial_moves(m):
                         entry = (self._new_evaluator(), tuple(v for _, v in pkey))
                         evaluators[pkey] = entry
                         self.partitions_created += 1
@@ -398,9 +388,7 @@ class Engine:
         if self._time_attribute is not None:
             key = _time_key(j, time, self._time_attribute)
             if key < self._last_key:
-                raise StreamFormatError(f"window key {key!r} decreases (previous {self._last_key!r}); WITHIN needs "
-                                        f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
-                                        field=self._time_attribute)
+                raise _decreasing(key, self._last_key, j, self._time_attribute)
         self._last_key = key
         self._remember(item, key)
         entry = self._evaluators.get(pkey)
@@ -543,6 +531,12 @@ def _python(v: Any) -> Any:
 
 def _missing(v: object) -> bool:
     return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _decreasing(key: float, previous: float, position: int, attribute: str) -> StreamFormatError:
+    """The error for a window key below the previous one (spec §7.3)."""
+    return StreamFormatError(f"window key {key!r} decreases (previous {previous!r}); WITHIN needs non-decreasing "
+                             f"timestamps in stream order (spec §7.3)", line=position, field=attribute)
 
 
 def _time_key(position: int, value: Any, attribute: str) -> float:

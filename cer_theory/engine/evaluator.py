@@ -235,7 +235,7 @@ class Determinizer:
 
     __slots__ = ("cea", "predicates", "_out", "_ids", "subsets", "final", "initial",
                  "rows", "budget", "cache_limit", "_cached", "misses", "evictions", "_bitmasks", "states", "_final",
-                 "mask", "initial_is_source", "_quiet")
+                 "mask", "initial_is_source", "_quiet", "_starts")
 
     def __init__(self, cea: CEA, *, budget: int | None = DEFAULT_BUDGET, cache_limit: int = 1 << 20) -> None:
         self.cea = cea
@@ -256,6 +256,7 @@ class Determinizer:
         self._cached = 0
         self.misses = self.evictions = 0
         self._quiet: dict[tuple[int, ...], dict[int, bool]] = {}
+        self._starts: dict[int, bool] = {}
         self._bitmasks = _vectorized_bitmasks()
         self.mask: Callable[[Event], int] = compile_mask(self.predicates)
         """The event's bit vector: bit k is set iff it satisfies the k-th distinct predicate."""
@@ -342,8 +343,14 @@ class Determinizer:
         return self._intern(frozenset(marked)), self._intern(frozenset(skipped))
 
     def initial_moves(self, mask: int) -> bool:
-        """Whether a run can start on an event with bit vector ``mask`` (the initial det-state has a move)."""
-        return self.successors(self.initial, mask) is not NO_MOVE
+        """Whether a run can start on an event with bit vector ``mask`` (the initial det-state has a move);
+        remembered per bit vector, since it depends on nothing else."""
+        starts = self._starts.get(mask)
+        if starts is None:
+            starts = self.successors(self.initial, mask) is not NO_MOVE
+            if len(self._starts) < self.cache_limit:
+                self._starts[mask] = starts
+        return starts
 
     def successors(self, state: int, mask: int) -> tuple[int, int]:
         row = self.row(mask)
@@ -412,6 +419,9 @@ class Evaluator:
     enumeration stops there). ``debug=True`` checks every tECS invariant after every event (spec §8.2);
     ``instrument=True`` counts node visits per output and union-list lengths (spec §8.3).
     """
+
+    quiet_events = True
+    """Whether quiet events may skip the update (:meth:`advance`); off where the start state moves per event."""
 
     def __init__(self, cea: CEA | None = None, window: Window | None = None, *,
                  determinizer: Determinizer | None = None, budget: int | None = DEFAULT_BUDGET,
@@ -531,7 +541,8 @@ class Evaluator:
                 raise TecsError(f"event {j} was quiet for T = {list(self.table)} but the update changed something")
             self.check_invariants()
         else:
-            self._quiet = None if self._stats.per_event is not None else self.det.quiet_table(tuple(self.table))
+            self._quiet = (self.det.quiet_table(tuple(self.table))
+                           if self.quiet_events and self._stats.per_event is None else None)
         dq = self._bottoms
         if not dq:
             self._safe_key = _INF  # no bottom node to expire: τ stays until a node is created
@@ -561,7 +572,8 @@ class Evaluator:
     def _claims_quiet(self, mask: int, key: float) -> bool:
         """Whether :meth:`advance` would skip this event if the quiet path were on (debug mode checks the claim
         against the full update instead of taking it)."""
-        return self._settled and key <= self._safe_key and self.det.is_quiet(self.table, mask)
+        return (self.quiet_events and self._settled and key <= self._safe_key
+                and self.det.is_quiet(self.table, mask))
 
     def _snapshot(self) -> tuple:
         tecs = self.tecs

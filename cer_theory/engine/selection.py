@@ -29,7 +29,6 @@ state is not the initial one is kept (:attr:`SelectEvaluator.active`).
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
 
 from ..automata.cea import CEA
 from ..determinize import DEFAULT_BUDGET
@@ -132,19 +131,10 @@ class SelectionDeterminizer(Determinizer):
             nxt = self._idle_rows[idle, mask] = self._successor(self.subsets[idle], mask, False, False)
         return nxt
 
-    def is_quiet(self, states: Any, mask: int) -> bool:
-        return False  # the idle state moves with every event: no event is skipped
-
     def states_of(self, state: int) -> frozenset[Hashable]:
         """The CEA states in R (the runs with this det-state's valuation); p₀ shows as ``"p0"``."""
         names = self.states
         return frozenset("p0" if s == self.p0 else names[s] for s in self.subsets[state][0])
-
-    def describe(self, state: int) -> dict[str, frozenset[Hashable]]:
-        """All four components of a det-state, as CEA states."""
-        names = self.states
-        return {c: frozenset("p0" if s == self.p0 else names[s] for s in part)
-                for c, part in zip("REWT", self.subsets[state])}
 
 
 class SelectEvaluator(Evaluator):
@@ -153,17 +143,12 @@ class SelectEvaluator(Evaluator):
 
     det: SelectionDeterminizer
 
-    def __init__(self, *, determinizer: SelectionDeterminizer, **options: Any) -> None:
-        super().__init__(determinizer=determinizer, **options)
+    quiet_events = False
 
     def advance(self, j: int, mask: int, key: float) -> list:
         out = self._advance(j, mask, key)
         self.initial = self.det.idle_next(self.initial, mask)
-        self._quiet = None
         return out
-
-    def _claims_quiet(self, mask: int, key: float) -> bool:
-        return False
 
     def reset(self) -> None:
         """CONSUME BY: forget every partial match and the history the idle state holds."""
