@@ -8,7 +8,7 @@ sequences of n events, like the window size to the power n−1. CORE's point is 
 independent of it (Theorem 3; spec core-tecs-ceql.md §3.5, §5.4).
 
 This peer evaluates the *same* automaton as the engine (``compile_query``, seed 001 Theorem 1) and applies the
-query clauses exactly as :func:`cer_theory.semantics.ceql.evaluate` does, so both report the same complex
+query clauses exactly as :func:`cer_theory.formalisms.ceql.semantics.evaluate` does, so both report the same complex
 events and the benchmark compares only the evaluation strategy:
 
 * runs may start at any position, in the single initial state (spec §2.1);
@@ -31,13 +31,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from cer_theory.constructions.ceql_to_cea import compile_query
-from cer_theory.engine.types import CoreComplexEvent
-from cer_theory.errors import UnsupportedError
-from cer_theory.events import TYPE_KEY, Event
-from cer_theory.predicates.ast import Predicate, kind
-from cer_theory.semantics.ceql import partition_attributes
-from cer_theory.syntax.ceql import Query, parse_query
+from cer_theory.formalisms.ceql.compile import compile_query
+from cer_theory.core.events import CoreComplexEvent
+from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.events import TYPE_KEY, Event
+from cer_theory.core.predicates.ast import Predicate, kind
+from cer_theory.formalisms.ceql.semantics import partition_attributes
+from cer_theory.formalisms.ceql.parser import Query, parse_query
 
 Run = tuple[Any, int, tuple[int, ...]]
 """(automaton state, start position, marked positions)."""

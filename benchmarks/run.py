@@ -9,7 +9,7 @@ hits all of them alike. The report (``--out`` JSON and a Markdown table beside i
 the median events/s over the runs, the number of complex events, the peak RSS growth over the preloaded
 baseline and its curve along the stream, and then the issue's targets with their margins.
 
-Engines: ``ours`` (:class:`cer_theory.engine.Engine`, the tECS), ``naive`` (:mod:`benchmarks.naive`, explicit
+Engines: ``ours`` (:class:`cer_theory.engines.core.Engine`, the tECS), ``naive`` (:mod:`benchmarks.naive`, explicit
 partial runs) and ``pycer`` (CORE's C++ engine through its Python binding; its wheels are for CPython 3.13
 only, so it runs in a 3.13 virtual environment made on first use, or is skipped with the reason recorded).
 """

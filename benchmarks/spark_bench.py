@@ -27,7 +27,7 @@ Protocol (summarized in the report's ``meta.protocol``):
 * **Memory.** Peaks over the job only (the kernel's marks are reset when the clock starts): the driver's Python
   and the JVM (``VmHWM``), the Python workers (sampled sum of PSS, shared pages split between them; and the
   largest single worker's ``VmHWM``), the whole process tree (sampled sum of PSS).
-* **Single process.** ``cer_theory.engine.Engine(query).process(frame)`` over the same Parquet file read into a
+* **Single process.** ``cer_theory.engines.core.Engine(query).process(frame)`` over the same Parquet file read into a
   pandas DataFrame before the clock; events/s, complex events, peak RSS growth. Every configuration's output count
   must equal the engine's: a difference is printed as a warning and recorded in the report.
 """
@@ -304,7 +304,7 @@ def engine_worker(config: dict) -> dict:
     ``Engine(query).process(frame)`` counting the matches."""
     import pyarrow.parquet as pq
 
-    from cer_theory.engine import Engine
+    from cer_theory.engines.core import Engine
 
     t = time.perf_counter()
     frame = pq.read_table(config["path"]).to_pandas()

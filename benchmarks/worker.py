@@ -5,7 +5,7 @@ alone. The protocol follows the paper's (seed 001 §5.1, spec core-tecs-ceql.md 
 reads events already in memory, in its own native form, and the clock measures only the engine.
 
 * **ours, naive** (synchronous): the stream is generated chunk by chunk (``chunk`` events) with the clock
-  *paused*. Ours gets ``cer_theory.events.Event`` objects (``input: "native"``, the default) or the plain dicts,
+  *paused*. Ours gets ``cer_theory.core.events.Event`` objects (``input: "native"``, the default) or the plain dicts,
   which it then converts inside the clock (``input: "dicts"``); the naive peer reads the dicts in place (its
   native form). Memory stays constant whatever the stream length, and the chunk in hand (a few MiB at most) is
   the only input counted in the RSS growth.
@@ -139,9 +139,9 @@ def count_outputs(results: Iterable[Any]) -> int:
 
 def _ours(text: str) -> tuple[Callable[[Iterable], Iterable], dict]:
     try:
-        from cer_theory.engine import Engine  # type: ignore[attr-defined]
+        from cer_theory.engines.core import Engine  # type: ignore[attr-defined]
     except ImportError:
-        from cer_theory.engine.engine import Engine
+        from cer_theory.engines.core.engine import Engine
     engine = Engine(text)
     return engine.process, {"engine": f"{type(engine).__module__}.{type(engine).__qualname__}"}
 
@@ -163,7 +163,7 @@ def _python_run(config: dict) -> dict:
     """ours / naive, in this interpreter, fed lazily with the clock paused between chunks."""
     convert = None
     if config.get("input", "native") == "native" and config["engine"] == "ours":
-        from cer_theory.events import Event
+        from cer_theory.core.events import Event
 
         convert = Event.from_dict  # the naive peer's native form is the dict itself (read in place)
     t = time.perf_counter()

@@ -25,12 +25,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import CerError, UnsupportedError
-from .events import Stream, Valuation
+from cer_theory.core.errors import DEFAULT_BUDGET, CerError, UnsupportedError
+from cer_theory.core.events import Stream, Valuation
 
 
 def _read_formula(text: str):
-    from .syntax.cel_parser import parse
+    from cer_theory.formalisms.cel.parser import parse
 
     if text.startswith("@"):
         text = Path(text[1:]).read_text(encoding="utf-8")
@@ -38,13 +38,13 @@ def _read_formula(text: str):
 
 
 def _evaluate(phi, stream: Stream, via: str) -> list[frozenset]:
-    from .testing.differential import EVALUATORS
+    from cer_theory.testing.harness import EVALUATORS
 
     return EVALUATORS[via](phi, stream)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from .testing.differential import CE_ONLY
+    from cer_theory.testing.harness import CE_ONLY
 
     phi = _read_formula(args.formula)
     stream = Stream.load(args.stream)
@@ -67,7 +67,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _compile(phi, *, trim: bool = False):
     """Theorem 6.2, with Theorem 7.2 for selection strategies at any depth."""
-    from .constructions.selection import compile_with_selection
+    from cer_theory.formalisms.cel.selection import compile_with_selection
 
     cea = compile_with_selection(phi)
     return cea.trim().relabel_states() if trim else cea
@@ -75,7 +75,7 @@ def _compile(phi, *, trim: bool = False):
 
 def _show(cea, args: argparse.Namespace, title: str) -> None:
     """Print a summary of an automaton and write its drawing when ``--dot FILE`` was given."""
-    from .viz.dot import write_drawing
+    from cer_theory.core.drawing import write_drawing
 
     det = "I/O-deterministic" if cea.is_io_deterministic() else "not I/O-deterministic"
     print(f"{title}: {len(cea.states)} states, {len(cea.transitions)} transitions, {det}")
@@ -87,7 +87,7 @@ def _show(cea, args: argparse.Namespace, title: str) -> None:
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
-    from .determinize import io_determinize
+    from cer_theory.automata.determinize.eager import io_determinize
 
     phi = _read_formula(args.formula)
     cea = _compile(phi)
@@ -100,7 +100,7 @@ def cmd_determinize(args: argparse.Namespace) -> int:
 
 
 def cmd_normal_form(args: argparse.Namespace) -> int:
-    from .constructions.normal_form import normal_form
+    from cer_theory.formalisms.cel.normal_form import normal_form
 
     phi = _read_formula(args.formula)
     _show(normal_form(_compile(phi), budget=args.budget), args, f"normal form (§9.2) of {phi}")
@@ -108,7 +108,7 @@ def cmd_normal_form(args: argparse.Namespace) -> int:
 
 
 def cmd_star_property(args: argparse.Namespace) -> int:
-    from .star_property import has_star_property
+    from cer_theory.formalisms.cel.star_property import has_star_property
 
     phi = _read_formula(args.formula)
     cea = _compile(phi)
@@ -119,7 +119,7 @@ def cmd_star_property(args: argparse.Namespace) -> int:
 
 
 def cmd_to_cel(args: argparse.Namespace) -> int:
-    from .constructions.cea_to_cel import cea_to_cel, cea_to_cel_star, formula_size
+    from cer_theory.formalisms.cel.to_cel import cea_to_cel, cea_to_cel_star, formula_size
 
     phi = _read_formula(args.formula)
     cea = _compile(phi, trim=True)
@@ -140,7 +140,7 @@ REWRITES = {
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
-    from .constructions import rewrites
+    from cer_theory.formalisms.cel import rewrites
 
     name, title = REWRITES[args.kind]
     phi = _read_formula(args.formula)
@@ -150,8 +150,8 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 
 
 def cmd_cces(args: argparse.Namespace) -> int:
-    from .cces import CcesEvaluator, compile_formula
-    from .viz.dot import write_drawing
+    from cer_theory.engines.cces.cces import CcesEvaluator, compile_formula
+    from cer_theory.core.drawing import write_drawing
 
     phi = _read_formula(args.formula)
     stream = Stream.load(args.stream)
@@ -170,7 +170,7 @@ def cmd_cces(args: argparse.Namespace) -> int:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
-    from .viz.dot import write_drawing
+    from cer_theory.core.drawing import write_drawing
 
     phi = _read_formula(args.formula)
     cea = _compile(phi, trim=args.trim)
@@ -188,10 +188,10 @@ def _fmt(ces: frozenset) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .examples import FORMULAS, fire_stream
-    from .semantics.cel import run_complex_events
-    from .syntax.cel_parser import parse
-    from .viz.dot import write_drawing
+    from cer_theory.examples.seed000 import FORMULAS, fire_stream
+    from cer_theory.formalisms.cel.semantics import run_complex_events
+    from cer_theory.formalisms.cel.parser import parse
+    from cer_theory.core.drawing import write_drawing
 
     t0 = time.perf_counter()
     stream = fire_stream()
@@ -225,7 +225,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _read_query(text: str):
-    from .syntax.ceql import parse_query
+    from cer_theory.formalisms.ceql.parser import parse_query
 
     path = Path(text)
     if "\n" not in text and len(text) < 4096 and path.suffix and path.exists():
@@ -237,9 +237,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     import dataclasses
 
-    from .engine import Engine
-    from .engine.declarations import Schema
-    from .events import iter_file
+    from cer_theory.engines.core import Engine
+    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.core.events import iter_file
 
     query = _read_query(args.query)
     if args.strict_window and query.within is not None:
@@ -247,7 +247,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.time_attribute and query.within is not None and query.within.kind == "time":
         query = dataclasses.replace(query, within=dataclasses.replace(query.within, attribute=args.time_attribute))
     if args.declare:
-        from .syntax.ceql import parse_declarations
+        from cer_theory.formalisms.ceql.parser import parse_declarations
 
         schema = Schema.from_declarations(parse_declarations(Path(args.declare).read_text(encoding="utf-8")))
     else:
@@ -290,7 +290,7 @@ def _spark_query(args: argparse.Namespace):
 
 def cmd_spark(args: argparse.Namespace) -> int:
     """A CEQL query over event files on Spark: the complex events as part files, a summary on stdout."""
-    from .spark.job import local_file, sample_paths
+    from cer_theory.spark.job import local_file, sample_paths
 
     if args.sample:
         events, query_file = sample_paths()
@@ -306,13 +306,13 @@ def cmd_spark(args: argparse.Namespace) -> int:
     def emit(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    from .spark import spark_session
+    from cer_theory.spark import spark_session
 
     t0 = time.perf_counter()
     spark = spark_session(args.master)
     emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in {time.perf_counter() - t0:.1f} s")
     if args.stream:
-        from .spark.streaming import stream_job
+        from cer_theory.spark.streaming import stream_job
 
         counts = stream_job(spark, args.input, query, output=args.output, format=args.format,
                             checkpoint=args.checkpoint or f"{args.output.rstrip('/')}.checkpoint",
@@ -321,8 +321,8 @@ def cmd_spark(args: argparse.Namespace) -> int:
                             position_column=args.position_column)
         print(json.dumps(counts))
         return 0
-    from .spark import read_events
-    from .spark.job import run_job, summary
+    from cer_theory.spark import read_events
+    from cer_theory.spark.job import run_job, summary
 
     df = read_events(spark, args.input, format=args.input_format)
     report = run_job(spark, df, query, output=args.output, fmt=args.format, rejected_output=args.rejected,
@@ -334,7 +334,7 @@ def cmd_spark(args: argparse.Namespace) -> int:
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
-    from .figures import write_all
+    from cer_theory.examples.figures import write_all
 
     for path in write_all(Path(args.output)):
         print(f"wrote {path}")
@@ -362,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits")
     d.set_defaults(func=cmd_draw)
 
-    def construction(name: str, func, helptext: str, *, budget: int = 20_000):
+    def construction(name: str, func, helptext: str, *, budget: int = DEFAULT_BUDGET):
         c = sub.add_parser(name, help=helptext)
         c.add_argument("formula", help="CEL text, or @FILE")
         c.add_argument("--dot", metavar="FILE", help="write a drawing; the extension picks the format")

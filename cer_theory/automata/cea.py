@@ -15,9 +15,9 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AutomatonError
-from ..events import ComplexEvent, Event, Valuation
-from ..predicates.ast import Predicate
+from cer_theory.core.errors import AutomatonError
+from cer_theory.core.events import ComplexEvent, Event, Valuation
+from cer_theory.core.predicates.ast import Predicate
 
 State = Hashable
 
@@ -261,7 +261,7 @@ class CEA:
 
     def io_determinism_violations(self) -> list[tuple[Transition, Transition]]:
         """Pairs of distinct transitions from one state with equal labels and overlapping predicates (Z3)."""
-        from ..predicates.solver import is_satisfiable
+        from cer_theory.core.predicates.solver import is_satisfiable
 
         bad = []
         for q in self.states:
@@ -292,18 +292,18 @@ class CEA:
         return g
 
     def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source (see :mod:`cer_theory.viz`)."""
-        from ..viz.dot import cea_to_dot
+        """Graphviz DOT source (see :mod:`cer_theory.core.drawing`)."""
+        from cer_theory.core.drawing import cea_to_dot
 
         return cea_to_dot(self, **options)
 
     def _repr_svg_(self) -> str:
-        from ..viz.dot import render_svg
+        from cer_theory.core.drawing import render_svg
 
         return render_svg(self.to_dot())
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
-        from ..viz.dot import render_svg
+        from cer_theory.core.drawing import render_svg
 
         return {"image/svg+xml": render_svg(self.to_dot()), "text/plain": self.describe()}
 

@@ -5,10 +5,10 @@
 :func:`spark_session` (local by default). PySpark is imported only when these are used.
 """
 
-from .batch import BadRowsError, SparkRun, read_events, run, run_query
-from .plan import Plan, plan_query
-from .session import spark_session
-from .streaming import read_stream, read_stream_output, start_stream, stream_job
+from cer_theory.spark.batch import BadRowsError, SparkRun, read_events, run, run_query
+from cer_theory.spark.plan import Plan, plan_query
+from cer_theory.spark.session import spark_session
+from cer_theory.spark.streaming import read_stream, read_stream_output, start_stream, stream_job
 
 __all__ = ["BadRowsError", "Plan", "SparkRun", "plan_query", "read_events", "read_stream", "read_stream_output",
            "run", "run_query", "spark_session", "start_stream", "stream_job"]

@@ -1,6 +1,6 @@
 """CEQL over a Spark DataFrame, in batch: :func:`run_query` and :func:`run`.
 
-The complex events are exactly those of the single-process engine (``cer_theory.engine.Engine``) over the same
+The complex events are exactly those of the single-process engine (``cer_theory.engines.core.Engine``) over the same
 stream; :mod:`cer_theory.spark.plan` says how the work is spread and why that preserves the output. Output schema
 (one row per complex event):
 
@@ -31,12 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CerError
-from ..syntax.ceql import Query, StreamDeclaration, format_query, parse_declarations, parse_query
-from .plan import POSITION_ATTRIBUTE, Plan, plan_query
-from .positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
-from .tasks import OUTPUT_SCHEMA, TaskSpec, run_task
-from .validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
+from cer_theory.core.errors import CerError
+from cer_theory.formalisms.ceql.parser import Query, StreamDeclaration, format_query, parse_declarations, parse_query
+from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
+from cer_theory.spark.positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
+from cer_theory.spark.tasks import OUTPUT_SCHEMA, TaskSpec, run_task
+from cer_theory.spark.validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -128,7 +128,7 @@ def declaration_kinds(declaration: str | Sequence[StreamDeclaration] | None) -> 
     """Event type → attribute → kind from ``CREATE STREAM`` text or parsed declarations (None: none given)."""
     if declaration is None:
         return None
-    from ..engine.declarations import Schema
+    from cer_theory.formalisms.ceql.declarations import Schema
 
     decls = parse_declarations(declaration) if isinstance(declaration, str) else declaration
     return Schema.from_declarations(decls).kinds

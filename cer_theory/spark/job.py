@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from ..errors import CerError
-from ..syntax.ceql import Query
+from cer_theory.core.errors import CerError
+from cer_theory.formalisms.ceql.parser import Query
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from .batch import SparkRun
+    from cer_theory.spark.batch import SparkRun
 
 SAMPLE_EVENTS = "stocks.jsonl"
 SAMPLE_QUERY = "stocks.ceql"
@@ -29,7 +29,7 @@ SAMPLE_QUERY = "stocks.ceql"
 
 def sample_paths() -> tuple[str, str]:
     """The bundled sample: (events file, query file)."""
-    data = resources.files("cer_theory") / "data"
+    data = resources.files("cer_theory") / "examples" / "data"
     return str(data / SAMPLE_EVENTS), str(data / SAMPLE_QUERY)
 
 
@@ -93,8 +93,8 @@ def write_matches(result: SparkRun, output: str, fmt: str) -> int:
 def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
     """Compare Spark's complex events with the single-process engine's over the same file (the rejected rows
     left out, positions mapped back to the input's rows). Raises CerError on a difference."""
-    from ..engine import Engine
-    from ..events import iter_file
+    from cer_theory.engines.core import Engine
+    from cer_theory.core.events import iter_file
 
     rejected = {r.position for r in result.rejected.filter("fatal").select("position").collect()}
     accepted = [(row, event) for row, (_, event) in enumerate(iter_file(path)) if row not in rejected]
@@ -114,7 +114,7 @@ def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fm
             rejected_output: str | None = None, check_path: str | None = None, progress: float = 5.0,
             emit: Callable[[str], None] = print, **options: object) -> JobReport:
     """Evaluate, write the matches (and the rejected rows, if any), optionally check against the engine."""
-    from .batch import run
+    from cer_theory.spark.batch import run
 
     t0 = time.perf_counter()
     with Progress(spark, progress, emit):

@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..engine.types import Window
-from ..semantics.ceql import partition_attributes
-from ..syntax.ceql import Query
+from cer_theory.core.windows import Window
+from cer_theory.formalisms.ceql.semantics import partition_attributes
+from cer_theory.formalisms.ceql.parser import Query
 
 POSITION_ATTRIBUTE = "__pos"
 """The column that carries stream positions into the tasks (``WITHIN n EVENTS`` is a window over it)."""

@@ -11,12 +11,12 @@ Keys and state (spec core-tecs-ceql.md §1.4, §8.1)
     The events are grouped by the PARTITION BY values (one constant key without PARTITION BY) and each key's
     state is a **replay buffer**: the key's events still inside the window of its latest event, its last
     position and timestamp, and, with CONSUME BY, the position after its last reported complex event. Each
-    micro-batch sorts a key's new events by position, runs a fresh :class:`~cer_theory.engine.Engine` over
+    micro-batch sorts a key's new events by position, runs a fresh :class:`~cer_theory.engines.core.Engine` over
     buffer + new events and keeps the matches that end at a new event. A match ending at *j* lies in the window
     before *j* and, without LIMIT or NEXT/LAST/MAX, depends only on those events (the argument of the batch
     "sliced" plan, :mod:`cer_theory.spark.plan`); with CONSUME BY the engine forgets every partial match at a
     report, so the replay starts after the last report. Hence the output is the single-process engine's.
-    Rejected (:class:`~cer_theory.errors.UnsupportedError`, with the reason): no WITHIN (the state would grow
+    Rejected (:class:`~cer_theory.core.errors.UnsupportedError`, with the reason): no WITHIN (the state would grow
     with the stream), NEXT/LAST/MAX (they compare a match with matches starting before the window), LIMIT (it
     keeps the first n of an enumeration order that depends on the events before the window), and CONSUME BY ANY
     with PARTITION BY (a report in one key resets the others).
@@ -53,11 +53,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CerError, UnsupportedError
-from ..syntax.ceql import Query, StreamDeclaration, parse_query
-from .batch import READ_OPTIONS, REJECTED_SCHEMA, declaration_kinds, input_format, query_id_of
-from .plan import POSITION_ATTRIBUTE, task_query
-from .validate import UNPARTITIONED, check_rows, normalize_columns, spark_kind
+from cer_theory.core.errors import CerError, UnsupportedError
+from cer_theory.formalisms.ceql.parser import Query, StreamDeclaration, parse_query
+from cer_theory.spark.batch import READ_OPTIONS, REJECTED_SCHEMA, declaration_kinds, input_format, query_id_of
+from cer_theory.spark.plan import POSITION_ATTRIBUTE, task_query
+from cer_theory.spark.validate import UNPARTITIONED, check_rows, normalize_columns, spark_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -223,7 +223,7 @@ def _replay(spec: KeySpec, replay: list[list[Any]], first_new: int, resume: int)
     """A fresh engine over ``replay``; the matches ending at ``replay[first_new:]`` and the new resume point."""
     import pandas as pd
 
-    from ..engine import Engine
+    from cer_theory.engines.core import Engine
 
     frame = pd.DataFrame([v[1:] for v in replay], columns=list(spec.columns))
     if spec.window_key == POSITION_ATTRIBUTE:
@@ -331,7 +331,7 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
     from pyspark.sql import types as T
 
     runs = check_streamable(query)
-    from ..semantics.ceql import partition_attributes
+    from cer_theory.formalisms.ceql.semantics import partition_attributes
 
     parts = partition_attributes(query.partition_by)
     if "type" not in source.columns:

@@ -1,7 +1,7 @@
 """What runs inside the Spark tasks: the single-process engine over one task's events, in stream order.
 
 Each task receives pandas batches sorted by ``(__slice, __pos)`` (``__slice`` is 0 except in time slicing) and
-runs one :class:`~cer_theory.engine.Engine` per slice over them, feeding the engine whole batches (its vectorized
+runs one :class:`~cer_theory.engines.core.Engine` per slice over them, feeding the engine whole batches (its vectorized
 path). Engine positions are local to the task; the complex events go out in the stream's positions: ``__pos``
 is the event's index among the events the stream keeps (what ``WITHIN n EVENTS`` counts), ``__row`` its row
 in the input (what is reported).
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..syntax.ceql import Query
+from cer_theory.formalisms.ceql.parser import Query
 
 OUTPUT_SCHEMA = "start long, end long, positions array<long>"
 
@@ -56,7 +56,7 @@ class _PositionMap:
 
 def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` body: the complex events of the task's events, one output batch per input batch."""
-    from ..engine import Engine
+    from cer_theory.engines.core import Engine
 
     engine: Engine | None = None
     positions = _PositionMap()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import CerError
+from cer_theory.core.errors import CerError
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -1,0 +1,69 @@
+"""The exceptions of cer_theory: every bad input is reported with one of these.
+
+Each error says *where* (line, column, field, transition) and *what was expected*, so that a student can
+fix the input without reading a traceback. All derive from :class:`CerError`.
+"""
+
+from __future__ import annotations
+
+
+class CerError(Exception):
+    """Base class of every error raised on purpose by cer_theory."""
+
+
+class StreamFormatError(CerError, ValueError):
+    """A malformed event or stream file: names the source, line and field."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.source, self.line, self.field = source, line, field
+        where = []
+        if source:
+            where.append(str(source))
+        if line is not None:
+            where.append(f"line {line}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class SyntaxErrorCER(CerError, ValueError):
+    """A query or formula that does not parse: names line, column and what was expected."""
+
+    def __init__(self, message: str, *, line: int, column: int, text: str = "",
+                 expected: tuple[str, ...] = ()) -> None:
+        self.line, self.column, self.text, self.expected = line, column, text, expected
+        pointer = ""
+        if text:
+            source_line = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
+            pointer = f"\n  {source_line}\n  {' ' * (column - 1)}^"
+        super().__init__(f"line {line}, column {column}: {message}{pointer}")
+
+
+class NotUnaryError(CerError, ValueError):
+    """A formula with an n-ary filter given to a construction that needs unary CEL (seed 000, Def. 4.1)."""
+
+
+class UnsupportedError(CerError, ValueError):
+    """An operator or input a construction does not handle; the message says which and why."""
+
+
+class AutomatonError(CerError, ValueError):
+    """An automaton that violates its definition (unknown state, bad label, ...)."""
+
+
+DEFAULT_BUDGET = 20_000
+"""The one size budget of every exponential construction (states built before :class:`SizeBudgetExceeded`)."""
+
+
+class SizeBudgetExceeded(CerError, RuntimeError):
+    """An exponential construction grew past its size budget."""
+
+    def __init__(self, construction: str, budget: int, reached: int) -> None:
+        self.construction, self.budget, self.reached = construction, budget, reached
+        super().__init__(f"{construction}: size budget of {budget} states exceeded (reached {reached}); "
+                         f"pass a larger budget= if this is intended")
+
+
+class PredicateError(CerError, ValueError):
+    """A predicate that cannot be built, evaluated or translated as asked."""

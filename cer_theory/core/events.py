@@ -1,0 +1,392 @@
+"""The data model shared by every formalism: events, streams, complex events and valuations.
+
+Seed 000, §4 (spec cel-cea.md §1): a stream is a sequence of tuples ``t0 t1 …``, positions are 0-based, a
+complex event is a finite set of positions and a valuation maps variables to finite sets of positions.
+Following the spec's advice, every event carries an explicit type tag, so ``tuples(R) = {t | t.type = R}``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Union, overload
+
+from cer_theory.core.errors import StreamFormatError
+
+Value = Union[bool, int, float, str]
+"""Attribute values: numbers, strings and booleans. Values of different kinds never compare (see predicates)."""
+
+TYPE_KEY = "type"
+"""The reserved key that holds the event type in JSON Lines, CSV and predicates (``X.type``)."""
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _check_value(name: str, value: object, *, source: str | None, line: int | None) -> Value:
+    if isinstance(value, bool) or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise StreamFormatError("NaN is not a comparable value", source=source, line=line, field=name)
+        return value
+    raise StreamFormatError(f"expected a number, string or boolean, got {type(value).__name__}",
+                            source=source, line=line, field=name)
+
+
+class Event:
+    """An immutable, hashable event: a type (relation name) and a map of attribute values.
+
+    >>> e = Event("H", id=2, hum=25)
+    >>> e.type, e["hum"], e.get("tmp")
+    ('H', 25, None)
+    """
+
+    __slots__ = ("type", "_attrs", "_values", "_hash")
+    type: str
+    _attrs: Mapping[str, Value]
+    _values: dict[str, Value]  # the dict behind ``_attrs``: read-only by convention, read twice as fast
+    _hash: int
+
+    def __init__(self, type: str, attributes: Mapping[str, Value] | None = None, /, **kwargs: Value) -> None:
+        if not isinstance(type, str) or not type:
+            raise StreamFormatError("the event type must be a non-empty string", field=TYPE_KEY)
+        attrs: dict[str, Value] = {}
+        for name, value in {**(attributes or {}), **kwargs}.items():
+            if not isinstance(name, str) or not _NAME.match(name) or name == TYPE_KEY:
+                raise StreamFormatError("attribute names are identifiers other than 'type'", field=str(name))
+            attrs[name] = _check_value(name, value, source=None, line=None)
+        object.__setattr__(self, "type", type)
+        values = dict(sorted(attrs.items()))
+        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_attrs", MappingProxyType(values))
+        object.__setattr__(self, "_hash", hash((type, tuple(self._attrs.items()))))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Event is immutable")
+
+    @property
+    def attributes(self) -> Mapping[str, Value]:
+        return self._attrs
+
+    def get(self, name: str) -> Value | None:
+        """The value of attribute ``name`` (``"type"`` gives the type); ``None`` when the event lacks it."""
+        return self.type if name == TYPE_KEY else self._values.get(name)
+
+    def __getitem__(self, name: str) -> Value:
+        value = self.get(name)
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        # Compare kinds too: True == 1 in Python, but a boolean and a number are different values here.
+        return self.type == other.type and _typed(self._attrs) == _typed(other._attrs)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._attrs.items())
+        return f"{self.type}({inner})"
+
+    def to_dict(self) -> dict[str, Value]:
+        """The JSON form: ``{"type": ..., attr: value, ...}``."""
+        return {TYPE_KEY: self.type, **self._attrs}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], *, source: str | None = None,
+                  line: int | None = None) -> Event:
+        """Build an event from a JSON-like object; errors name the source, line and field."""
+        if not isinstance(data, Mapping):
+            raise StreamFormatError(f"expected an object, got {type(data).__name__}", source=source, line=line)
+        if TYPE_KEY not in data:
+            raise StreamFormatError("missing the event type", source=source, line=line, field=TYPE_KEY)
+        etype = data[TYPE_KEY]
+        if not isinstance(etype, str) or not etype:
+            raise StreamFormatError("the event type must be a non-empty string", source=source, line=line,
+                                    field=TYPE_KEY)
+        attrs: dict[str, Value] = {}
+        for name, value in data.items():
+            if name == TYPE_KEY or value is None:  # null means "attribute absent" (docs/decisions.md)
+                continue
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise StreamFormatError("attribute names must be identifiers", source=source, line=line,
+                                        field=str(name))
+            attrs[name] = _check_value(name, value, source=source, line=line)
+        return cls(etype, attrs)
+
+
+def _typed(attrs: Mapping[str, Value]) -> tuple[tuple[str, type, Value], ...]:
+    return tuple((k, type(v), v) for k, v in attrs.items())
+
+
+def _csv_value(text: str) -> Value:
+    """CSV cells: integers and decimals become numbers, ``true``/``false`` booleans, anything else a string."""
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", text):
+        return float(text)
+    if text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+class Stream(Sequence[Event]):
+    """A finite stream prefix ``S = t0 t1 … t_{n}``: an immutable sequence of events, positions 0-based."""
+
+    __slots__ = ("_events",)
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        evs = tuple(events)
+        for i, e in enumerate(evs):
+            if not isinstance(e, Event):
+                raise StreamFormatError(f"position {i}: expected an Event, got {type(e).__name__}")
+        self._events = evs
+
+    @overload
+    def __getitem__(self, i: int) -> Event: ...
+    @overload
+    def __getitem__(self, i: slice) -> Stream: ...
+    def __getitem__(self, i: int | slice) -> Event | Stream:
+        if isinstance(i, slice):
+            return Stream(self._events[i])
+        return self._events[i]
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and self._events == other._events
+
+    def __hash__(self) -> int:
+        return hash(self._events)
+
+    def __add__(self, other: Stream) -> Stream:
+        return Stream(self._events + tuple(other))
+
+    def __repr__(self) -> str:
+        return f"Stream([{', '.join(map(repr, self._events))}])"
+
+    def types(self) -> str:
+        """The stream's types as one string, e.g. ``"R T R"``."""
+        return " ".join(e.type for e in self._events)
+
+    @classmethod
+    def from_types(cls, text: str) -> Stream:
+        """A stream of attribute-less events from their types: ``Stream.from_types("R T R")``."""
+        return cls(Event(t) for t in text.split())
+
+    @classmethod
+    def from_dicts(cls, rows: Iterable[Mapping[str, object]], *, source: str | None = None) -> Stream:
+        return cls(Event.from_dict(r, source=source, line=i) for i, r in enumerate(rows, 1))
+
+    @classmethod
+    def from_jsonl(cls, source: str | Path | Iterable[str]) -> Stream:
+        """Read JSON Lines: one object per line with a ``"type"`` key; blank lines are skipped."""
+        return cls(e for _, e in iter_jsonl(source))
+
+    @classmethod
+    def from_csv(cls, source: str | Path | Iterable[str]) -> Stream:
+        """Read CSV with a header and a ``type`` column. An empty cell means the attribute is absent."""
+        return cls(e for _, e in iter_csv(source))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Stream:
+        """Read a stream file: ``.csv`` as CSV, anything else (``.jsonl``, ``.json``, ``.ndjson``) as JSON Lines."""
+        return cls(e for _, e in iter_file(path))
+
+    def to_jsonl(self) -> str:
+        return "".join(json.dumps(e.to_dict()) + "\n" for e in self._events)
+
+
+def iter_jsonl(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
+    """``(line number, event)`` for each non-blank line of JSON Lines, read lazily; errors name line and field."""
+    name, lines = _lines(source)
+    for no, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StreamFormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=name, line=no) from None
+        yield no, Event.from_dict(data, source=name, line=no)
+
+
+def iter_csv(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
+    """``(line number, event)`` for each row of a CSV file with a ``type`` column, read lazily."""
+    name, lines = _lines(source)
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if header is None:
+        raise StreamFormatError("empty CSV file: expected a header with a 'type' column", source=name, line=1)
+    header = [h.strip() for h in header]
+    if TYPE_KEY not in header:
+        raise StreamFormatError("the header has no 'type' column", source=name, line=1, field=TYPE_KEY)
+    for no, row in enumerate(reader, 2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise StreamFormatError(f"expected {len(header)} cells, found {len(row)}", source=name, line=no)
+        data = {h: (None if cell == "" else (cell if h == TYPE_KEY else _csv_value(cell)))
+                for h, cell in zip(header, row)}
+        yield no, Event.from_dict(data, source=name, line=no)
+
+
+def iter_file(path: str | Path) -> Iterator[tuple[int, Event]]:
+    """Stream a file's events lazily: ``.csv`` as CSV, anything else as JSON Lines."""
+    path = Path(path)
+    if not path.exists():
+        raise StreamFormatError("no such file", source=str(path))
+    return iter_csv(path) if path.suffix.lower() == ".csv" else iter_jsonl(path)
+
+
+def _file_lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8", newline="") as f:
+        for line in f:
+            yield line.rstrip("\r\n")
+
+
+def _lines(source: str | Path | Iterable[str]) -> tuple[str | None, Iterable[str]]:
+    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and Path(source).exists()):
+        path = Path(source)
+        return str(path), _file_lines(path)
+    if isinstance(source, str):
+        return None, io.StringIO(source).read().splitlines()
+    return None, [line.rstrip("\n") for line in source]
+
+
+class ComplexEvent(frozenset):
+    """A complex event: a finite, possibly empty set of stream positions (seed 000, §4)."""
+
+    __slots__ = ()
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        return tuple(sorted(self))
+
+    @property
+    def start(self) -> int | None:
+        return min(self) if self else None
+
+    @property
+    def end(self) -> int | None:
+        return max(self) if self else None
+
+    def events(self, stream: Sequence[Event]) -> list[Event]:
+        """The ordered subsequence ``S[C]`` of seed 000 §8."""
+        return [stream[i] for i in self.positions]
+
+    def __repr__(self) -> str:
+        return "{" + ",".join(map(str, self.positions)) + "}"
+
+
+class Valuation(Mapping[str, frozenset]):
+    """A valuation μ: variables → finite sets of positions (seed 000, §4); variables absent map to ∅.
+
+    Immutable and hashable; empty entries are dropped so that equal valuations compare equal.
+    """
+
+    __slots__ = ("_map", "_hash")
+
+    def __init__(self, mapping: Mapping[str, Iterable[int]] | Iterable[tuple[str, Iterable[int]]] = ()) -> None:
+        items = mapping.items() if isinstance(mapping, Mapping) else mapping
+        m = {}
+        for var, pos in items:
+            fs = frozenset(pos)
+            if fs:
+                m[var] = fs
+        self._map = m
+        self._hash = hash(frozenset(m.items()))
+
+    @classmethod
+    def single(cls, var: str, positions: Iterable[int]) -> Valuation:
+        """``A ↦ C``."""
+        return cls({var: positions})
+
+    def __getitem__(self, var: str) -> frozenset:
+        return self._map.get(var, frozenset())
+
+    def __contains__(self, var: object) -> bool:
+        return var in self._map
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map)
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Valuation):
+            return self._hash == other._hash and self._map == other._map
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def support(self) -> ComplexEvent:
+        """``sup(μ) = ⋃_A μ(A)``."""
+        return ComplexEvent(frozenset().union(*self._map.values()))
+
+    def union(self, other: Valuation) -> Valuation:
+        """``(μ1 ∪ μ2)(A) = μ1(A) ∪ μ2(A)``."""
+        m = dict(self._map)
+        for var, pos in other._map.items():
+            m[var] = m[var] | pos if var in m else pos
+        return Valuation(m)
+
+    def assign(self, var: str, positions: Iterable[int]) -> Valuation:
+        """``μ[A ↦ C]``."""
+        m = dict(self._map)
+        m[var] = frozenset(positions)
+        return Valuation(m)
+
+    def restrict(self, variables: Iterable[str]) -> Valuation:
+        """``μ|_L``: variables outside L map to ∅."""
+        keep = set(variables)
+        return Valuation({v: p for v, p in self._map.items() if v in keep})
+
+    def shift(self, k: int) -> Valuation:
+        """``μ^{+k}``: every position moved by k."""
+        return Valuation({v: [p + k for p in ps] for v, ps in self._map.items()})
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {v: sorted(self._map[v]) for v in sorted(self._map)}
+
+    def sort_key(self) -> tuple:
+        return tuple((v, tuple(sorted(self._map[v]))) for v in sorted(self._map))
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{v}↦{{{','.join(map(str, ps))}}}" for v, ps in self.sort_key())
+        return "{" + body + "}"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class CoreComplexEvent:
+    """A complex event of seed 001 (CORE, §2): ``C = ([i, j], D)`` with ``i ≤ j`` and ``D ⊆ {i..j}``. Unlike
+    seed 000, the interval is part of the output, so equal data with different starts are different complex
+    events, and under projection ``i`` need not be in D. Positions are global stream positions, sorted."""
+
+    start: int
+    end: int
+    positions: tuple[int, ...] = field(default=())
+
+    def to_json(self, stream: Sequence[Event] | None = None) -> dict:
+        out: dict = {"start": self.start, "end": self.end, "positions": list(self.positions)}
+        if stream is not None:
+            out["events"] = [stream[p].to_dict() for p in self.positions]
+        return out
+
+    def __repr__(self) -> str:
+        return f"([{self.start},{self.end}], {{{','.join(map(str, self.positions))}}})"

@@ -1,0 +1,87 @@
+"""Readable syntax errors for the LALR parsers (CEL and CEQL): line, column, what was found, what was expected.
+
+Each parser supplies its own wording (how to describe a token, how to summarise the set of acceptable
+terminals, extra hints); this module does the shared work: locating the error, asking the parser which
+terminals it would have accepted at that point, and building the :class:`~cer_theory.core.errors.SyntaxErrorCER`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from cer_theory.core.errors import SyntaxErrorCER
+
+DescribeToken = Callable[[Token], str]
+DescribeExpected = Callable[[set[str], "Token | None", str], list[str]]
+Hint = Callable[[UnexpectedInput, set[str]], str]
+
+
+def join(items: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def position(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based (line, column) of character offset ``pos``."""
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def acceptable(plain: Lark, text: str, pos: int, start: str) -> tuple[set[str], Token | None]:
+    """The terminals acceptable at offset ``pos`` (all tokens before it parsed) and the previous token.
+
+    ``plain`` is the grammar's parser *without* an inline transformer (callbacks must not run on a prefix).
+    """
+    ip = plain.parse_interactive("", start=start)
+    prev: Token | None = None
+    try:
+        for tok in plain.lex(text[:pos]):
+            ip.feed_token(tok)
+            prev = tok
+        return set(ip.accepts()), prev
+    except LarkError:  # pragma: no cover - the prefix parsed before, so this should not happen
+        return set(), prev
+
+
+def syntax_error(text: str, start: str, e: UnexpectedInput, *, plain: Lark, describe_token: DescribeToken,
+                 describe_expected: DescribeExpected, hint: Hint | None = None,
+                 quotes: str | Mapping[str, str] = "\"'",
+                 unterminated: str = "unterminated string") -> SyntaxErrorCER:
+    """The :class:`SyntaxErrorCER` for a lark error ``e`` raised while parsing ``text`` from ``start``.
+
+    ``quotes`` are the characters that open a quoted token: a lexer error on one of them is reported as
+    ``unterminated`` (a dict from quote character to message overrides the wording per character).
+    """
+    if isinstance(e, UnexpectedToken) and e.token.type == "$END":
+        tok = e.token
+        pos = len(text)
+        line, column = (tok.end_line, tok.end_column) if tok.end_line is not None else (1, 1)
+        found = "end of input"
+        if not text.strip() or not list(plain.lex(text)):
+            found = "empty input"
+    elif isinstance(e, UnexpectedToken):
+        tok = e.token
+        pos, line, column = tok.start_pos, tok.line, tok.column
+        found = "unexpected " + describe_token(tok)
+    elif isinstance(e, UnexpectedCharacters):
+        pos, line, column = e.pos_in_stream, e.line, e.column
+        ch = text[pos] if pos < len(text) else ""
+        if ch and ch in quotes:
+            found = quotes[ch] if isinstance(quotes, Mapping) else unterminated
+        else:
+            found = f"unexpected character {ch!r}"
+    else:  # pragma: no cover - UnexpectedEOF is Earley-only
+        pos = len(text)
+        line, column = position(text, pos)
+        found = "unexpected end of input"
+    if found == "end of input":
+        found = "unexpected end of input"
+    acc, prev = acceptable(plain, text, pos, start)
+    expected = describe_expected(acc, prev, start)
+    message = f"{found}; expected {join(expected)}" if expected else found
+    if hint is not None:
+        message += hint(e, acc)
+    return SyntaxErrorCER(message, line=line, column=column, text=text, expected=tuple(expected))

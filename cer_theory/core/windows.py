@@ -1,0 +1,38 @@
+"""Windows (``WITHIN``) of seed 001 (CORE, §4.3), shared by the CEQL semantics, its compiler and the engines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.events import Event
+
+WindowKind = Literal["events", "time", "attribute"]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """``WITHIN``: ``n EVENTS`` (positions), a duration (``time``, over ``attribute``, default ``"time"``) or
+    ``n [attr]`` (the values of an attribute). Inclusive by default, as in the paper (``end − start ≤ size``);
+    ``strict=True`` is CORE's reading (``end − start < size``), spec §7.4."""
+
+    kind: WindowKind
+    size: float
+    attribute: str | None = None
+    strict: bool = False
+
+    def admits(self, start_key: float, end_key: float) -> bool:
+        """Whether a match from ``start_key`` to ``end_key`` (positions or timestamps) fits the window."""
+        span = end_key - start_key
+        return span < self.size if self.strict else span <= self.size
+
+    def key(self, position: int, event: Event) -> float:
+        """The window coordinate of an event: its position, or its timestamp attribute."""
+        if self.kind == "events":
+            return position
+        value = event.get(self.attribute or "time")
+        if value is None or isinstance(value, (bool, str)):
+            raise StreamFormatError(f"the window needs a numeric '{self.attribute or 'time'}' on every event",
+                                    line=position, field=self.attribute or "time")
+        return value

@@ -1,0 +1,561 @@
+"""The CORE engine: a CEQL query evaluated over a stream, incrementally (seed 001 §4; spec core-tecs-ceql.md §1.2,
+§1.4, §4).
+
+:class:`Engine` compiles the query (``compile_query``, Theorem 1) and runs Algorithm 1
+(:class:`~cer_theory.engines.core.evaluator.Evaluator`) over the stream, applying the clauses the automaton leaves
+out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the reference the tests compare against):
+
+* **PARTITION BY** — one evaluator per key, the tuple of the listed attributes' values (``[a],[b]`` ≡
+  ``[a,b]``; numbers compare as numbers, never equal to a string or a boolean), all sharing one lazily built
+  determinizer (§4.4). An event with a missing (NULL) value in any listed attribute belongs to **no**
+  partition: it is counted in :attr:`Engine.unpartitioned`, not silently lost. Positions and ``EVENTS``
+  windows are global. An evaluator is created only for an event on which a run starts, and discarded once it
+  holds no partial match (nothing can come of it) or,
+  with a window, once its last event has left the window (every partial match in it has expired), so idle
+  keys do not accumulate on unbounded key domains ([ours], spec §7.5).
+* **WITHIN** — pruning inside the tECS (max-start ≥ τ); time keys must not decrease along the stream.
+* **Selection strategies** — ``ALL``/``ANY``: none; ``STRICT``: compiled into the automaton. ``NEXT``,
+  ``LAST`` and ``MAX`` compare each CE with every CE ending at the same position, from every start, *before*
+  the window (the reference's reading, D20). They run through the determinization too: Algorithm 1 over seed
+  000's ``A_SEL`` of the pattern's CEA with one common start (:mod:`cer_theory.engines.core.selection`), so they keep
+  output-linear enumeration and window-bounded memory. An evaluator also carries the strategy's history (its
+  idle state), so it is discarded only when that history is empty.
+* **CONSUME BY** ``ANY`` — once a CE is reported, every partial match of every partition is forgotten
+  ([code] reset after any enumeration); ``PARTITION`` — only the reporting partition's; ``NONE``/absent —
+  nothing.
+* **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there).
+* **FROM** — the input is the already merged stream; stream names are not matched against events.
+
+Without PARTITION BY and NEXT/LAST/MAX there is at most one evaluator, and :meth:`Engine.process` runs one
+inlined loop over Events or dicts (``_process_plain``). Input: :class:`~cer_theory.core.events.Event` objects, dicts
+with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
+attributes); batches get their predicate bit vectors from :func:`cer_theory.core.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
+positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
+the window only; without a window both grow with the stream (as in the paper's Algorithm 1).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cer_theory.core.errors import DEFAULT_BUDGET
+from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.events import TYPE_KEY, Event
+from cer_theory.core.predicates.ast import kind
+from cer_theory.engines.core.evaluator import Determinizer, Evaluator
+from cer_theory.engines.core.selection import STRATEGY_NAMES, SelectEvaluator, SelectionDeterminizer
+from cer_theory.core.events import CoreComplexEvent
+from cer_theory.core.windows import Window
+
+if TYPE_CHECKING:
+    from cer_theory.automata.cea import CEA
+    from cer_theory.formalisms.ceql.parser import Query
+
+SELECT_STRATEGIES = tuple(STRATEGY_NAMES)
+"""Strategies built into the determinization by :mod:`cer_theory.engines.core.selection` (see the module docstring)."""
+
+_INF = float("inf")
+
+_KINDS = {int: "num", float: "num", str: "str", bool: "bool"}
+"""``kind`` of the exact built-in classes, looked up without the isinstance chain (subclasses go to ``kind``)."""
+
+BATCH = 4096
+"""Events per vectorized bit-vector batch when the input is a DataFrame or a Table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One reported complex event: CORE's ``([start, end], D)`` in global stream positions, the events at the
+    positions of D (in order), and the PARTITION BY key (the values of the listed attributes) or None."""
+
+    complex_event: CoreComplexEvent
+    events: tuple[Event, ...]
+    partition: tuple | None = None
+
+    @property
+    def start(self) -> int:
+        return self.complex_event.start
+
+    @property
+    def end(self) -> int:
+        return self.complex_event.end
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        return self.complex_event.positions
+
+    def to_json(self) -> dict:
+        out: dict = {"start": self.start, "end": self.end, "positions": list(self.positions),
+                     "events": [e.to_dict() for e in self.events]}
+        if self.partition is not None:
+            out["partition"] = list(self.partition)
+        return out
+
+    def __repr__(self) -> str:
+        part = "" if self.partition is None else f" @{self.partition}"
+        return f"Match({self.complex_event!r}{part})"
+
+
+_new, _set_ce, _set_events, _set_partition = (object.__new__, Match.complex_event.__set__,  # type: ignore
+                                              Match.events.__set__, Match.partition.__set__)  # type: ignore
+
+
+def make_match(complex_event: CoreComplexEvent, events: tuple[Event, ...], partition: tuple | None) -> Match:
+    """``Match(complex_event, events, partition)`` without the frozen dataclass's checked ``__init__`` (one per
+    output); the fields are exactly those ``__init__`` would set."""
+    m = _new(Match)
+    _set_ce(m, complex_event)
+    _set_events(m, events)
+    _set_partition(m, partition)
+    return m
+
+
+class Engine:
+    """A CEQL query over a stream: ``Engine(query).process(events)`` yields :class:`Match` objects as soon as
+    their last event is read. ``process`` may be called repeatedly: positions continue across calls.
+
+    ``query`` is a :class:`~cer_theory.formalisms.ceql.parser.Query` or its text. Options: ``budget`` (det-states of the
+    lazy determinization), ``debug`` (tECS invariants checked after every event), ``instrument`` (node visits per
+    output and union-list lengths in each evaluator's stats).
+    """
+
+    def __init__(self, query: Query | str, *, budget: int | None = DEFAULT_BUDGET, debug: bool = False,
+                 instrument: bool = False) -> None:
+        if isinstance(query, str):
+            from cer_theory.formalisms.ceql.parser import parse_query
+
+            query = parse_query(query)
+        from cer_theory.formalisms.ceql.compile import compile_pattern, compile_query
+        from cer_theory.formalisms.ceql.semantics import partition_attributes
+
+        self.query = query
+        self.strategy = (query.strategy or "ALL").upper()
+        self._select = self.strategy in SELECT_STRATEGIES
+        self.det: Determinizer
+        if self._select:
+            self.cea: CEA = compile_pattern(query.pattern, select=query.select)
+            self.det = SelectionDeterminizer(self.cea, self.strategy, budget=budget)
+        else:
+            self.cea = compile_query(query, budget=budget)
+            self.det = Determinizer(self.cea, budget=budget)
+        self.window: Window | None = query.within
+        self.partition_attributes: tuple[str, ...] = partition_attributes(query.partition_by)
+        self.consume = (query.consume or "NONE").upper()
+        self.limit: int | None = query.limit
+        self._time_attribute: str | None = (None if self.window is None or self.window.kind == "events"
+                                            else self.window.attribute or "time")
+        self._options = {"debug": debug, "instrument": instrument}
+        self._evaluators: OrderedDict[tuple, tuple[Evaluator, tuple]] = OrderedDict()
+        self.position = 0  # the global position of the next event
+        self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (spec §1.4)
+        self.partitions_created = self.partitions_discarded = 0
+        self._last_key: float = float("-inf")
+        # Events by global position, for Match.events: a deque from position ``_events_base`` on, cut by window.
+        self._events: deque[Event | tuple[_FrameRows, int]] = deque()
+        self._event_keys: deque[float] = deque()
+        self._events_base = 0
+        self._frame_rows = False  # whether _events may hold frame rows (else only Events)
+        self._plain = not self.partition_attributes and not self._select and self._time_attribute != TYPE_KEY
+        """:meth:`_process_plain` applies: one evaluator with a fixed initial state, the window key is an
+        attribute."""
+        self._keyed = (bool(self.partition_attributes) and not self._select and self._time_attribute != TYPE_KEY
+                       and TYPE_KEY not in self.partition_attributes)
+        """:meth:`_process_keyed` applies: PARTITION BY, evaluators with a fixed initial state."""
+
+    # ------------------------------------------------------------------ input
+
+    def process(self, events: Iterable[Event | Mapping[str, Any]] | Any) -> Iterator[Match]:
+        """Read ``events`` (Events, dicts with ``"type"``, a pandas DataFrame or a pyarrow Table) and yield the
+        matches each one completes, in stream order."""
+        module = type(events).__module__
+        if module.startswith(("pandas", "pyarrow")):
+            yield from self._process_frame(events)
+            return
+        if isinstance(events, (Event, Mapping)):
+            raise TypeError("process takes an iterable of events; use process_event for a single one")
+        if self._plain:
+            yield from self._process_plain(events)
+            return
+        if self._keyed:
+            yield from self._process_keyed(events)
+            return
+        for e in events:
+            yield from self.process_event(e)
+
+    def process_event(self, event: Event | Mapping[str, Any], *, mask: int | None = None) -> list[Match]:
+        """Read one event at the next global position; return the matches ending there."""
+        if not isinstance(event, Event):
+            event = Event.from_dict(event, line=self.position)
+        attr = self._time_attribute
+        return self._step(event, self.det.mask(event) if mask is None else mask,
+                          None if attr is None else event.get(attr),
+                          [event.get(a) for a in self.partition_attributes] if self.partition_attributes else None)
+
+    def _process_plain(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
+        """:meth:`process` without PARTITION BY or NEXT/LAST/MAX, i.e. with at most one evaluator:
+        :meth:`process_event`, :meth:`_step` and :meth:`_expire` inlined, with the same checks and effects in the
+        same order. The engine's position, last window key and event-buffer base live in locals, written back
+        before every yield and on exit and read again after a yield (the caller may use the engine meanwhile)."""
+        mask, initial_moves = self.det.mask, self.det.initial_moves
+        attr, window, consume = self._time_attribute, self.window, self.consume != "NONE"
+        evaluators = self._evaluators
+        keys = self._event_keys
+        remember_event, remember_key = self._events.append, keys.append
+        forget_event, forget_key = self._events.popleft, keys.popleft
+        size, strict = (window.size, window.strict) if window is not None else (_INF, False)
+        position, last, base = self.position, self._last_key, self._events_base
+        entry = evaluators.get(())
+        ev = None if entry is None else entry[0]
+        try:
+            for e in events:
+                if e.__class__ is not Event and not isinstance(e, Event):
+                    e = Event.from_dict(e, line=position)
+                m = mask(e)
+                j = position
+                position = j + 1
+                if attr is None:
+                    key = j
+                else:  # _time_key and the monotonicity check of _step
+                    key = e._values.get(attr)
+                    if key.__class__ is not int and key.__class__ is not float:
+                        key = _time_key(j, key, attr)
+                    if key < last:
+                        raise _decreasing(key, last, j, attr)
+                last = key
+                remember_event(e)
+                remember_key(key)
+                if strict:  # _expire, with Window.admits inlined
+                    while keys and key - keys[0] >= size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                else:
+                    while keys and key - keys[0] > size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                if ev is None:
+                    if not initial_moves(m):  # a new evaluator would stay empty and be discarded at once
+                        continue
+                    ev = self._new_evaluator()
+                    evaluators[()] = (ev, ())
+                    self.partitions_created += 1
+                ces = ev.advance(j, m, key)
+                if ces and consume or not ev.table:  # CONSUME BY (ANY or PARTITION: the only one), or empty
+                    del evaluators[()]
+                    self.partitions_discarded += 1
+                    ev = None
+                if ces:
+                    self.position, self._last_key, self._events_base = position, last, base
+                    yield from self._matches(ces, None)
+                    position, last, base = self.position, self._last_key, self._events_base
+                    entry = evaluators.get(())
+                    ev = None if entry is None else entry[0]
+        finally:
+            self.position, self._last_key, self._events_base = position, last, base
+
+    def _process_keyed(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
+        """:meth:`process` with PARTITION BY and without NEXT/LAST/MAX: :meth:`process_event`, :meth:`_step`,
+        :meth:`_partition_key` and :meth:`_expire` inlined, with the same checks and effects in the same order.
+        Locals are written back before every yield and on exit, as in :meth:`_process_plain`."""
+        mask, initial_moves = self.det.mask, self.det.initial_moves
+        attr, window, consume = self._time_attribute, self.window, self.consume
+        attrs = self.partition_attributes
+        evaluators = self._evaluators
+        get_entry, to_end = evaluators.get, evaluators.move_to_end
+        keys, events_kept = self._event_keys, self._events
+        remember_event, remember_key = events_kept.append, keys.append
+        forget_event, forget_key = events_kept.popleft, keys.popleft
+        size, strict = (window.size, window.strict) if window is not None else (_INF, False)
+        by_position = window is not None and window.kind == "events"
+        kinds = _KINDS
+        position, last, base = self.position, self._last_key, self._events_base
+        try:
+            for e in events:
+                if e.__class__ is not Event and not isinstance(e, Event):
+                    e = Event.from_dict(e, line=position)
+                m = mask(e)
+                j = position
+                position = j + 1
+                values = e._values
+                pkey: tuple | None = ()
+                for a in attrs:  # _partition_key
+                    v = values.get(a)
+                    if v is None:
+                        pkey = None
+                        break
+                    k = kinds.get(v.__class__)
+                    pkey += (((k if k is not None else kind(v)), v),)  # type: ignore[operator]
+                if pkey is None:  # a NULL partition value: in no partition, needs no window key either
+                    self.unpartitioned += 1
+                    remember_event(e)
+                    remember_key(last)
+                    continue
+                if attr is None:
+                    key = j
+                else:
+                    key = values.get(attr)
+                    if key.__class__ is not int and key.__class__ is not float:
+                        key = _time_key(j, key, attr)
+                    if key < last:
+                        raise _decreasing(key, last, j, attr)
+                last = key
+                remember_event(e)
+                remember_key(key)
+                entry = get_entry(pkey)
+                ces = None
+                if entry is None:
+                    if initial_moves(m):
+                        entry = (self._new_evaluator(), tuple(v for _, v in pkey))
+                        evaluators[pkey] = entry
+                        self.partitions_created += 1
+                else:
+                    to_end(pkey)
+                if entry is not None:
+                    evaluator = entry[0]
+                    ces = evaluator.advance(j, m, key)
+                    if ces:
+                        if consume == "ANY":
+                            self._discard_all()
+                        elif consume == "PARTITION":
+                            self._discard(pkey)
+                    if not evaluator.table and pkey in evaluators:
+                        self._discard(pkey)  # nothing stored: a fresh evaluator would behave the same
+                if window is not None:  # _expire, with Window.admits inlined
+                    while evaluators:
+                        oldest = next(iter(evaluators.values()))[0]
+                        span = key - (oldest.position if by_position else oldest.last_key)
+                        if (span < size) if strict else (span <= size):
+                            break
+                        del evaluators[next(iter(evaluators))]
+                        self.partitions_discarded += 1
+                    if strict:
+                        while keys and key - keys[0] >= size:
+                            forget_key()
+                            forget_event()
+                            base += 1
+                    else:
+                        while keys and key - keys[0] > size:
+                            forget_key()
+                            forget_event()
+                            base += 1
+                if ces:
+                    self.position, self._last_key, self._events_base = position, last, base
+                    yield from self._matches(ces, entry[1])  # type: ignore[index]
+                    position, last, base = self.position, self._last_key, self._events_base
+        finally:
+            self.position, self._last_key, self._events_base = position, last, base
+
+    def _process_frame(self, frame: Any) -> Iterator[Match]:
+        """A DataFrame or Table, by chunks: bit vectors, window keys and partition keys come from its columns
+        (vectorized); an Event is built only for the rows a match reports (the whole chunk, on first need)."""
+        from cer_theory.core.predicates.vectorized import bitmasks
+
+        preds = list(self.det.predicates)
+        arrow = hasattr(frame, "num_rows")
+        total = frame.num_rows if arrow else len(frame)
+        for start in range(0, total, BATCH):
+            chunk = frame.slice(start, BATCH) if arrow else frame.iloc[start:start + BATCH]
+            size = chunk.num_rows if arrow else len(chunk)
+            masks = bitmasks(preds, chunk) if preds else [0] * size
+            attr = self._time_attribute
+            times = None if attr is None else _column(chunk, attr, size)
+            parts = [_column(chunk, a, size) for a in self.partition_attributes]
+            rows = _FrameRows(chunk, self.position)
+            self._frame_rows = True
+            for k in range(size):
+                yield from self._step((rows, k), masks[k], None if times is None else times[k],
+                                      [c[k] for c in parts] if parts else None)
+
+    # ------------------------------------------------------------------ one event
+
+    def _step(self, item: Event | tuple[_FrameRows, int], mask: int, time: Any, values: list | None
+              ) -> list[Match]:
+        """One event (``item``: an Event or a frame row) with its bit vector, window attribute value and
+        partition attribute values."""
+        j = self.position
+        self.position = j + 1
+        pkey: tuple = ()
+        if values is not None:
+            pkey = self._partition_key(values)  # type: ignore[assignment]
+            if pkey is None:  # a NULL partition value: in no partition, needs no window key either
+                self.unpartitioned += 1
+                self._remember(item, self._last_key)
+                return []
+        key: float = j
+        if self._time_attribute is not None:
+            key = _time_key(j, time, self._time_attribute)
+            if key < self._last_key:
+                raise _decreasing(key, self._last_key, j, self._time_attribute)
+        self._last_key = key
+        self._remember(item, key)
+        entry = self._evaluators.get(pkey)
+        if entry is None:
+            if not self.det.initial_moves(mask):  # a new evaluator would stay empty and be discarded at once
+                self._expire(key)
+                return []
+            entry = (self._new_evaluator(), tuple(v for _, v in pkey))
+            self._evaluators[pkey] = entry
+            self.partitions_created += 1
+        else:
+            self._evaluators.move_to_end(pkey)
+        evaluator, part = entry
+        ces = evaluator.advance(j, mask, key)
+        if ces:
+            if self.consume == "ANY":
+                self._discard_all()
+            elif self.consume == "PARTITION":
+                self._discard(pkey)
+        if not evaluator.active and pkey in self._evaluators:
+            self._discard(pkey)  # nothing stored: a fresh evaluator would behave the same
+        self._expire(key)
+        if not ces:
+            return []
+        return self._matches(ces, part if values is not None else None)
+
+    def _matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
+        """The reported Matches of ``ces`` (their events are still in the window's event buffer)."""
+        events, base = self._events, self._events_base
+        if self._frame_rows:
+            return [make_match(c, tuple([self._event_at(p) for p in c.positions]), partition) for c in ces]
+        return [make_match(c, tuple([events[p - base] for p in c.positions]), partition) for c in ces]
+
+    def _new_evaluator(self) -> Evaluator:
+        if self._select:
+            return SelectEvaluator(determinizer=self.det, window=self.window, limit=self.limit,  # type: ignore
+                                   **self._options)
+        return Evaluator(determinizer=self.det, window=self.window, limit=self.limit, **self._options)
+
+    @staticmethod
+    def _partition_key(values: list) -> tuple | None:
+        out = []
+        for v in values:
+            if v is None:
+                return None
+            out.append((kind(v), v))  # 1 and 1.0 share a partition; 1 and True do not (hash(1) == hash(True))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ memory: partitions and events
+
+    def _discard(self, pkey: tuple) -> None:
+        del self._evaluators[pkey]
+        self.partitions_discarded += 1
+
+    def _discard_all(self) -> None:
+        self.partitions_discarded += len(self._evaluators)
+        self._evaluators.clear()
+
+    def _expire(self, now: float) -> None:
+        """Drop evaluators whose last event has left the window (least recently used first, O(1) amortized)
+        and the events no future match can contain."""
+        window = self.window
+        if window is None:
+            return
+        evaluators = self._evaluators
+        admits = window.admits
+        if self.partition_attributes and not self._select:  # (a strategy's history outlives the window)
+            while evaluators:
+                pkey, (evaluator, _) = next(iter(evaluators.items()))
+                if admits(evaluator.position if window.kind == "events" else evaluator.last_key, now):
+                    break
+                self._discard(pkey)
+        keys, events = self._event_keys, self._events
+        while keys and not admits(keys[0], now):
+            keys.popleft()
+            events.popleft()
+            self._events_base += 1
+
+    def _remember(self, item: Event | tuple[_FrameRows, int], key: float) -> None:
+        self._events.append(item)
+        self._event_keys.append(key)
+
+    def _event_at(self, position: int) -> Event:
+        item = self._events[position - self._events_base]
+        return item if isinstance(item, Event) else item[0].event(item[1])
+
+    # ------------------------------------------------------------------ inspection
+
+    @property
+    def partitions(self) -> int:
+        """Evaluators currently alive (partition keys with partial matches inside the window)."""
+        return len(self._evaluators)
+
+    def evaluators(self) -> list[tuple[tuple | None, Evaluator]]:
+        """The live evaluators with their partition keys (None without PARTITION BY)."""
+        return [(values if self.partition_attributes else None, ev) for ev, values in self._evaluators.values()]
+
+    @property
+    def retained_events(self) -> int:
+        """Events kept for Match.events (the window's, or all of them without a window)."""
+        return len(self._events)
+
+
+class _FrameRows:
+    """The rows of one DataFrame/Table chunk, turned into Events on demand (only matches need events): the
+    columns are extracted once per chunk, then each needed row is assembled from them."""
+
+    __slots__ = ("chunk", "first", "columns", "events")
+
+    def __init__(self, chunk: Any, first: int) -> None:
+        self.chunk, self.first = chunk, first
+        self.columns: dict[str, list[Any]] | None = None
+        self.events: dict[int, Event] = {}
+
+    def event(self, k: int) -> Event:
+        found = self.events.get(k)
+        if found is None:
+            if self.columns is None:
+                chunk = self.chunk
+                names = chunk.column_names if hasattr(chunk, "column_names") else list(chunk.columns)
+                size = chunk.num_rows if hasattr(chunk, "num_rows") else len(chunk)
+                self.columns = {str(a): _column(chunk, a, size) for a in names}
+            row = {a: col[k] for a, col in self.columns.items() if col[k] is not None}
+            found = self.events[k] = Event.from_dict(row, line=self.first + k)
+        return found
+
+
+def _column(chunk: Any, name: str, size: int) -> list[Any]:
+    """One column as Python values, None where absent (missing column, None, NaN, NA)."""
+    if hasattr(chunk, "column_names"):
+        values = chunk.column(name).to_pylist() if name in chunk.column_names else [None] * size
+    else:
+        values = chunk[name].tolist() if name in chunk.columns else [None] * size
+    return [None if _missing(v) else _python(v) for v in values]
+
+
+def _python(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
+
+
+def _missing(v: object) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _decreasing(key: float, previous: float, position: int, attribute: str) -> StreamFormatError:
+    """The error for a window key below the previous one (spec §7.3)."""
+    return StreamFormatError(f"window key {key!r} decreases (previous {previous!r}); WITHIN needs non-decreasing "
+                             f"timestamps in stream order (spec §7.3)", line=position, field=attribute)
+
+
+def _time_key(position: int, value: Any, attribute: str) -> float:
+    """``Window.key`` for an attribute value: numbers only (a missing value is an error, spec §7.3)."""
+    if value is None or isinstance(value, (bool, str)) or not isinstance(value, (int, float)):
+        raise StreamFormatError(f"the window needs a numeric {attribute!r} on every event", line=position,
+                                field=attribute)
+    return value
+
+
+def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any]], **options: Any
+                   ) -> list[frozenset[CoreComplexEvent]]:
+    """The engine's output grouped by end position, ``out[j]`` = the CEs reported at j (the shape of
+    :func:`cer_theory.formalisms.ceql.semantics.evaluate`, for differential tests and the CLI)."""
+    out: list[set[CoreComplexEvent]] = [set() for _ in range(len(stream))]
+    for m in Engine(query, **options).process(stream):
+        out[m.end].add(m.complex_event)
+    return [frozenset(s) for s in out]
+
+
+__all__ = ["BATCH", "Engine", "Match", "SELECT_STRATEGIES", "evaluate_query"]

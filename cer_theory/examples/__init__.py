@@ -1,0 +1,13 @@
+"""Bundled examples: seed 000's running example (Fig. 1 stream, formulas φ1–φ4), the figures, sample data."""
+
+from cer_theory.core.lazy import lazy_exports
+
+_EXPORTS = {
+    "fire_stream": "seed000",
+    "FORMULAS": "seed000",
+    "example_5_3_cea": "seed000",
+    "fig8_cea": "seed000",
+    "write_all": "figures",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

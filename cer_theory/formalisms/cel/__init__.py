@@ -1,0 +1,25 @@
+"""CEL and complex event automata (seed 000, *A Formal Framework for Complex Event Recognition*)."""
+
+from cer_theory.core.lazy import lazy_exports
+
+_EXPORTS = {
+    "Formula": "ast",
+    "Strategy": "ast",
+    "parse": "parser",
+    "parse_predicate": "parser",
+    "format_formula": "printer",
+    "valuations": "semantics",
+    "complex_events": "semantics",
+    "run": "semantics",
+    "run_complex_events": "semantics",
+    "compile_cel": "compile",
+    "compile_with_selection": "selection",
+    "select_cea": "selection",
+    "cea_to_cel": "to_cel",
+    "cea_to_cel_star": "to_cel",
+    "normal_form": "normal_form",
+    "has_star_property": "star_property",
+    "star_run_complex_events": "star_property",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

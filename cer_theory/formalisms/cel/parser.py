@@ -1,0 +1,298 @@
+"""Parser for CEL (seed 000, Fig. 2; selection strategies §7.1) and for the shared predicate syntax.
+
+The grammar is ``cel.lark`` (LALR(1)). The paper fixes no precedence; ours, tightest first:
+
+======================================  ===========================  =========================
+level                                   operators                    associativity
+======================================  ===========================  =========================
+1 (tightest)                            postfix ``+``, ``⊕``/``:+``  left (``R+:+`` = ``(R+)⊕``)
+2                                       ``IN A``, ``AS A``           left (``R IN A IN B``)
+3                                       ``;``, ``:``                 left (``R ; T : U``)
+4                                       ``FILTER f``                 left (chains)
+5 (loosest)                             ``OR``, ``AND``, ``ALL``,    left
+                                        ``UNLESS``
+======================================  ===========================  =========================
+
+``PI[A,B](φ)`` (alias ``π[A,B](φ)``), ``START(φ)``, ``STRICT(φ)``, ``NXT(φ)``, ``LAST(φ)``, ``MAX(φ)`` and
+``( )``/``[ ]`` groups are atomic. A FILTER condition is one literal (``T.x > 1``, ``1 < T.x``, ``H.id = T.id``,
+``T.type = "R"``, ``T[x > 1 AND type = "R"]``, ``NOT`` literal, ``TRUE``, ``FALSE``) or a parenthesized or
+bracketed boolean expression (NOT > AND > OR; aliases ``¬ ∧ ∨``). So ``φ FILTER T.x > 1 AND H`` is
+``(φ FILTER T.x > 1) AND H``.
+
+:func:`parse` returns a :class:`~cer_theory.formalisms.cel.ast.Formula`; :func:`parse_predicate` returns a
+:class:`~cer_theory.core.predicates.Predicate` in the unqualified syntax (``tmp > 40 AND type = "H"``), which also
+accepts qualified atoms (``T.x``, ``T[...]``). Every error is a :class:`~cer_theory.core.errors.SyntaxErrorCER`
+naming line, column, what was found and what was expected.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
+
+from cer_theory.core.errors import CerError, SyntaxErrorCER
+from cer_theory.core.events import TYPE_KEY
+from cer_theory.core.predicates.ast import FALSE, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
+from cer_theory.core.parsing import syntax_error
+from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
+                      Strategy, Unless)
+
+GRAMMAR_PATH = Path(__file__).with_name("cel.lark")
+
+KEYWORDS = ("IN", "AS", "FILTER", "OR", "AND", "ALL", "UNLESS", "START", "PI", "STRICT", "NXT", "LAST", "MAX",
+            "NOT", "TRUE", "FALSE")
+"""Reserved words (UPPERCASE, case-sensitive); ``true``/``false`` are reserved too (boolean constants)."""
+
+_UNICODE_OPS = {"≠": "!=", "≤": "<=", "≥": ">="}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+# ---------------------------------------------------------------------------------------------- AST building
+
+
+def _const(tok: Token) -> Const:
+    if tok.type == "NUMBER":
+        return Const(float(tok) if re.search(r"[.eE]", tok) else int(tok))
+    if tok.type == "BOOL":
+        return Const(tok == "true")
+    body = tok[1:-1]  # STRING
+    return Const(re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S))
+
+
+def _term(x: Any) -> Attr | Const:
+    return _const(x) if isinstance(x, Token) else x
+
+
+def _pred(x: Any) -> Predicate:
+    if isinstance(x, Token):  # a bare TRUE / FALSE keyword
+        return TRUE if x.type == "TRUE" else FALSE
+    return x
+
+
+class _Builder(Transformer):
+    """Tree → AST. Runs inline in the LALR parser (no parse tree is built)."""
+
+    # formulas
+    def atom(self, c: list) -> Formula:
+        return Atom(str(c[0]))
+
+    def in_(self, c: list) -> Formula:
+        return In(c[0], str(c[1]))
+
+    def filter(self, c: list) -> Formula:
+        return Filter(c[0], _pred(c[1]))
+
+    def seq(self, c: list) -> Formula:
+        return Seq(c[0], c[1])
+
+    def contig(self, c: list) -> Formula:
+        return Contig(c[0], c[1])
+
+    def plus(self, c: list) -> Formula:
+        return Plus(c[0])
+
+    def cplus(self, c: list) -> Formula:
+        return CPlus(c[0])
+
+    def varlist(self, c: list) -> tuple[str, ...]:
+        return tuple(map(str, c))
+
+    def proj(self, c: list) -> Formula:
+        return Proj(c[1], c[0])
+
+    def start(self, c: list) -> Formula:
+        return Start(c[0])
+
+    def select(self, c: list) -> Formula:
+        return Select(Strategy(c[0].type), c[1])
+
+    def disj(self, c: list) -> Formula:
+        return Disj(c[0], c[1])
+
+    def conj(self, c: list) -> Formula:
+        return Conj(c[0], c[1])
+
+    def all_(self, c: list) -> Formula:
+        return All(c[0], c[1])
+
+    def unless(self, c: list) -> Formula:
+        return Unless(c[0], c[1])
+
+    # predicates
+    def uattr(self, c: list) -> Attr:
+        return Attr(str(c[0]))
+
+    def qattr(self, c: list) -> Attr:
+        return Attr(str(c[1]), str(c[0]))
+
+    def cmp(self, c: list) -> Predicate:
+        left, right = _term(c[0]), _term(c[2])
+        op = _UNICODE_OPS.get(str(c[1]), str(c[1]))
+        if (isinstance(left, Attr) and left.name == TYPE_KEY and op in ("=", "!=")
+                and isinstance(right, Const) and isinstance(right.value, str)):
+            t = IsType(right.value, left.slot)
+            return t if op == "=" else Not(t)
+        return Cmp(left, op, right)
+
+    def on(self, c: list) -> Predicate:
+        return On(str(c[0]), _pred(c[1]))
+
+    def not_(self, c: list) -> Predicate:
+        return Not(_pred(c[-1]))
+
+    def and_(self, c: list) -> Predicate:
+        return And(tuple(_pred(x) for x in c))
+
+    def or_(self, c: list) -> Predicate:
+        return Or(tuple(_pred(x) for x in c))
+
+
+@functools.cache
+def _lark() -> Lark:
+    """The LALR parser, built once (both start symbols share the tables)."""
+    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
+                start=["formula_start", "predicate_start"], transformer=_Builder(), maybe_placeholders=False)
+
+
+@functools.cache
+def _lark_plain() -> Lark:
+    """The same grammar without the inline transformer: used only to diagnose errors."""
+    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
+                start=["formula_start", "predicate_start"], maybe_placeholders=False)
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+
+
+def parse(text: str) -> Formula:
+    """Parse CEL text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
+    result = _run(text, "formula_start")
+    assert isinstance(result, Formula)
+    return result
+
+
+def parse_predicate(text: str) -> Predicate:
+    """Parse a predicate: ``tmp > 40 AND type = "H"`` (unqualified) or with ``T.x`` / ``T[...]`` atoms."""
+    return _pred(_run(text, "predicate_start"))
+
+
+def _run(text: str, start: str) -> Any:
+    if not isinstance(text, str):
+        raise TypeError(f"expected CEL text (str), got {type(text).__name__}")
+    try:
+        return _lark().parse(text, start=start)
+    except UnexpectedInput as e:
+        raise _syntax_error(text, start, e) from None
+    except VisitError as e:  # a callback refused a node (should not happen: the grammar prevents it)
+        raise SyntaxErrorCER(str(e.orig_exc), line=1, column=1, text=text) from None
+    except CerError as e:
+        if isinstance(e, SyntaxErrorCER):
+            raise
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+
+
+# ---------------------------------------------------------------------------------------------- error messages
+
+_SHOW = {
+    "_SEMI": "';'", "_COLON": "':'", "_PLUS": "'+'", "_CPLUS": "':+'", "_LPAR": "'('", "_RPAR": "')'",
+    "_LSQB": "'['", "_RSQB": "']'", "_COMMA": "','", "_DOT": "'.'", "_PI_SYM": "'π'", "_WEDGE": "'∧'",
+    "_VEE": "'∨'", "_NEG": "'¬'", "$END": "end of input",
+    "CMP_OP": "a comparison operator (=, !=, <, <=, >, >=)",
+}
+_KEYWORD_TERMINALS = {("_" + k if k not in ("STRICT", "NXT", "LAST", "MAX", "TRUE", "FALSE") else k): k
+                      for k in KEYWORDS}
+_SHOW.update(_KEYWORD_TERMINALS)
+_FORMULA_START = {"NAME", "_LPAR", "_LSQB", "_START", "_PI", "_PI_SYM", "STRICT", "NXT", "LAST", "MAX"}
+_FORMULA_START_TEXT = "a formula (a relation name, '(', '[', START, PI, STRICT, NXT, LAST, MAX)"
+_FORMULA_ONLY_OPS = {"_SEMI", "_COLON", "_PLUS", "_CPLUS", "_IN", "_AS", "_FILTER", "_ALL", "_UNLESS"}
+_OPS_ORDER = ["_SEMI", "_COLON", "_PLUS", "_CPLUS", "_IN", "_FILTER", "_OR", "_AND", "_ALL", "_UNLESS"]
+_ALIASES = {"_AS": "_IN", "_PI_SYM": "_PI", "_WEDGE": "_AND", "_VEE": "_OR", "_NEG": "_NOT"}
+_CONSTANTS = {"NUMBER", "STRING", "BOOL"}
+_ORDER = ["NAME", "_NOT", "TRUE", "FALSE", "_LPAR", "_LSQB", "CMP_OP", "_DOT", "_COMMA", "_RPAR", "_RSQB", "$END"]
+
+
+def _describe_token(tok: Token) -> str:
+    if tok.type == "$END":
+        return "end of input"
+    if tok.type in _KEYWORD_TERMINALS:
+        return f"keyword {tok.value}"
+    if tok.type == "NAME":
+        return f"name {tok.value!r}"
+    if tok.type == "NUMBER":
+        return f"number {tok.value}"
+    if tok.type == "STRING":
+        return f"string {tok.value}"
+    if tok.type == "BOOL":
+        return f"constant {tok.value}"
+    return f"'{tok.value}'"
+
+
+def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
+    """Readable, short descriptions of the acceptable terminals ``acc`` after token ``prev``."""
+    acc = set(acc)
+    out: list[str] = []
+    prev_type = prev.type if prev is not None else None
+    if _FORMULA_START <= acc:
+        out.append(_FORMULA_START_TEXT)
+        acc -= _FORMULA_START
+    for alias, main in _ALIASES.items():
+        if alias in acc and main in acc:
+            acc.discard(alias)
+    if acc == {"_DOT", "_LSQB"}:
+        return ["'.' (attributes in a FILTER condition are qualified, as in T.x)", "'[' (as in T[x > 1])"]
+    if acc == {"NAME"} and prev_type == "CMP_OP":
+        return ["an attribute such as T.x (a comparison needs one)"]
+    if prev_type == "_FILTER" or (prev_type in ("_NOT", "_NEG") and "_LSQB" in acc and start == "formula_start"
+                                  and "NAME" in acc and "_DOT" not in acc):
+        if "NAME" in acc and "_NOT" in acc:
+            out.append("a filter condition (such as T.x > 1, 1 < T.x, H.id = T.id, T.type = \"R\", T[x > 1], "
+                       "NOT, TRUE or a parenthesized condition)")
+            return out
+    if acc & _FORMULA_ONLY_OPS:
+        ops = [o for o in _OPS_ORDER if o in acc]
+        out.append("an operator (" + ", ".join(_SHOW[o] for o in ops) + ")")
+        acc -= set(_OPS_ORDER) | {"_AS"}
+    if "NAME" in acc:
+        if prev_type in ("_IN", "_AS", "_COMMA") or (prev_type == "_LSQB" and "_RSQB" in acc):
+            out.append("a variable name")
+        elif prev_type == "_DOT":
+            out.append("an attribute name")
+        else:
+            out.append("an attribute (such as x or T.x)" if acc & _CONSTANTS else "a name")
+        acc.discard("NAME")
+    if acc & _CONSTANTS:
+        out.append("a constant")
+        acc -= _CONSTANTS
+    for t in ["_OR", "_AND"]:  # predicate connectives
+        if t in acc:
+            out.append(_SHOW[t])
+            acc.discard(t)
+    for t in _ORDER:
+        if t in acc:
+            out.append(_SHOW.get(t, t))
+            acc.discard(t)
+    out.extend(_SHOW.get(t, t) for t in sorted(acc))
+    return out
+
+
+def _hint(e: UnexpectedInput, acc: set[str]) -> str:
+    if isinstance(e, UnexpectedToken) and e.token.type == "_DOT" and acc == {"CMP_OP"}:
+        return " (attributes inside Var[...] are unqualified: write x, not T.x)"
+    if isinstance(e, UnexpectedToken) and e.token.type in (*_KEYWORD_TERMINALS, "BOOL") and "NAME" in acc:
+        return f" ({e.token.value} is a reserved keyword and cannot be used as a name)"
+    return ""
+
+
+def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
+    return syntax_error(text, start, e, plain=_lark_plain(), describe_token=_describe_token,
+                        describe_expected=_describe_expected, hint=_hint)
+
+
+__all__ = ["parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH"]

@@ -1,0 +1,109 @@
+"""Canonical text for CEL formulas and predicates (seed 000, Fig. 2): ``parse(format_formula(φ)) == φ``.
+
+Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.cel.parser` (tightest first: postfix
+``+``/``:+`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all left-associative, so a
+right operand at the same level is parenthesized: ``R ; (T ; U)``). The default output is ASCII (``:+``,
+``PI[...]``, ``AND``, ``<=``); ``unicode=True`` gives the display forms ``⊕``, ``π``, ``∧ ∨ ¬ ≤ ≥ ≠``, which parse
+back to the same AST.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cer_theory.core.events import TYPE_KEY
+from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate, format_value
+from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
+                      Unless)
+
+# Binding levels: higher binds tighter.
+LOOSE, FILTER, SEQ, IN, POSTFIX, ATOMIC = range(6)
+_BOOL_OPS = {Disj: "OR", Conj: "AND", All: "ALL", Unless: "UNLESS"}
+_UNICODE_CMP = {"<=": "≤", ">=": "≥", "!=": "≠"}
+
+
+def format_formula(phi: Formula, unicode: bool = False) -> str:
+    """Parseable text for ``phi`` with minimal parentheses."""
+    return _fmt(phi, unicode)[0]
+
+
+def _wrap(phi: Formula, minimum: int, uni: bool) -> str:
+    text, level = _fmt(phi, uni)
+    return f"({text})" if level < minimum else text
+
+
+def _fmt(phi: Formula, uni: bool) -> tuple[str, int]:
+    if isinstance(phi, Atom):
+        return phi.name, ATOMIC
+    if isinstance(phi, Plus):
+        return _wrap(phi.body, POSTFIX, uni) + "+", POSTFIX
+    if isinstance(phi, CPlus):
+        return _wrap(phi.body, POSTFIX, uni) + ("⊕" if uni else ":+"), POSTFIX
+    if isinstance(phi, In):
+        return f"{_wrap(phi.body, IN, uni)} IN {phi.var}", IN
+    if isinstance(phi, (Seq, Contig)):
+        op = ";" if isinstance(phi, Seq) else ":"
+        return f"{_wrap(phi.left, SEQ, uni)} {op} {_wrap(phi.right, SEQ + 1, uni)}", SEQ
+    if isinstance(phi, Filter):
+        return f"{_wrap(phi.body, FILTER, uni)} FILTER {format_condition(phi.condition, unicode=uni)}", FILTER
+    if isinstance(phi, tuple(_BOOL_OPS)):
+        op = _BOOL_OPS[type(phi)]
+        return f"{_wrap(phi.left, LOOSE, uni)} {op} {_wrap(phi.right, LOOSE + 1, uni)}", LOOSE  # type: ignore[attr-defined]
+    if isinstance(phi, Proj):
+        return f"{'π' if uni else 'PI'}[{','.join(phi.variables)}]({_fmt(phi.body, uni)[0]})", ATOMIC
+    if isinstance(phi, Start):
+        return f"START({_fmt(phi.body, uni)[0]})", ATOMIC
+    if isinstance(phi, Select):
+        return f"{phi.strategy.value}({_fmt(phi.body, uni)[0]})", ATOMIC
+    raise TypeError(f"not a CEL formula: {phi!r}")
+
+
+# ---------------------------------------------------------------------------------------------- predicates
+
+
+def _is_literal(p: Predicate) -> bool:
+    return isinstance(p, (Cmp, IsType, On, BoolConst, Opaque))
+
+
+def format_condition(p: Predicate, unicode: bool = False) -> str:
+    """A FILTER condition: a lone literal bare, anything else in parentheses."""
+    text = format_predicate(p, unicode=unicode)
+    return text if _is_literal(p) else f"({text})"
+
+
+def _value(v: object) -> str:
+    if isinstance(v, float) and math.isinf(v):
+        return "1e999" if v > 0 else "-1e999"
+    return format_value(v)  # type: ignore[arg-type]
+
+
+def _term(t: Attr | Const) -> str:
+    return _value(t.value) if isinstance(t, Const) else str(t)
+
+
+def format_predicate(p: Predicate, unicode: bool = False) -> str:
+    """Parseable text: ``T.tmp > 40 AND H[type = "H" OR x <= 3]``; the ASCII form equals ``p.text()``."""
+    if isinstance(p, BoolConst):
+        return "TRUE" if p.value else "FALSE"
+    if isinstance(p, IsType):
+        return f"{Attr(TYPE_KEY, p.slot)} = {format_value(p.name)}"
+    if isinstance(p, Cmp):
+        op = _UNICODE_CMP.get(p.op, p.op) if unicode else p.op
+        return f"{_term(p.left)} {op} {_term(p.right)}"
+    if isinstance(p, On):
+        return f"{p.var}[{format_predicate(p.body, unicode)}]"
+    if isinstance(p, Not):
+        arg = format_predicate(p.arg, unicode)
+        if unicode:
+            return "¬" + (arg if isinstance(p.arg, (BoolConst, On)) else f"({arg})")
+        return "NOT " + (arg if p.arg.precedence >= 3 else f"({arg})")
+    if isinstance(p, (And, Or)):
+        # nested same-operator nodes are parenthesized: the parser flattens only one chain
+        inner = 2 if isinstance(p, And) else 1
+        sep = (" ∧ " if unicode else " AND ") if isinstance(p, And) else (" ∨ " if unicode else " OR ")
+        return sep.join(f"({format_predicate(a, unicode)})" if a.precedence < inner else format_predicate(a, unicode)
+                        for a in p.args)
+    return p.text()  # Opaque and future node types: their own text
+
+
+__all__ = ["format_formula", "format_predicate", "format_condition"]

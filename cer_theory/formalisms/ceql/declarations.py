@@ -1,0 +1,74 @@
+"""Checking events against a stream declaration (CORE's ``CREATE STREAM``), declared or inferred from the data.
+
+An event matches a declaration when its type is declared and every attribute it carries is declared for that
+type with the same kind (number, string, boolean). A missing attribute is NULL and allowed. A mismatch is a
+:class:`~cer_theory.core.errors.StreamFormatError` naming the line and the field: nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.events import Event
+from cer_theory.core.predicates.ast import kind
+from cer_theory.formalisms.ceql.parser import StreamDeclaration
+
+KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
+
+
+class Schema:
+    """Event type → attribute → kind, built from declarations or inferred from a first pass over the data."""
+
+    def __init__(self, kinds: dict[str, dict[str, str | None]] | None = None) -> None:
+        self.kinds: dict[str, dict[str, str | None]] = kinds or {}
+        self._first_seen: dict[tuple[str, str], int] = {}
+
+    @classmethod
+    def from_declarations(cls, declarations: Iterable[StreamDeclaration]) -> Schema:
+        kinds: dict[str, dict[str, str | None]] = {}
+        for d in declarations:
+            for etype, attrs in d.kinds().items():
+                kinds.setdefault(etype, {}).update(attrs)
+        return cls(kinds)
+
+    @classmethod
+    def infer(cls, events: Iterable[tuple[int, Event]], *, source: str | None = None) -> Schema:
+        """The schema the data itself declares; an attribute whose kind changes between events is an error."""
+        schema = cls()
+        for line, event in events:
+            attrs = schema.kinds.setdefault(event.type, {})
+            for name, value in event.attributes.items():
+                k = kind(value)
+                seen = attrs.setdefault(name, k)
+                if seen != k:
+                    first = schema._first_seen[(event.type, name)]
+                    raise StreamFormatError(f"{event.type}.{name} is {KIND_NAMES[k]} here but {KIND_NAMES[seen]} "
+                                            f"at line {first}", source=source, line=line, field=name)
+                schema._first_seen.setdefault((event.type, name), line)
+        return schema
+
+    def check(self, events: Iterable[tuple[int, Event]], *, source: str | None = None) -> Iterator[Event]:
+        """Yield the events, raising on the first one that does not match the schema."""
+        for line, event in events:
+            attrs = self.kinds.get(event.type)
+            if attrs is None:
+                raise StreamFormatError(f"event type {event.type!r} is not declared (declared: "
+                                        f"{', '.join(sorted(self.kinds)) or 'none'})", source=source, line=line,
+                                        field="type")
+            for name, value in event.attributes.items():
+                if name not in attrs:
+                    raise StreamFormatError(f"{event.type} declares no attribute {name!r}", source=source,
+                                            line=line, field=name)
+                expected = attrs[name]
+                if expected is not None and kind(value) != expected:
+                    raise StreamFormatError(f"{event.type}.{name} is declared {KIND_NAMES[expected]}, got "
+                                            f"{value!r}", source=source, line=line, field=name)
+            yield event
+
+    def declaration(self, name: str = "S") -> str:
+        """The schema as CORE's ``CREATE STREAM`` text."""
+        names = {"num": "double", "str": "string", "bool": "boolean", None: "string"}
+        events = ", ".join(f"EVENT {t} {{ " + ", ".join(f"{a}:{names[k]}" for a, k in sorted(attrs.items())) + " }"
+                           for t, attrs in sorted(self.kinds.items()))
+        return f"CREATE STREAM {name} {{ {events} }}"

@@ -1,0 +1,321 @@
+"""Reference semantics of CEQL, the query language of CORE (seed 001, §2 and Fig. 2; spec core-tecs-ceql.md §1).
+
+Brute force by design, like :mod:`cer_theory.formalisms.cel.semantics`. It is the ground truth for the CEQL compiler
+(:mod:`cer_theory.formalisms.ceql.compile`) and for the tECS engine.
+
+CORE's valuations differ from seed 000's in one respect: a valuation ``V = ([i,j], μ)`` carries its own interval,
+which is *tight* (``R`` gets ``[i,i]``, ``;`` gets ``[V1.start, V2.end]``), and ``π``/``SELECT`` keep it even when
+they empty the start position out of the data. :class:`CoreSemantics` therefore indexes valuations by their
+interval: ``interval(φ, i, j)`` is the set of μ with ``V(time) = [i, j]``.
+
+Query-level clauses, in the order of spec §1.2 (FROM merges, PARTITION BY splits, then WHERE, SELECT, WITHIN run
+on each substream), with our decisions where seed 001 is silent (spec §1.4, §7.5–7.6):
+
+* **PARTITION BY** ``[a],[b]`` means the same as ``[a,b]`` (Fig. 1 Q2: "same name *and* same volume"); a tuple
+  with a missing value in any listed attribute belongs to no substream. Substreams keep **global** positions,
+  and a window counted in ``EVENTS`` counts global positions (spec §7.5, recommended).
+* **Selection strategies** (CORE defers to seed 000 [33]): among all CEs ending at ``j`` (every start), keep
+  those whose data ``D`` seed 000's rule selects (§7.1, on supports, after SELECT's projection): STRICT keeps
+  ``D`` without gaps, NEXT/LAST the ``≤_next``/``≤_last``-greatest ``D``, MAX the set-inclusion-maximal ``D``
+  (oracle E9). CEs that share the selected ``D`` with different intervals are all kept. This is seed 000's
+  ``SEL(⟦φ⟧ᵛ_j(S))`` with runs starting anywhere. ``ALL`` and ``ANY`` apply no strategy.
+* **WITHIN** filters *after* the strategy (WHERE → SELECT → WITHIN, as CORE's automaton-level strategies and
+  enumeration-time windows do): a strategy may pick a CE that the window then drops.
+* **CONSUME BY** ``ANY`` ("forget every event read so far when a complex event is found", [code] reset after
+  any enumeration): once some CE is output at position ``j``, later outputs come only from runs that start
+  after ``j`` — in every substream. ``PARTITION`` does the same inside the substream that produced the output
+  only. ``NONE`` (or no clause) consumes nothing. Consumption is applied before the strategy (a reset engine
+  no longer sees the consumed runs) and the window.
+* **LIMIT n** ([code] CORE C++: a cap on each enumeration, i.e. per end position) keeps *some* ``n`` CEs ending
+  at ``j``, which ones depends on the engine's enumeration order. :func:`evaluate` therefore ignores it and
+  :func:`limit_conforms` checks an engine's output against the uncapped reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from cer_theory.core.events import CoreComplexEvent
+from cer_theory.core.windows import Window
+from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.events import Event, Valuation
+from cer_theory.core.predicates.ast import kind
+from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy
+from cer_theory.formalisms.cel.semantics import FilterRule, is_interval, le_last, le_next
+
+if TYPE_CHECKING:  # the Query AST lives in syntax.ceql; only its fields are read here
+    from cer_theory.formalisms.ceql.parser import Query
+
+Valuations = frozenset[Valuation]
+EMPTY: Valuations = frozenset()
+
+STRATEGIES: Mapping[str, Strategy | None] = {
+    "ALL": None, "ANY": None, "NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX,
+    "STRICT": Strategy.STRICT,
+}
+"""CEQL's ``SELECT <strategy>`` keywords ([code] grammar) and the seed 000 §7.1 strategy each one means."""
+
+CONSUME_POLICIES = ("ANY", "PARTITION", "NONE")
+
+CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequence[Iterable[CoreComplexEvent]]]
+"""``(pattern, substream, select) -> per-end-position CEs`` in substream positions."""
+
+
+# ---------------------------------------------------------------------------------------------- Fig. 2
+
+
+class CoreSemantics:
+    """``⟦φ⟧(S)`` of seed 001 Fig. 2 (spec §1.3) for one stream, memoised per (subformula, i, j).
+
+    ``interval(φ, i, j)`` holds the μ of the valuations ``V = ([i, j], μ) ∈ ⟦φ⟧(S)``.
+    """
+
+    def __init__(self, stream: Sequence[Event]) -> None:
+        self.stream = stream
+        self._memo: dict[tuple[int, int, int], Valuations] = {}
+        self._from_memo: dict[tuple[int, int, int], Valuations] = {}
+        self._ends_memo: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._keep: list[Formula] = []  # keeps memoised formulas alive so their ids stay unique
+        self._filter = FilterRule(stream)
+
+    def interval(self, phi: Formula, i: int, j: int) -> Valuations:
+        """The μ with ``([i, j], μ) ∈ ⟦φ⟧(S)``, for ``0 ≤ i ≤ j < |S|``."""
+        if not 0 <= i <= j < len(self.stream):
+            raise IndexError(f"interval ({i},{j}) outside the stream of length {len(self.stream)}")
+        key = (id(phi), i, j)
+        hit = self._memo.get(key)
+        if hit is None:
+            self._keep.append(phi)
+            hit = self._memo[key] = self._rule(phi, i, j)
+        return hit
+
+    def ending_at(self, phi: Formula, j: int) -> dict[int, Valuations]:
+        """``{i: interval(φ, i, j)}`` for the starts i with at least one valuation."""
+        out = {}
+        for i in range(j + 1):
+            mus = self.interval(phi, i, j)
+            if mus:
+                out[i] = mus
+        return out
+
+    def _rule(self, phi: Formula, i: int, j: int) -> Valuations:
+        S, sem = self.stream, self.interval
+        if isinstance(phi, Atom):
+            # R: V(time) = [i,i] for an R-tuple t_i, V(R) = {i}.
+            return frozenset([Valuation.single(phi.name, [i])]) if i == j and S[i].type == phi.name else EMPTY
+        if isinstance(phi, In):
+            # φ AS X: same interval, V(X) = every position captured in φ, over all variables.
+            return frozenset(m.assign(phi.var, m.support()) for m in sem(phi.body, i, j))
+        if isinstance(phi, Filter):
+            # φ FILTER X[P]: V(X) ⊨ P universally (∅ passes); AND nests filters, OR unions them (footnote 1).
+            return self._filter(phi, sem(phi.body, i, j))
+        if isinstance(phi, Disj):
+            return sem(phi.left, i, j) | sem(phi.right, i, j)
+        if isinstance(phi, Seq):
+            # φ1 ; φ2: V1.end < V2.start, V(time) = [V1.start, V2.end], V(X) = V1(X) ∪ V2(X).
+            return self._sequence(phi.left, phi.right, i, j, contiguous=False)
+        if isinstance(phi, Contig):
+            # φ1 : φ2 ([code] CORE's ':'): as ';' with V1.end + 1 = V2.start.
+            return self._sequence(phi.left, phi.right, i, j, contiguous=True)
+        if isinstance(phi, Plus):
+            # φ+ = ⟦φ⟧ ∪ ⟦φ ; φ+⟧: well-founded, the right operand's interval is strictly shorter.
+            return sem(phi.body, i, j) | self._sequence(phi.body, phi, i, j, contiguous=False)
+        if isinstance(phi, CPlus):
+            # φ:+ = ⟦φ⟧ ∪ ⟦φ : φ:+⟧.
+            return sem(phi.body, i, j) | self._sequence(phi.body, phi, i, j, contiguous=True)
+        if isinstance(phi, Proj):
+            # π_L(φ): same interval, variables outside L set to ∅.
+            return frozenset(m.restrict(phi.variables) for m in sem(phi.body, i, j))
+        raise UnsupportedError(f"{type(phi).__name__} ({phi}) is not a CEQL operator: seed 001 Fig. 2 has R, AS, "
+                               f"FILTER, OR, ';', '+' and π (plus ':' and ':+' from CORE's grammar)")
+
+    def starting_from(self, phi: Formula, a: int, j: int) -> Valuations:
+        """The μ with ``([k, j], μ) ∈ ⟦φ⟧(S)`` for some ``k ≥ a`` (memoised: ';' reads it once per split)."""
+        memo, ident = self._from_memo, id(phi)
+        hit = memo.get((ident, a, j))
+        if hit is None:
+            self._keep.append(phi)
+            top = a  # fill the memo downwards from the last start still missing: no deep recursion on long streams
+            while top < j and (ident, top + 1, j) not in memo:
+                top += 1
+            hit = memo.get((ident, top + 1, j), EMPTY)
+            for b in range(top, a - 1, -1):
+                hit = memo[ident, b, j] = self.interval(phi, b, j) | hit
+        return hit
+
+    def _ends(self, phi: Formula, i: int) -> tuple[int, ...]:
+        """The ends k of φ's valuations that start at i, ascending (memoised; φ is a strict subformula of the
+        sequence asking, so this never recurses into the interval being computed)."""
+        key = (id(phi), i)
+        hit = self._ends_memo.get(key)
+        if hit is None:
+            self._keep.append(phi)
+            hit = self._ends_memo[key] = tuple(k for k in range(i, len(self.stream)) if self.interval(phi, i, k))
+        return hit
+
+    def _sequence(self, left: Formula, right: Formula, i: int, j: int, *, contiguous: bool) -> Valuations:
+        out: set[Valuation] = set()
+        for k in self._ends(left, i):  # V1 = ([i,k], μ1), V2 = ([k2,j], μ2) with k2 > k (k2 = k+1 for ':')
+            if k >= j:
+                break
+            lefts = self.interval(left, i, k)
+            rights = self.interval(right, k + 1, j) if contiguous else self.starting_from(right, k + 1, j)
+            out.update(m1.union(m2) for m1 in lefts for m2 in rights)
+        return frozenset(out)
+
+
+def pattern_complex_events(pattern: Formula, stream: Sequence[Event], *,
+                           select: Iterable[str] | None = None) -> list[frozenset[CoreComplexEvent]]:
+    """The CE semantics ``{C_V | V ∈ ⟦π_L(φ)⟧(S)}`` of a WHERE pattern, grouped by end position (no window,
+    partition or strategy). ``select`` is SELECT's variable list L; ``None`` is ``*``."""
+    sem = CoreSemantics(stream)
+    keep = None if select is None else tuple(select)
+    out = []
+    for j in range(len(stream)):
+        ces = set()
+        for i, mus in sem.ending_at(pattern, j).items():
+            for m in mus:
+                data = (m if keep is None else m.restrict(keep)).support()
+                ces.add(CoreComplexEvent(i, j, data.positions))
+        out.append(frozenset(ces))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- SELECT strategy
+
+
+def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEvent]) -> frozenset[CoreComplexEvent]:
+    """Apply a selection strategy to the CEs ending at one position (see the module docstring): seed 000 §7.1's
+    rule on the data sets ``D``; every CE whose ``D`` is selected is kept."""
+    ces = frozenset(ces)
+    strat = strategy if isinstance(strategy, Strategy) or strategy is None else _strategy(strategy)
+    if strat is None or not ces:
+        return ces
+    data = {c: frozenset(c.positions) for c in ces}
+    if strat is Strategy.STRICT:
+        return frozenset(c for c in ces if is_interval(data[c]))
+    supports = set(data.values())
+    if strat is Strategy.MAX:
+        return frozenset(c for c in ces if not any(data[c] < d for d in supports))
+    le = le_next if strat is Strategy.NXT else le_last
+    best = None
+    for d in supports:  # ≤_next and ≤_last are total orders (seed 000, Lemma 7.1)
+        if best is None or le(best, d):
+            best = d
+    return frozenset(c for c in ces if data[c] == best)
+
+
+def _strategy(name: str) -> Strategy | None:
+    try:
+        return STRATEGIES[name.upper()]
+    except KeyError:
+        raise UnsupportedError(f"unknown selection strategy {name!r}; CEQL has {', '.join(STRATEGIES)}") from None
+
+
+# ---------------------------------------------------------------------------------------------- PARTITION BY
+
+
+def partition_attributes(partition_by: Iterable[Iterable[str]] | Iterable[str]) -> tuple[str, ...]:
+    """The attributes of ``PARTITION BY [a], [b, c]`` in order, duplicates dropped: ``[a],[b]`` ≡ ``[a,b]``."""
+    attrs: list[str] = []
+    for group in partition_by:
+        for a in ([group] if isinstance(group, str) else group):
+            if a not in attrs:
+                attrs.append(a)
+    return tuple(attrs)
+
+
+def substreams(stream: Sequence[Event], partition_by: Iterable[Iterable[str]] | Iterable[str] = ()
+               ) -> list[tuple[int, ...]]:
+    """The substreams of ``PARTITION BY`` as tuples of global positions, in order of first occurrence.
+
+    A substream is a maximal subsequence whose tuples all have the listed attributes, with equal values
+    (numbers compare as numbers, ``1 = 1.0``, but never equal a string or a boolean). Tuples missing any
+    listed attribute belong to none. Without attributes the whole stream is one substream.
+    """
+    attrs = partition_attributes(partition_by)
+    if not attrs:
+        return [tuple(range(len(stream)))] if len(stream) else []
+    groups: dict[tuple, list[int]] = {}
+    for p, e in enumerate(stream):
+        values = [e.get(a) for a in attrs]
+        if any(v is None for v in values):
+            continue
+        groups.setdefault(tuple((kind(v), v) for v in values), []).append(p)
+    return [tuple(g) for g in groups.values()]
+
+
+# ---------------------------------------------------------------------------------------------- queries
+
+
+def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Iterable[str] | None = None,
+                     strategy: str | Strategy | None = None, partition_by: Iterable = (),
+                     within: Window | None = None, consume: str | None = None,
+                     complex_events: CESource | None = None) -> list[frozenset[CoreComplexEvent]]:
+    """The outputs of a CEQL query given by its clauses, per end position (global positions).
+
+    ``complex_events(pattern, substream, select)`` computes the per-end-position CEs of one substream (in
+    substream positions); it defaults to :func:`pattern_complex_events`, and the compiler's tests pass the
+    automaton's any-start runs instead so that both sides share this clause handling.
+    """
+    source = complex_events or (lambda phi, sub, sel: pattern_complex_events(phi, sub, select=sel))
+    policy = None if consume is None else consume.upper()
+    if policy is not None and policy not in CONSUME_POLICIES:
+        raise UnsupportedError(f"unknown consumption policy {consume!r}; CEQL has CONSUME BY ANY | PARTITION | NONE")
+    strat = strategy if isinstance(strategy, Strategy) or strategy is None else _strategy(strategy)
+    keep = None if select is None else tuple(select)
+
+    n = len(stream)
+    candidates: list[set[CoreComplexEvent]] = [set() for _ in range(n)]
+    part_of: dict[int, int] = {}
+    for k, g in enumerate(substreams(stream, partition_by)):
+        for p in g:
+            part_of[p] = k
+        sub = [stream[p] for p in g]
+        for jj, ces in enumerate(source(pattern, sub, keep)):
+            for c in ces:
+                candidates[g[jj]].add(CoreComplexEvent(g[c.start], g[c.end], tuple(g[d] for d in c.positions)))
+
+    out: list[frozenset[CoreComplexEvent]] = []
+    consumed_all = -1  # CONSUME BY ANY: runs starting at or before this position are forgotten
+    consumed_part: dict[int, int] = {}
+    for j in range(n):
+        if j not in part_of:
+            out.append(frozenset())
+            continue
+        part = part_of[j]
+        floor = consumed_all if policy == "ANY" else consumed_part.get(part, -1) if policy == "PARTITION" else -1
+        ces = select_strategy(strat, (c for c in candidates[j] if c.start > floor))
+        if within is not None:
+            ces = frozenset(c for c in ces if within.admits(within.key(c.start, stream[c.start]),
+                                                            within.key(c.end, stream[c.end])))
+        out.append(ces)
+        if ces:
+            consumed_all = j
+            consumed_part[part] = j
+    return out
+
+
+def evaluate(query: Query, stream: Sequence[Event]) -> list[frozenset[CoreComplexEvent]]:
+    """The reference output of a CEQL query on a (FROM-merged) stream: ``out[j]`` is the set of CEs
+    ``([i, j], D)`` reported at position j, in global positions (seed 001 §2; decisions in the module docstring).
+    ``query.limit`` is not applied (see :func:`limit_conforms`)."""
+    return evaluate_pattern(query.pattern, stream, select=query.select, strategy=query.strategy,
+                            partition_by=query.partition_by, within=query.within, consume=query.consume)
+
+
+def limit_conforms(expected: Sequence[frozenset[CoreComplexEvent]], actual: Sequence[Iterable[CoreComplexEvent]],
+                   limit: int | None) -> bool:
+    """Whether an engine's output obeys ``LIMIT n`` against the uncapped reference: at every position it reports
+    ``min(n, |expected|)`` distinct CEs, all of them expected."""
+    for j, exp in enumerate(expected):
+        got = list(actual[j]) if j < len(actual) else []
+        want = len(exp) if limit is None else min(limit, len(exp))
+        if len(got) != want or len(set(got)) != want or not set(got) <= exp:
+            return False
+    return len(actual) <= len(expected) or all(not list(a) for a in actual[len(expected):])
+
+
+__all__ = ["CoreSemantics", "pattern_complex_events", "select_strategy", "partition_attributes", "substreams",
+           "evaluate_pattern", "evaluate", "limit_conforms", "STRATEGIES", "CONSUME_POLICIES"]

@@ -1,1 +1,0 @@
-"""Surface languages: ASTs, lark grammars, parsers and printers."""

@@ -1,0 +1,130 @@
+"""Hypothesis strategies for CEQL queries (seed 001 §2; cer_theory.formalisms.ceql.parser), for the round-trip property
+``parse_query(format_query(q)) == q`` and for tests that need random queries.
+
+Queries are drawn in the *canonical* form the parser builds: conditions use the raw ``And``/``Or``/``Not``
+constructors (so nested groups are kept), ``type = 'R'`` is an ``IsType`` (never a ``Cmp`` on ``type`` with
+``=``/``!=`` and a string), and there are no TRUE/FALSE or opaque conditions (CEQL cannot write them).
+Names include reserved words in some case (``Event``, ``by``, ``Limit``) so that backquoting is exercised.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from hypothesis import strategies as st
+
+from cer_theory.core.windows import Window
+from cer_theory.core.events import TYPE_KEY
+from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, InSet, Like, Not, On, Or, Predicate
+from cer_theory.formalisms.ceql.parser import CONSUME_POLICIES, STRATEGIES, STREAM_ATTRIBUTE, Query
+from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
+from cer_theory.testing.strategies.predicates import atoms, extended_atoms
+
+EVENT_TYPES = ("BUY", "SELL", "R", "Event")
+"""Event types; ``Event`` is a reserved word (EVENT) in CEQL and must be printed in backquotes."""
+
+VARIABLES = ("a", "b", "x", "by")
+STREAMS = ("S", "Stock", "stream")
+PARTITION_ATTRS = ("name", "volume", "Limit")
+
+
+def _ceql_atom(p: Predicate) -> bool:
+    """Atoms the CEQL parser builds as themselves (see the module docstring)."""
+    if isinstance(p, BoolConst):
+        return False
+    return not (isinstance(p, Cmp) and p.left == Attr(TYPE_KEY) and p.op in ("=", "!=")
+                and isinstance(p.right, Const) and isinstance(p.right.value, str))
+
+
+_QUOTING = (Cmp(Attr("s"), "=", Const("it's")), Cmp(Attr("s"), "!=", Const('say "hi" \\ \n')),
+            Like(Attr("s"), r"\d+'?"), Cmp(Attr("Limit"), ">", Const(-1.5)),
+            InSet(Attr("by"), frozenset([Const("'")])))
+"""Atoms whose text needs escaping or backquotes."""
+
+
+def _combine_raw(children: st.SearchStrategy[Predicate]) -> st.SearchStrategy[Predicate]:
+    parts = st.lists(children, min_size=2, max_size=3)
+    return st.one_of(children.map(Not), parts.map(lambda ps: And(tuple(ps))), parts.map(lambda ps: Or(tuple(ps))))
+
+
+@functools.lru_cache(maxsize=None)
+def expressions(max_leaves: int = 5) -> st.SearchStrategy[Predicate]:
+    """Unary predicates CEQL can write inside ``Var[…]``."""
+    leaf = st.one_of(atoms(None), extended_atoms(None), extended_atoms(None), st.sampled_from(_QUOTING))
+    leaf = leaf.filter(_ceql_atom)
+    return st.recursive(leaf, _combine_raw, max_leaves=max_leaves)
+
+
+@functools.lru_cache(maxsize=None)  # built once per variable set: _filtered draws it inside a flatmap
+def conditions(bound: tuple[str, ...], max_leaves: int = 3) -> st.SearchStrategy[Predicate]:
+    """FILTER conditions: ``Var[expr]`` blocks over the variables ``bound`` joined by raw And/Or."""
+    on = st.builds(On, st.sampled_from(bound), expressions(max_leaves=3))
+    parts = st.lists
+    return st.recursive(on, lambda kids: st.one_of(parts(kids, min_size=2, max_size=3).map(lambda ps: And(tuple(ps))),
+                                                   parts(kids, min_size=2, max_size=3).map(lambda ps: Or(tuple(ps)))),
+                        max_leaves=max_leaves)
+
+
+def _stream_atom(stream: str, etype: str) -> Formula:
+    return Filter(Atom(etype), On(etype, Cmp(Attr(STREAM_ATTRIBUTE), "=", Const(stream))))
+
+
+@st.composite
+def _filtered(draw: st.DrawFn, kids: st.SearchStrategy[Formula]) -> Formula:
+    p = draw(kids)
+    return Filter(p, draw(conditions(tuple(sorted(variables(p))))))
+
+
+@functools.lru_cache(maxsize=None)
+def patterns(max_leaves: int = 5) -> st.SearchStrategy[Formula]:
+    """WHERE patterns: event types, ``S>T``, AS, ``+``, ``:+``, ``;``, ``:``, OR and FILTER."""
+    leaf = st.one_of(st.sampled_from(EVENT_TYPES).map(Atom), st.sampled_from(EVENT_TYPES).map(Atom),
+                     st.builds(_stream_atom, st.sampled_from(STREAMS), st.sampled_from(EVENT_TYPES)))
+
+    def extend(kids: st.SearchStrategy[Formula]) -> st.SearchStrategy[Formula]:
+        return st.one_of(
+            st.builds(In, kids, st.sampled_from(VARIABLES)), kids.map(Plus), kids.map(CPlus),
+            st.builds(Seq, kids, kids), st.builds(Contig, kids, kids), st.builds(Disj, kids, kids),
+            _filtered(kids))
+
+    return st.recursive(leaf, extend, max_leaves=max_leaves)
+
+
+@functools.lru_cache(maxsize=None)
+def windows() -> st.SearchStrategy[Window]:
+    """Windows CEQL can write: events, durations in seconds (whole or halves), attribute values."""
+    return st.one_of(
+        st.integers(0, 100).map(lambda n: Window("events", n)),
+        st.one_of(st.integers(0, 20000), st.integers(0, 200).map(lambda n: n + 0.5)).map(lambda s: Window("time", s)),
+        st.builds(lambda n, a: Window("attribute", n, attribute=a),
+                  st.one_of(st.integers(0, 30000), st.sampled_from([0.5, 2.25, 1e-3])),
+                  st.sampled_from(("stock_time", "time", "Limit"))))
+
+
+_GROUPS = st.lists(st.lists(st.sampled_from(PARTITION_ATTRS), min_size=1, max_size=2).map(tuple), max_size=2)
+_STREAM_LISTS = st.lists(st.sampled_from(STREAMS), max_size=2)
+_CONSUME = st.one_of(st.none(), st.sampled_from(CONSUME_POLICIES))
+_LIMITS = st.one_of(st.none(), st.integers(0, 1000))
+
+
+@st.composite
+def queries(draw: st.DrawFn, max_leaves: int = 5) -> Query:
+    """Random CEQL queries (every clause optional, strategies and policies from CORE's grammar)."""
+    pattern = draw(patterns(max_leaves))
+    bound = sorted(variables(pattern))
+    kind = draw(st.sampled_from(("star", "none", "vars")))
+    select = None if kind == "star" else () if kind == "none" else tuple(
+        draw(st.lists(st.sampled_from(bound), min_size=1, max_size=3, unique=True)))
+    return Query(
+        pattern=pattern,
+        strategy=draw(st.sampled_from(STRATEGIES)),
+        select=select,
+        streams=tuple(draw(_STREAM_LISTS)),
+        partition_by=tuple(draw(_GROUPS)),
+        within=draw(st.one_of(st.none(), windows())),
+        consume=draw(_CONSUME),
+        limit=draw(_LIMITS),
+    )
+
+
+__all__ = ["queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS"]

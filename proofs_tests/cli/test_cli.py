@@ -1,0 +1,196 @@
+"""The ``cer-theory`` command-line contract: eval's JSON lines, draw, demo, and the error cases."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from conftest import require
+
+from cer_theory.cli import main
+from cer_theory.examples.seed000 import FORMULAS
+
+FIRE = str(resources.files("cer_theory").joinpath("examples/data/fire.jsonl"))
+FIRE_CSV = str(resources.files("cer_theory").joinpath("examples/data/fire.csv"))
+
+
+def _lines(capsys) -> list[dict]:
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize("via", ["semantics", "cea"])
+def test_eval_complex_events_contract(capsys, via: str) -> None:
+    assert main(["eval", FORMULAS["φ1"], "--stream", FIRE, "--via", via]) == 0
+    assert _lines(capsys) == [{"n": 2, "complex_events": [[1, 2]]}, {"n": 8, "complex_events": [[1, 8], [5, 8]]}]
+
+
+def test_eval_valuations_contract(capsys) -> None:
+    assert main(["eval", FORMULAS["φ1"], "--stream", FIRE_CSV, "--valuations"]) == 0
+    assert _lines(capsys) == [{"n": 2, "valuations": [{"H": [2], "T": [1]}]},
+                              {"n": 8, "valuations": [{"H": [8], "T": [1]}, {"H": [8], "T": [5]}]}]
+
+
+def test_eval_prints_empty_complex_events_and_omits_empty_variables(capsys, tmp_path: Path) -> None:
+    stream = tmp_path / "s.jsonl"
+    stream.write_text('{"type": "R"}\n{"type": "T"}\n{"type": "R"}\n')
+    assert main(["eval", "PI[](R)", "--stream", str(stream), "--via", "cea"]) == 0
+    assert _lines(capsys) == [{"n": 0, "complex_events": [[]]}, {"n": 2, "complex_events": [[]]}]
+    assert main(["eval", "PI[](R)", "--stream", str(stream), "--valuations"]) == 0
+    assert _lines(capsys) == [{"n": 0, "valuations": [{}]}, {"n": 2, "valuations": [{}]}]
+
+
+def test_eval_formula_from_file(capsys, tmp_path: Path) -> None:
+    f = tmp_path / "phi.cel"
+    f.write_text(FORMULAS["φ3"] + "\n")
+    assert main(["eval", f"@{f}", "--stream", FIRE]) == 0
+    assert _lines(capsys) == [{"n": 7, "complex_events": [[3, 4, 6, 7], [3, 4, 7], [3, 6, 7]]}]
+
+
+def test_syntax_error_exits_2_naming_line_and_column(capsys) -> None:
+    assert main(["eval", "(T ;\n ; H)", "--stream", FIRE]) == 2
+    err = capsys.readouterr().err
+    assert "line 2, column 2" in err and "expected" in err
+
+
+def test_bad_stream_exits_2_naming_line_and_field(capsys, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "R"}\n{"x": 1}\n')
+    assert main(["eval", "R", "--stream", str(bad)]) == 2
+    assert "line 2, field 'type'" in capsys.readouterr().err
+
+
+def test_binary_filter_via_cea_exits_2(capsys) -> None:
+    assert main(["eval", FORMULAS["φ5"], "--stream", FIRE, "--via", "cea"]) == 2
+    assert "not unary" in capsys.readouterr().err
+    assert main(["eval", FORMULAS["φ5"], "--stream", FIRE]) == 0  # the semantics handles n-ary filters
+
+
+def test_draw_writes_svg_and_dot(tmp_path: Path, capsys) -> None:
+    require(shutil.which("dot") is not None, "Graphviz 'dot'")
+    svg, dot = tmp_path / "a.svg", tmp_path / "a.dot"
+    assert main(["draw", FORMULAS["φ3"], "-o", str(svg)]) == 0
+    assert "<svg" in svg.read_text()
+    assert main(["draw", "R ; T", "-o", str(dot)]) == 0
+    assert dot.read_text().startswith("digraph")
+    assert main(["draw", "R ;; T"]) == 2
+
+
+def test_demo_runs_the_running_example(tmp_path: Path, capsys) -> None:
+    require(shutil.which("dot") is not None, "Graphviz 'dot'")
+    assert main(["demo", "--figures", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "agree on every position" in out and "{1,8}, {5,8}" in out
+    assert (tmp_path / "phi3_cea.svg").exists()
+
+
+def test_console_script_entry_point() -> None:
+    exe = Path(sys.executable).with_name("cer-theory")
+    require(exe.exists(), "the cer-theory console script")
+    proc = subprocess.run([str(exe), "eval", "R ; T", "--stream", FIRE], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == ""
+    proc = subprocess.run([str(exe), "eval", "R ;", "--stream", FIRE], capture_output=True, text=True)
+    assert proc.returncode == 2 and "line 1, column" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------- seed 000 theory
+
+from hypothesis import given, settings  # noqa: E402
+
+from cer_theory.testing.strategies import formulas, streams  # noqa: E402
+
+
+def _eval_lines(capsys, formula: str, stream: str, via: str, *extra: str) -> str:
+    assert main(["eval", formula, "--stream", stream, "--via", via, *extra]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("strategy", ["STRICT", "NXT", "LAST", "MAX"])
+@pytest.mark.parametrize("name", ["φ1", "φ2", "φ3"])
+def test_eval_selection_strategies_via_every_evaluator(capsys, strategy: str, name: str) -> None:
+    formula = f"{strategy}({FORMULAS[name]})"
+    reference = _eval_lines(capsys, formula, FIRE, "semantics")
+    assert _eval_lines(capsys, formula, FIRE, "cea") == reference
+    assert _eval_lines(capsys, formula, FIRE, "cces") == reference
+    assert _eval_lines(capsys, formula, FIRE, "cea", "--valuations") == _eval_lines(
+        capsys, formula, FIRE, "semantics", "--valuations")
+
+
+@settings(max_examples=60)
+@given(formulas(selection=True, max_depth=3), streams(max_length=6))
+def test_eval_contract_is_the_same_through_every_evaluator(tmp_path_factory, phi, stream) -> None:
+    """`eval --via cea|cces` prints exactly the JSON lines of `--via semantics`, nested strategies included."""
+    import contextlib
+    import io
+
+    path = tmp_path_factory.mktemp("s") / "s.jsonl"
+    path.write_text(stream.to_jsonl())
+    outs = {}
+    for via in ("semantics", "cea", "cces"):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(["eval", str(phi), "--stream", str(path), "--via", via]) == 0
+        outs[via] = buf.getvalue()
+    assert outs["cea"] == outs["semantics"], f"{phi} on {stream!r}"
+    assert outs["cces"] == outs["semantics"], f"{phi} on {stream!r}"
+
+
+def test_cces_valuations_is_a_clear_error(capsys) -> None:
+    assert main(["eval", "R", "--stream", FIRE, "--via", "cces", "--valuations"]) == 2
+    assert "complex events only" in capsys.readouterr().err
+
+
+def test_construction_commands(capsys, tmp_path: Path) -> None:
+    assert main(["determinize", "R ; T+", "--dot", str(tmp_path / "d.dot")]) == 0
+    out = capsys.readouterr().out
+    assert "IOdet (Prop. 5.5)" in out and ", I/O-deterministic" in out
+    assert (tmp_path / "d.dot").read_text().startswith("digraph")
+    assert main(["normal-form", "(R IN A ; T) OR (R ; T IN B)"]) == 0
+    assert "I/O-deterministic" in capsys.readouterr().out
+    assert main(["determinize", "(R ; T)+ ; (T ; R)+", "--budget", "2"]) == 2
+    assert "size budget of 2 states exceeded" in capsys.readouterr().err
+
+
+def test_star_property_command(capsys) -> None:
+    assert main(["star-property", "R UNLESS T"]) == 0
+    out = capsys.readouterr().out
+    assert "lacks the *-property" in out and "0:T() 1:R()" in out and "C = {1}" in out
+    assert main(["star-property", "R ; T+"]) == 0
+    assert "has the *-property" in capsys.readouterr().out
+
+
+def test_to_cel_command_round_trips(capsys, tmp_path: Path) -> None:
+    from cer_theory.formalisms.cel.semantics import run
+    from cer_theory.core.events import Stream
+    from cer_theory.formalisms.cel.parser import parse
+
+    assert main(["to-cel", "R ; T", "--relations", "R,T,X"]) == 0
+    back = parse(capsys.readouterr().out.splitlines()[1])
+    s = Stream.from_types("R X T R T")
+    assert run(back, s) == run(parse("R ; T"), s)
+    assert main(["to-cel", "--star", "R ; T"]) == 0
+    assert "Theorem 8.9" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind,formula,expected", [
+    ("contiguize", "(R ; T)+", "(R : T):+"),
+    ("strict-to-contiguous", "STRICT(R ; T+)", "R : T:+"),
+    ("contig-to-strict", "R : T", "STRICT(R ; T)"),
+    ("cplus-to-strict", "R:+ ; T", "STRICT(R+) ; T"),
+])
+def test_rewrite_command(capsys, kind: str, formula: str, expected: str) -> None:
+    assert main(["rewrite", kind, formula]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == expected
+
+
+def test_cces_command(capsys, tmp_path: Path) -> None:
+    stream = tmp_path / "s.jsonl"
+    stream.write_text("".join(f'{{"type": "{t}"}}\n' for t in "UVVW"))
+    assert main(["cces", "U ; ((V+ ; W) OR W)", "--stream", str(stream), "--dot", str(tmp_path / "c.dot")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"n": 3, "complex_events": [[0, 1, 2, 3], [0, 1, 3], [0, 2, 3], [0, 3]]}
+    assert "CCES nodes" in captured.err and (tmp_path / "c.dot").read_text().startswith("digraph")

@@ -1,0 +1,196 @@
+"""Smoke tests of benchmarks/ (seed 001, §5): the stream generator, the query suite, the naive peer and the harness.
+
+The benchmark itself is not a test (it takes minutes to hours); these check that what it measures is well defined:
+the stream is reproducible, every suite query is valid CEQL with spec §7.13's typos corrected, the naive peer
+computes the same complex events as the automaton-side reference, and one end-to-end run of the harness writes
+a well-formed report in which the engine and the naive peer agree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/ is a top-level folder, not installed
+
+from benchmarks.stock import DECLARATION, SCHEMA, STOCKS, TICK_MS, stock_stream  # noqa: E402
+from benchmarks.suite import DEFAULT_QUERIES, SUITE, WINDOW_SWEEP, sequence_query  # noqa: E402
+
+
+def _have(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+needs_ceql = pytest.mark.skipif(not _have("cer_theory.formalisms.ceql.parser"),
+                                reason="cer_theory.formalisms.ceql.parser (the CEQL parser) is not there yet")
+needs_engine = pytest.mark.skipif(not (_have("cer_theory.engines.core.engine")
+                                       and _have("cer_theory.formalisms.ceql.compile")),
+                                  reason="the engine (cer_theory.engines.core.engine) or the CEQL compiler is missing")
+
+
+# ---------------------------------------------------------------------------------------------- the stream
+
+
+def test_stock_stream_is_deterministic_per_seed() -> None:
+    a = list(stock_stream(3000, seed=7))
+    assert a == list(stock_stream(3000, seed=7))
+    assert a != list(stock_stream(3000, seed=8))
+    assert list(stock_stream(1000, seed=7)) == a[:1000]  # a prefix does not depend on n
+
+
+def test_stock_stream_has_the_paper_schema_and_rates() -> None:
+    events = list(stock_stream(20_000, seed=1))
+    names = {name for name, _ in STOCKS}
+    for k, e in enumerate(events):
+        assert set(e) == {"type", *SCHEMA} and e["type"] in ("BUY", "SELL") and e["name"] in names
+        assert e["id"] == k and e["volume"] % 100 == 0 and 100 <= e["volume"] <= 5000
+        assert isinstance(e["price"], float) and e["price"] > 0
+    times = [e["stock_time"] for e in events]
+    assert all(a <= b for a, b in itertools.pairwise(times)), "window keys must not decrease (spec §7.3)"
+    rate = len(events) / (times[-1] / 1000)  # events per second of stock_time
+    assert 8 < rate < 13, rate  # ≈100 events in the suite's window T = 10 s
+    assert {e["name"] for e in events} == names and {e["type"] for e in events} == {"BUY", "SELL"}
+    assert any(e["volume"] == 4000 for e in events)  # Q7 filters on it
+
+
+def test_no_two_events_are_exactly_a_suite_window_apart() -> None:
+    """The 7 ms tick makes the inclusive (paper) and strict (CORE's code) windows select the same CEs."""
+    times = {e["stock_time"] for e in stock_stream(30_000, seed=2)}
+    assert all(t % TICK_MS == 0 for t in times)
+    windows = {10000 * m for m in (1, 2, 3, 4)} | {30000}
+    assert not any(t + w in times for t in times for w in windows)
+
+
+def test_stock_stream_is_lazy() -> None:
+    first = list(itertools.islice(stock_stream(10**12, seed=0), 5))  # would never finish if materialized
+    assert [e["id"] for e in first] == [0, 1, 2, 3, 4]
+
+
+def test_declaration_names_every_attribute() -> None:
+    for event_type in ("BUY", "SELL"):
+        assert re.search(rf"EVENT {event_type} \{{ id:int, name:string, volume:int, price:double, "
+                         rf"stock_time:int \}}", DECLARATION)
+
+
+# ---------------------------------------------------------------------------------------------- the suite
+
+
+def test_suite_follows_the_spec_generator_with_typos_fixed() -> None:
+    assert set(DEFAULT_QUERIES) <= set(SUITE) and set(WINDOW_SWEEP) <= set(SUITE)
+    p3 = SUITE["P3"].text
+    assert p3 == ("SELECT * FROM S WHERE (SELL as T1; BUY as T2; BUY as T3) FILTER T1[name = 'INTC'] AND "
+                  "T2[name = 'RIMM'] AND T3[name = 'QQQ'] WITHIN 10000 [stock_time]")
+    assert "T3[name = 'QQQ']" in SUITE["P12'"].text and "'000'" not in SUITE["P12'"].text  # S12′ typo
+    assert ":" not in SUITE["P24'"].text  # S24′ typo
+    for name, q in SUITE.items():
+        assert "stock time" not in q.text and q.note
+        if q.group in ("P'", "sweep"):
+            assert q.text.count("NE[name = 'NotExists']") == 1
+    for m, name in enumerate(WINDOW_SWEEP, 1):
+        assert SUITE[name].text == sequence_query(3, no_output=True, mult=m)
+        assert f"WITHIN {10000 * m} [stock_time]" in SUITE[name].text
+
+
+@needs_ceql
+def test_suite_queries_all_parse_and_compile() -> None:
+    from cer_theory.formalisms.ceql.parser import parse_declarations, parse_query
+
+    (decl,) = parse_declarations(DECLARATION)
+    assert set(decl.events) == {"BUY", "SELL"}
+    for name, q in SUITE.items():
+        query = parse_query(q.text)
+        assert query.within is not None and query.within.attribute == "stock_time", name
+        assert query.strategy == "ALL" and query.select is None
+        assert (query.partition_by, query.consume) == (((("volume",),), "ANY") if name in ("Q3", "Q6")
+                                                        else ((), None)), name
+    if _have("cer_theory.formalisms.ceql.compile"):
+        from cer_theory.formalisms.ceql.compile import compile_query
+
+        for name in ("P3", "P12'", "Q4", "Q7"):
+            assert len(compile_query(parse_query(SUITE[name].text)).initial) == 1
+
+
+# ---------------------------------------------------------------------------------------------- the naive peer
+
+PEER_QUERIES = [
+    SUITE["P3"].text,
+    SUITE["Q4"].text,  # disjunction
+    "SELECT * FROM S WHERE (SELL as a; BUY+ as b; SELL as c) FILTER a[name = 'INTC'] AND b[name = 'INTC'] "
+    "AND c[name = 'INTC'] WITHIN 4000 [stock_time]",  # iteration
+    "SELECT * FROM S WHERE (SELL as a; BUY as b) FILTER a[price > 20.0] PARTITION BY [name] "
+    "WITHIN 3000 [stock_time] CONSUME BY ANY",
+    "SELECT * FROM S WHERE (SELL as a; BUY as b) FILTER a[price > 20.0] PARTITION BY [name] "
+    "WITHIN 3000 [stock_time] CONSUME BY PARTITION",
+    "SELECT * FROM S WHERE (SELL; BUY as b; SELL) FILTER b[name = 'MSFT'] WITHIN 20 EVENTS",
+]
+
+
+@needs_engine
+@pytest.mark.parametrize("text", PEER_QUERIES,
+                         ids=["P3", "Q4", "iteration", "consume-any", "consume-partition", "events-window"])
+def test_naive_peer_matches_the_automaton_reference(text: str) -> None:
+    """The naive peer's explicit runs give the CEs of seed 001's ⟦A⟧^ε with the reference's clause handling."""
+    from benchmarks.naive import naive_evaluate
+    from cer_theory.formalisms.ceql.compile import evaluate_compiled
+    from cer_theory.core.events import Event
+    from cer_theory.formalisms.ceql.parser import parse_query
+
+    query = parse_query(text)
+    for seed in (1, 2):
+        raw = list(stock_stream(220, seed=seed, mean_gap_ms=40))
+        expected = evaluate_compiled(query, [Event.from_dict(e) for e in raw])
+        got = naive_evaluate(query, raw)
+        assert len(got) == len(set(got)), "the naive peer reported a CE twice"
+        by_end: dict[int, set] = {}
+        for ce in got:
+            by_end.setdefault(ce.end, set()).add(ce)
+        assert {j: frozenset(s) for j, s in by_end.items()} == {j: s for j, s in enumerate(expected) if s}
+
+
+@needs_engine
+def test_naive_peer_matches_the_ceql_semantics_on_p3() -> None:
+    from benchmarks.naive import naive_evaluate
+    from cer_theory.core.events import Event
+    from cer_theory.formalisms.ceql.semantics import evaluate
+    from cer_theory.formalisms.ceql.parser import parse_query
+
+    raw = list(stock_stream(90, seed=4, mean_gap_ms=20))
+    expected = set().union(*evaluate(parse_query(SUITE["P3"].text), [Event.from_dict(e) for e in raw]))
+    assert expected and set(naive_evaluate(SUITE["P3"].text, raw)) == expected
+
+
+# ---------------------------------------------------------------------------------------------- the harness
+
+
+@needs_engine
+def test_harness_end_to_end_ours_and_naive_agree(tmp_path) -> None:
+    from benchmarks.run import main
+
+    out = tmp_path / "results.json"
+    assert main(["--events", "2000", "--runs", "1", "--queries", "P3", "--engines", "ours,naive",
+                 "--out", str(out), "--profile", "none"]) == 0
+    report = json.loads(out.read_text())
+    assert set(report) >= {"meta", "queries", "results", "targets", "outputs_agree"}
+    assert report["meta"]["events"] == 2000 and report["queries"]["P3"]["text"] == SUITE["P3"].text
+    row = report["results"]["P3"]
+    for engine in ("ours", "naive"):
+        s = row[engine]
+        assert "error" not in s, s
+        assert s["events"] == 2000 and not s["stopped_early"] and s["outputs_consistent"]
+        assert s["events_per_s"] > 0 and math.isfinite(s["events_per_s"])
+        assert s["peak_rss_mb"] >= s["baseline_rss_mb"] > 0 and s["rss_growth_curve"][-1][0] == 2000
+    assert row["ours"]["outputs"] == row["naive"]["outputs"] > 0
+    assert report["outputs_agree"]["P3"].startswith("same output count")
+    assert all(t["met"] in (True, False, None) for t in report["targets"])
+    md = out.with_suffix(".md").read_text()
+    assert "| P3 | 2,000 |" in md and "## Targets" in md
