@@ -4,6 +4,7 @@ from cer_theory.core.lazy import lazy_exports
 
 _EXPORTS = {
     "fire_stream": "seed000",
+    "formula": "seed000",
     "FORMULAS": "seed000",
     "example_5_3_cea": "seed000",
     "fig8_cea": "seed000",

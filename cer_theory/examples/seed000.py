@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from importlib import resources
 
+from cer_theory.automata.cea import CEA
 from cer_theory.core.events import Stream
+from cer_theory.core.predicates.ast import TRUE, is_type
+from cer_theory.formalisms.cel.ast import Formula
+from cer_theory.formalisms.cel.parser import parse
 
 FIRE_FILTER = "T.tmp > 40 AND H.hum <= 25 AND T.id = 0 AND H.id = 0"
 PHI3_FILTER = "H1.hum < 30 AND H2.hum > 60 AND H.id = 1 AND T.id = 1"
@@ -31,19 +35,14 @@ def fire_stream() -> Stream:
     return Stream.from_jsonl(resources.files("cer_theory").joinpath("examples/data/fire.jsonl").read_text())
 
 
-def formula(name: str):
+def formula(name: str) -> Formula:
     """A named formula of :data:`FORMULAS`, parsed."""
-    from cer_theory.formalisms.cel.parser import parse
-
     return parse(FORMULAS[name])
 
 
-def example_5_3_cea():
-    """Seed 000, Example 5.3 / Fig. 4 (rebuilt, spec §3): CEs that start and end with an H and have any set
+def example_5_3_cea() -> CEA:
+    """Seed 000, Example 5.3 / Fig. 4 (rebuilt from the text): CEs that start and end with an H and have any set
     of T's in between; q1 initial, q3 final."""
-    from cer_theory.automata.cea import CEA
-    from cer_theory.core.predicates.ast import TRUE, is_type
-
     H, T = is_type("H"), is_type("T")
     return CEA(["q1", "q2", "q3"], [
         ("q1", TRUE, (), "q1"), ("q1", H, {"H1"}, "q2"), ("q2", T, {"T"}, "q2"), ("q2", TRUE, (), "q2"),
@@ -51,12 +50,9 @@ def example_5_3_cea():
     ], ["q1"], ["q3"], name="Fig. 4")
 
 
-def fig8_cea():
-    """Seed 000, Fig. 8 (rebuilt, spec §7 O5): the normal-form CEA of ``U ; [(V+ ; W) OR W]``, with the single
+def fig8_cea() -> CEA:
+    """Seed 000, Fig. 8 (rebuilt from the text of §9): the normal-form CEA of ``U ; [(V+ ; W) OR W]``, with the single
     variable X for the marking transitions (•)."""
-    from cer_theory.automata.cea import CEA
-    from cer_theory.core.predicates.ast import TRUE, is_type
-
     X = {"X"}
     return CEA(["q1", "q2", "q3"], [
         ("q1", TRUE, (), "q1"), ("q1", is_type("U"), X, "q2"), ("q2", is_type("V"), X, "q2"),
