@@ -7,6 +7,7 @@ fake ``dot`` script on ``PATH`` (the program path, without needing Graphviz inst
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -233,3 +234,20 @@ def test_mimebundle_renders_only_what_is_asked_for(fake_dot: Path) -> None:
     assert a._repr_mimebundle_(include=["text/plain"]) == {"text/plain": a.describe()}
     assert a._repr_mimebundle_(exclude=["image/svg+xml"]) == {"text/plain": a.describe()}
     assert a._repr_mimebundle_(include=["image/svg+xml"])["image/svg+xml"] == "<svg>fake -Tsvg</svg>"
+
+
+# ------------------------------------------------------------------------------------------------ figures/
+
+
+def test_figures_are_regenerated_as_dot_and_svg_without_dot(no_dot: None, tmp_path: Path) -> None:
+    from cer_theory.examples.figures import write_all
+    from cer_theory.examples.seed000 import example_5_3_cea
+
+    written = write_all(tmp_path / "figures")
+    assert len(written) == 22 and all(p.exists() for p in written)
+    fig4 = tmp_path / "figures" / "fig4_example_5_3"
+    assert fig4.with_suffix(".dot").read_text(encoding="utf-8") == example_5_3_cea().to_dot(
+        title="Seed 000, Fig. 4 (Example 5.3)")
+    for svg in (p for p in written if p.suffix == ".svg"):
+        title = re.search(r'labelloc=t; label="(.*)";', svg.with_suffix(".dot").read_text(encoding="utf-8"))
+        assert title and _svg_texts(svg.read_text(encoding="utf-8"))[0] == title.group(1)
