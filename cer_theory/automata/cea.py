@@ -301,7 +301,7 @@ class CEA(Drawable):
         shows Δ exactly)."""
         order = self.bfs_order()
         name = (state_names or {}).get
-        edges = [(src, dst, chr(10).join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
+        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
         return state_diagram(name=self.name or "CEA", title=title or self.name or None,
                              states={q: name(q) or str(q) for q in order},
                              initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
