@@ -24,7 +24,8 @@ MASTER ?= local[*]
 run: $(VENV)/.installed
 	PYTHONWARNINGS=ignore $(BIN)/cer-theory spark --sample --master '$(MASTER)' --output output --check
 
-# Seed 000's running example: semantics and automaton side by side; writes figures/phi3_cea.svg.
+# Seed 000's running example: semantics and automaton side by side; writes figures/phi3_cea.svg (with the `dot`
+# program if present, else Graphviz in WebAssembly from PyPI: no system package needed).
 demo: $(VENV)/.installed
 	$(BIN)/cer-theory demo
 

@@ -150,7 +150,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 
 
 def cmd_cces(args: argparse.Namespace) -> int:
-    from cer_theory.engines.cces.cces import CcesEvaluator, compile_formula
+    from cer_theory.engines.cces import CcesEvaluator, compile_formula
     from cer_theory.core.drawing import write_drawing
 
     phi = _read_formula(args.formula)

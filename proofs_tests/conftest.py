@@ -17,11 +17,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def require(available: bool, what: str) -> None:
-    """Skip when an optional tool is missing on a developer machine; fail in CI, where it must be installed."""
+    """Skip when an optional tool outside PyPI (Java for Spark) is missing on a developer machine; fail in CI,
+    where it must be present. Drawings are not optional: they render everywhere (core/drawing)."""
     if available:
         return
     if os.environ.get("CI"):
-        pytest.fail(f"{what} is required in CI (.ci/run installs it)")
+        pytest.fail(f"{what} is required in CI")
     pytest.skip(f"{what} is not installed")
 
 

@@ -5,8 +5,8 @@ variables L; a transition with ``L ≠ ∅`` is *marking*. A run over ``t0 … t
 and annotates position k with ``L_k``; ``μ_ρ(A) = {k ≤ n : A ∈ L_k}``. ``⟦A⟧ᵛ_n(S)`` collects μ_ρ over the
 accepting runs that end at n. This module is the reference for every automaton-side construction.
 
-CEA values are immutable, validated on construction, printable, drawable (``_repr_svg_`` in Jupyter) and
-convertible to networkx.
+CEA values are immutable, validated on construction, printable, drawable (:class:`~cer_theory.core.drawing.Drawable`:
+SVG in Jupyter, text when nothing can render) and convertible to networkx.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
-from cer_theory.core.predicates.ast import Predicate
+from cer_theory.core.predicates.ast import Predicate, disj
 
 State = Hashable
 
@@ -48,7 +49,7 @@ def _frozen_labels(labels: Iterable[str]) -> frozenset[str]:
     return labels if isinstance(labels, frozenset) else frozenset(labels)
 
 
-class CEA:
+class CEA(Drawable):
     """A complex event automaton ``(Q, Δ, I, F)`` (seed 000, Def. 5.1)."""
 
     __slots__ = ("states", "transitions", "initial", "final", "_out", "_tset", "_hash", "name")
@@ -291,21 +292,44 @@ class CEA:
             g.add_edge(t.source, t.target, predicate=t.predicate, labels=t.labels, label=t.label())
         return g
 
+    def diagram(self, *, title: str | None = None, state_names: Mapping[State, str] | None = None,
+                rankdir: str = "LR", merge: bool = True) -> Diagram:
+        """The drawing as in the paper's figures (seed 000, Figs. 4, 5, 8): transitions between two states on
+        one edge, one line per transition, ``predicate / {variables}`` (``∅`` when non-marking).
+        ``state_names`` overrides how states are printed (default: their ``str``); ``merge`` draws parallel
+        transitions with equal labels as one simplified disjunction (an equivalent automaton; ``merge=False``
+        shows Δ exactly)."""
+        order = self.bfs_order()
+        name = (state_names or {}).get
+        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
+        return state_diagram(name=self.name or "CEA", title=title or self.name or None,
+                             states={q: name(q) or str(q) for q in order},
+                             initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
+                             rankdir=rankdir)
+
+    def _edge_labels(self, merge: bool) -> dict[tuple[State, State], list[str]]:
+        """One line per transition of each edge; with ``merge``, one line per (source, labels, target)."""
+        if not merge:
+            grouped: dict[tuple[State, State], list[str]] = {}
+            for t in self.transitions:
+                grouped.setdefault((t.source, t.target), []).append(t.label())
+            return grouped
+        # sympy is heavy and only drawings simplify, so it is imported when a drawing is made.
+        from cer_theory.core.predicates.printing import simplified
+
+        groups: dict[tuple[State, State, frozenset[str]], list[Predicate]] = {}
+        for t in self.transitions:
+            groups.setdefault((t.source, t.target, t.labels), []).append(t.predicate)
+        out: dict[tuple[State, State], list[str]] = {}
+        for (src, dst, labels), preds in groups.items():
+            pred = preds[0] if len(preds) == 1 else simplified(disj(*preds))
+            marks = "{" + ",".join(sorted(labels)) + "}" if labels else "∅"
+            out.setdefault((src, dst), []).append(f"{pred.label()} / {marks}")
+        return out
+
     def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source (see :mod:`cer_theory.core.drawing`)."""
-        from cer_theory.core.drawing import cea_to_dot
-
-        return cea_to_dot(self, **options)
-
-    def _repr_svg_(self) -> str:
-        from cer_theory.core.drawing import render_svg
-
-        return render_svg(self.to_dot())
-
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
-        from cer_theory.core.drawing import render_svg
-
-        return {"image/svg+xml": render_svg(self.to_dot()), "text/plain": self.describe()}
+        """Graphviz DOT source of :meth:`diagram` (same options)."""
+        return self.diagram(**options).to_dot()
 
 
 _UNARY: dict[int, Predicate] = {}

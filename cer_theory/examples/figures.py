@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cer_theory.formalisms.cel.compile import compile_cel
-from cer_theory.formalisms.cel.selection import compile_with_selection
-from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea
-from cer_theory.formalisms.cel.parser import parse
+from cer_theory.automata.cea import CEA
 from cer_theory.core.drawing import write_drawing
+from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea
+from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.parser import parse
+from cer_theory.formalisms.cel.selection import compile_with_selection
 
 
-def _write(cea, title: str, stem: str, out_dir: Path) -> list[Path]:
+def _write(cea: CEA, title: str, stem: str, out_dir: Path) -> list[Path]:
+    """The DOT source beside its SVG drawing (the dot program's or the WebAssembly Graphviz's)."""
     dot = cea.to_dot(title=title)
     paths = [out_dir / f"{stem}.dot", out_dir / f"{stem}.svg"]
-    paths[0].write_text(dot, encoding="utf-8")
-    write_drawing(dot, str(paths[1]))
+    for path in paths:
+        write_drawing(dot, path)
     return paths
 
 

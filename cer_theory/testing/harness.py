@@ -108,7 +108,7 @@ def compiled_cea(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
 
 def cces(phi: Formula, stream: Stream) -> list[frozenset]:
     """Seed 000 §9: Algorithm 2 over the CCES, on the lazily determinized normal form (complex events only)."""
-    from cer_theory.engines.cces.cces import evaluate_formula
+    from cer_theory.engines.cces import evaluate_formula
 
     return evaluate_formula(phi, stream)
 

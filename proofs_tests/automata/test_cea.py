@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,13 +106,21 @@ def test_dot_and_svg_drawing() -> None:
     a = compile_cel(parse("(T ; H) FILTER (T.tmp > 40 AND H.id = 0)"))
     dot = a.to_dot()
     assert dot.startswith("digraph") and "doublecircle" in dot and "T ∧ tmp>40 / {T}" in dot
-    from cer_theory.core.drawing import graphviz_available
-
-    require(graphviz_available(), "Graphviz 'dot'")
-    svg = a._repr_svg_()
-    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    svg = a.to_svg()  # the dot program, or Graphviz in WebAssembly: drawings work on every machine
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "T ∧ tmp&gt;40 / {T}" in svg
     bundle = a._repr_mimebundle_()
-    assert "image/svg+xml" in bundle and "text/plain" in bundle
+    assert bundle == {"image/svg+xml": svg, "text/plain": a.describe()}
+
+
+def test_drawing_merges_parallel_transitions_unless_asked_not_to() -> None:
+    q = CEA(["p", "q"], [("p", is_type("R"), {"x"}, "q"), ("p", is_type("S"), {"x"}, "q"),
+                         ("p", is_type("T"), set(), "q")], ["p"], ["q"], name="par")
+    merged, exact = q.to_dot(), q.to_dot(merge=False)
+    assert '"R ∨ S / {x}\\nT / ∅"' in merged
+    assert '"R / {x}\\nS / {x}\\nT / ∅"' in exact
+    named = q.to_dot(state_names={"p": "start", "q": "end"}, title="a title")
+    assert 'label="start", shape=circle' in named and 'label="end", shape=doublecircle' in named
+    assert 'label="a title"' in named and named.count("start0 -> q0") == 1
 
 
 @settings(max_examples=100)

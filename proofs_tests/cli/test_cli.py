@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from importlib import resources
@@ -70,18 +69,20 @@ def test_binary_filter_via_cea_exits_2(capsys) -> None:
     assert main(["eval", FORMULAS["φ5"], "--stream", FIRE]) == 0  # the semantics handles n-ary filters
 
 
-def test_draw_writes_svg_and_dot(tmp_path: Path, capsys) -> None:
-    require(shutil.which("dot") is not None, "Graphviz 'dot'")
+def test_draw_writes_svg_and_dot(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no Graphviz 'dot': SVG comes from the WebAssembly build
     svg, dot = tmp_path / "a.svg", tmp_path / "a.dot"
     assert main(["draw", FORMULAS["φ3"], "-o", str(svg)]) == 0
     assert "<svg" in svg.read_text()
     assert main(["draw", "R ; T", "-o", str(dot)]) == 0
     assert dot.read_text().startswith("digraph")
     assert main(["draw", "R ;; T"]) == 2
+    capsys.readouterr()
+    assert main(["draw", "R ; T", "-o", str(tmp_path / "a.png")]) == 2
+    assert "PNG output needs the Graphviz 'dot' program" in capsys.readouterr().err
 
 
 def test_demo_runs_the_running_example(tmp_path: Path, capsys) -> None:
-    require(shutil.which("dot") is not None, "Graphviz 'dot'")
     assert main(["demo", "--figures", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "agree on every position" in out and "{1,8}, {5,8}" in out

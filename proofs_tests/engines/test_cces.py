@@ -4,7 +4,7 @@ Oracles O4 (Fig. 7) and O5 (Fig. 8) exactly; Algorithm 2 differentially against 
 (Def. 5.2) and the reference CEL semantics; complexity by counting operations, never by timing:
 
 * enumeration (Algorithm 1): at most ``|C| + 1`` node visits between consecutive outputs (c = 1, derived in
-  :meth:`cer_theory.engines.cces.cces.Cces.enumerate`), none after the last;
+  :meth:`cer_theory.engines.cces.structure.Cces.enumerate`), none after the last;
 * update (Algorithm 2): at most |Q'| new nodes and ``7·|Q'| + |𝒫|`` counted operations per event, Q' the states
   of the (lazily) determinized automaton, with no growth along a 5,000-event stream.
 """
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from cer_theory.automata.cea import CEA
-from cer_theory.engines.cces.cces import (BOTTOM, Cces, CcesError, CcesEvaluator, EnumerationStats, evaluate_cea,
+from cer_theory.engines.cces import (BOTTOM, Cces, CcesError, CcesEvaluator, EnumerationStats, evaluate_cea,
                              evaluate_formula)
 from cer_theory.formalisms.cel.compile import compile_cel
 from cer_theory.formalisms.cel.normal_form import single_variable
@@ -414,7 +414,17 @@ def test_cces_to_dot_draws_fig8_with_the_table() -> None:
     assert dot.startswith('digraph "Fig. 8"') and 'label="⊥"' in dot
     assert dot.count("style=dotted") == 2  # next 1→0 and 2→1
     assert "T[q3]" in dot and "T[q2]" in dot
-    from cer_theory.core.drawing import graphviz_available, render_svg
+    svg = ev.to_svg()  # the dot program, or Graphviz in WebAssembly: drawings work on every machine
+    assert "<svg" in svg and "T[q3]" in svg and "⊥" in svg
 
-    if graphviz_available():
-        assert "<svg" in render_svg(dot)
+
+def test_cces_text_forms_read_like_the_fig8_trace() -> None:
+    ev = CcesEvaluator(fig8_cea(), normal_form=True)
+    for e in Stream.from_types("U V V W"):
+        ev.update(e)
+    text = ev._repr_mimebundle_()["text/plain"]
+    assert text == ev.describe()
+    assert "T[q3] = (3, 3)" in text and "T[q2] = (2, 0)" in text and "T[q1] = (⊥, ⊥)" in text
+    assert "#1: position 0, children ⊥..⊥, next -" in text and "#3: position 2, children #2..#1, next #2" in text
+    d, _ = Cces.init()
+    assert d._repr_mimebundle_(include=["text/plain"]) == {"text/plain": "Cces(0 nodes + ⊥)"}

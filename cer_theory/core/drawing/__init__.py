@@ -1,0 +1,19 @@
+"""Drawing, for every model of the toolkit: a neutral :class:`Diagram` → Graphviz DOT → SVG, with a text
+fallback.
+
+* :mod:`~cer_theory.core.drawing.dot` — :class:`Diagram`, :func:`state_diagram` (automata as in the papers'
+  figures) and the DOT quoting helpers :func:`quote` and :func:`dot_id`;
+* :mod:`~cer_theory.core.drawing.render` — the renderers (the ``dot`` program, else Graphviz in WebAssembly),
+  :func:`render_svg` and :func:`write_drawing`;
+* :mod:`~cer_theory.core.drawing.drawable` — the :class:`Drawable` mixin: ``_repr_mimebundle_`` for Jupyter.
+
+Nothing here imports an automaton or a formalism: they describe themselves to it.
+"""
+
+from cer_theory.core.drawing.dot import Diagram, Edge, Node, dot_id, quote, state_diagram
+from cer_theory.core.drawing.drawable import Drawable
+from cer_theory.core.drawing.render import (RENDERERS, SWITCH, available_renderers, graphviz_available, render,
+                                            render_svg, write_drawing)
+
+__all__ = ["RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node", "available_renderers", "dot_id",
+           "graphviz_available", "quote", "render", "render_svg", "state_diagram", "write_drawing"]

