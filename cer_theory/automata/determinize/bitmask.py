@@ -5,9 +5,9 @@
 :class:`Determinizer` is the driver of the one subset step
 (:func:`~cer_theory.automata.determinize.step.subset_moves`) that the engine's Algorithm 1 runs on. Its key is the
 event's bit vector over the CEA's distinct predicates (computed once per event by
-:func:`~cer_theory.core.predicates.masks.compile_mask`); det-states are interned as ints, and the successor pair
-``(Δmark(S, v), Δ(S, v, ∅))`` (CORE's • and ∘) is cached per (bit vector, det-state): that cache is the engine's hot
-path, and the step runs only on a miss. A transition marks iff its label set is non-empty.
+:func:`~cer_theory.core.predicates.masks.compile_mask`); det-states are interned as ints, and the successor
+pair ``(Δmark(S, v), Δ(S, v, ∅))`` (CORE's • and ∘) is cached per (bit vector, det-state): that cache is the
+engine's hot path, and the step runs only on a miss. A transition marks iff its label set is non-empty.
 """
 
 from __future__ import annotations

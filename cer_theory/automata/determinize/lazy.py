@@ -34,8 +34,8 @@ class LazyDeterminizer:
 
     ``step(R, t)`` maps each label set L of ℒ to ``Δ(R, t, L)``. With ``complete=False`` (the default) label sets
     whose target is ∅ are left out, so the dead state is never materialized; ``complete=True`` keeps them, as the
-    eager :func:`~cer_theory.automata.determinize.eager.io_determinize` does. ``budget`` bounds the number of materialized
-    subsets (:class:`SizeBudgetExceeded`). Counters: :attr:`predicate_evaluations`, :attr:`cache_hits`,
+    eager :func:`~cer_theory.automata.determinize.eager.io_determinize` does. ``budget`` bounds the number of
+    materialized subsets (:class:`SizeBudgetExceeded`). Counters: :attr:`predicate_evaluations`, :attr:`cache_hits`,
     :attr:`cache_misses`, and ``len(materialized())``.
     """
 

@@ -6,8 +6,8 @@
     Δ(R, P, L) = {q | p ∈ R, (p, P', L, q) ∈ Δ, P ⊆ P'}
 
 and its Theorem 7.2 builds the selection automata A_SEL from the same sets and their unions
-``Δall(R,P) = ⋃_L Δ(R,P,L)`` and ``Δmark(R,P) = ⋃_{L≠∅} Δ(R,P,L)``. *CORE: a Complex Event Recognition Engine*
-(seed 001), §4.4, runs this construction lazily, keyed by a bit vector of the event's truth values.
+``Δall(R,P) = ⋃_L Δ(R,P,L)`` and ``Δmark(R,P) = ⋃_{L≠∅} Δ(R,P,L)``. *CORE: a Complex Event Recognition
+Engine* (seed 001), §4.4, runs this construction lazily, keyed by a bit vector of the event's truth values.
 
 Here is that step, once. The event class P is given as a **key**: a bit vector over the predicates
 ``P_1, …, P_k`` of Δ (bit ``k-1`` set iff the class lies inside ``P_k``), so ``P ⊆ P'`` is one ``&``. Every
