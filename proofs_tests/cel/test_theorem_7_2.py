@@ -19,7 +19,8 @@ from cer_theory.automata.cea import CEA
 from cer_theory.formalisms.cel.compile import compile_cel
 from cer_theory.formalisms.cel.normal_form import (is_normal_form, is_single_variable, normal_form, select_cea_ce,
                                                   single_variable)
-from cer_theory.formalisms.cel.selection import compile_with_selection, select_cea, select_cea_printed
+from cer_theory.automata.determinize.selection import select_cea, select_cea_printed
+from cer_theory.formalisms.cel.selection import compile_with_selection
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.core.errors import SizeBudgetExceeded
 from cer_theory.core.events import Event, Stream, Valuation

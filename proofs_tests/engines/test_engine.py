@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from cer_theory.automata.cea import CEA
 from cer_theory.formalisms.ceql.compile import any_start_run, compile_pattern
 from cer_theory.engines.core import Engine, Evaluator, Match, evaluate_query
-from cer_theory.engines.core.evaluator import Determinizer, compile_mask, last_admitted
+from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.predicates.masks import compile_mask
+from cer_theory.engines.core.evaluator import last_admitted
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.windows import Window
 from cer_theory.core.errors import SizeBudgetExceeded, StreamFormatError

@@ -1,4 +1,5 @@
-"""Lazy I/O-determinization of CEA: seed 000, Proposition 5.5, built on demand (spec cel-cea.md §3, §8.13).
+"""Lazy I/O-determinization of CEA: *A Formal Framework for Complex Event Recognition* (seed 000), Prop. 5.5,
+built on demand.
 
 Prop. 5.5 ranges over the *types* of the predicates 𝒫 of Δ (Def. 5.6). A tuple t lies in exactly one type,
 the one given by the truth values of the predicates of 𝒫 on t, so the type need never be written down:
@@ -6,17 +7,19 @@ the one given by the truth values of the predicates of 𝒫 on t, so the type ne
     Δ(R, t, L) = {q | (p, P', L, q) ∈ Δ, p ∈ R, t ∈ P'}
 
 depends on t only through its *signature* ``(P_1(t), …, P_k(t))``. :class:`LazyDeterminizer` evaluates the k
-predicates once per tuple, caches successors by (subset, signature) and materializes only the subsets that are
-reached. No solver is needed: unsatisfiable types are never met by a real tuple. The eager construction is
-:func:`cer_theory.automata.determinize.eager.io_determinize`; a property test checks that both agree.
+predicates once per tuple, caches successors by (subset, signature) and, on a miss, runs the one subset step
+(:func:`~cer_theory.automata.determinize.step.subset_moves`) keyed by the signature's bits; only the subsets that
+are reached are materialized. No solver is needed: unsatisfiable types are never met by a real tuple. The eager
+driver is :func:`cer_theory.automata.determinize.eager.io_determinize`; property tests check that they agree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from cer_theory.automata.cea import CEA
+from cer_theory.automata.determinize.step import MoveTable, signature_key, subset_moves
 from cer_theory.core.errors import SizeBudgetExceeded
 from cer_theory.core.events import Event
 
@@ -31,23 +34,20 @@ class LazyDeterminizer:
 
     ``step(R, t)`` maps each label set L of ℒ to ``Δ(R, t, L)``. With ``complete=False`` (the default) label sets
     whose target is ∅ are left out, so the dead state is never materialized; ``complete=True`` keeps them, as the
-    eager :func:`~cer_theory.automata.determinize.eager.io_determinize` does. ``budget`` bounds the number of materialized
-    subsets (:class:`SizeBudgetExceeded`). Counters: :attr:`predicate_evaluations`, :attr:`cache_hits`,
+    eager :func:`~cer_theory.automata.determinize.eager.io_determinize` does. ``budget`` bounds the number of
+    materialized subsets (:class:`SizeBudgetExceeded`). Counters: :attr:`predicate_evaluations`, :attr:`cache_hits`,
     :attr:`cache_misses`, and ``len(materialized())``.
     """
 
-    __slots__ = ("cea", "predicates", "label_sets", "initial", "budget", "complete", "_out", "_final",
+    __slots__ = ("cea", "predicates", "label_sets", "initial", "budget", "complete", "_table", "_final",
                  "_states", "_cache", "predicate_evaluations", "cache_hits", "cache_misses")
 
     def __init__(self, cea: CEA, *, budget: int | None = None, complete: bool = False) -> None:
         self.cea = cea
-        self.predicates = cea.predicates()
+        self._table = MoveTable.of(cea)  # a step reads the signature's bits, never a predicate
+        self.predicates = self._table.predicates
         self.label_sets = cea.label_sets()
         self.budget, self.complete = budget, complete
-        index = {p: k for k, p in enumerate(self.predicates)}
-        # Per CEA state: (predicate index, labels, target), so a step reads the signature, never a predicate.
-        self._out: dict[Hashable, tuple[tuple[int, frozenset[str], Hashable], ...]] = {
-            q: tuple((index[t.predicate], t.labels, t.target) for t in cea.out(q)) for q in cea.states}
         self._final = cea.final
         self._states: dict[Subset, Subset] = {}  # interning: one object per subset, hash computed once
         self._cache: dict[tuple[Subset, Signature], Mapping[frozenset[str], Subset]] = {}
@@ -76,12 +76,9 @@ class LazyDeterminizer:
             self.cache_hits += 1
             return found
         self.cache_misses += 1
-        targets: dict[frozenset[str], set] = {L: set() for L in self.label_sets} if self.complete else {}
-        for p in state:
-            for k, labels, q in self._out[p]:
-                if sig[k]:
-                    targets.setdefault(labels, set()).add(q)
-        result = MappingProxyType({L: self._intern(frozenset(qs)) for L, qs in targets.items()})
+        moves = subset_moves(self._table, state, signature_key(sig)).by_label
+        labels = self.label_sets if self.complete else moves
+        result = MappingProxyType({L: self._intern(moves.get(L, Subset())) for L in labels})
         self._cache[key] = result
         return result
 

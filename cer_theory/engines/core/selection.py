@@ -1,5 +1,5 @@
-"""NEXT, LAST and MAX in the engine, through the determinization (seed 001 §4.4: "selection strategies are also
-built on the fly, following [33]"; spec core-tecs-ceql.md §1.4, §4.2).
+"""NEXT, LAST and MAX in the engine, through the determinization (*CORE: a Complex Event Recognition Engine*,
+seed 001 §4.4: "selection strategies are also built on the fly, following [33]"; docs/decisions.md D20, D27).
 
 CEQL's reading (D20) compares the CEs ending at j **from every start**: among all ``(i, j, D)``, keep those whose D
 is SEL-best (seed 000 §7.1: ≤_next, ≤_last, set inclusion), ties kept with their own intervals; then WITHIN.
@@ -11,9 +11,12 @@ whose runs all start at position 0:
   marks its start i with ⊢ and D with A's own labels: ``⟦A⁺⟧(S, 0, j) = {⊢↦i, D | D ∈ ⟦A⟧(S, i, j)}``;
 * the *support* compared by SEL is D only (⊢ does not count), so two CEs with the same D and different starts
   tie, and the tie set E of the erratum fix keeps both;
-* ``A⁺_SEL``'s states are ``(R, E, W, T)`` (:func:`cer_theory.formalisms.cel.selection.select_cea`, where the
-  construction is proved and tested), built lazily per (state, bit vector) as CORE's determinizer is. Each
-  component is cut to the states of A⁺ that can still reach a final state, which changes no acceptance.
+* ``A⁺_SEL``'s states are ``(R, E, W, T)``, moved by seed 000 Thm 7.2's step with the tie-set fix
+  (:func:`cer_theory.automata.determinize.step.select_successor`, the step that
+  :func:`~cer_theory.automata.determinize.selection.select_cea` drives over minterms, where the construction is
+  proved and tested), here keyed by CORE's bit vector and built lazily per (state, bit vector) as CORE's
+  determinizer is. A⁺'s transitions into states that cannot reach a final state are dropped, which cuts each
+  component and changes no acceptance.
 
 Algorithm 1 then runs on ``A⁺_SEL`` unchanged except for its start: the run of A⁺_SEL that has marked nothing
 yet (R = {p₀}) is the *idle* state. It moves with every event, carries no node, and is where the run starting
@@ -31,9 +34,11 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from cer_theory.automata.cea import CEA
+from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.automata.determinize.step import Move, MoveTable, SubsetStep, select_successor
 from cer_theory.core.errors import DEFAULT_BUDGET
-from cer_theory.formalisms.cel.ast import Strategy
-from cer_theory.engines.core.evaluator import Determinizer, Evaluator
+from cer_theory.core.strategies import Strategy
+from cer_theory.engines.core.evaluator import Evaluator
 
 Key = tuple[frozenset, frozenset, frozenset, frozenset]
 """A det-state of A⁺_SEL: (R, E, W, T) as sets of A⁺ state indices."""
@@ -52,7 +57,7 @@ class SelectionDeterminizer(Determinizer):
     :meth:`idle_next` is the idle state's own ∅ move. Final iff ``R ∩ F ≠ ∅`` and ``W ∩ F = ∅``.
     """
 
-    __slots__ = ("strategy", "p0", "_moves", "_live", "_idle_rows")
+    __slots__ = ("strategy", "p0", "_step", "_idle_rows")
 
     construction = "lazy determinization with a selection strategy (seed 000 Thm 7.2 on A⁺)"
 
@@ -69,16 +74,19 @@ class SelectionDeterminizer(Determinizer):
         cea = self.cea
         p0 = self.p0 = len(self.states)
         bit = {p: 1 << k for k, p in enumerate(self.predicates)}
-        # A⁺'s transitions per state: (predicate bit or 0 for TRUE, starts, marks, target).
-        moves: list[tuple[tuple[int, bool, bool, int], ...]] = [
-            tuple((bit[t.predicate], False, bool(t.labels), index[t.target]) for t in cea.out(q))
-            for q in self.states]
-        moves.append(((0, False, False, p0),) + tuple(
-            (bit[t.predicate], True, bool(t.labels), index[t.target]) for q in cea.initial for t in cea.out(q)))
-        self._moves = moves
         # A⁺'s states that can reach a final state: A's, plus p₀, which is kept even when no initial state is
         # live (the idle run never dies; it is never final, so keeping it changes no acceptance).
-        self._live = frozenset(index[q] for q in cea.coreachable()) | {p0}
+        live = frozenset(index[q] for q in cea.coreachable()) | {p0}
+        # A⁺'s transitions with labels (starts ⊢, marks D); bit 0 is p₀'s TRUE loop. Only D-marks are support.
+        out: dict[int, list[Move]] = {
+            index[q]: [(bit[t.predicate], (False, bool(t.labels)), index[t.target]) for t in cea.out(q)]
+            for q in self.states}
+        out[p0] = [(0, (False, False), p0)] + [
+            (bit[t.predicate], (True, bool(t.labels)), index[t.target]) for q in cea.initial for t in cea.out(q)]
+        out = {p: [m for m in moves if m[2] in live] for p, moves in out.items()}
+        labels = [(starts, marks) for starts in (False, True) for marks in (False, True)]
+        table = MoveTable(out, self.predicates, labels, {L: L[1] for L in labels})
+        self._step = SubsetStep(table, limit=self.cache_limit)
         start = frozenset({p0})
         return start, start, _EMPTY, _EMPTY
 
@@ -88,34 +96,9 @@ class SelectionDeterminizer(Determinizer):
 
     def _successor(self, key: Key, mask: int, starts: bool, marks: bool) -> int:
         """Theorem 7.2's move of ``(R, E, W, T)`` on labels (⊢ if ``starts``, D-mark if ``marks``), interned;
-        -1 when no run with this valuation survives. Only D-marks count as support."""
-        R, E, W, T = key
-        moves, live = self._moves, self._live
-
-        def targets(states: frozenset, want: str) -> frozenset:
-            out = set()
-            for s in states:
-                for b, st, mk, t in moves[s]:
-                    if (not b or mask & b) and (want == "all" or (want == "mark") == mk):
-                        out.add(t)
-            return frozenset(out) & live
-
-        exact = frozenset(t for s in R for b, st, mk, t in moves[s]
-                          if (not b or mask & b) and st == starts and mk == marks) & live
-        if marks:
-            W2 = targets(W, "all" if self.strategy is Strategy.NXT else "mark")
-            E2 = targets(E, "mark") - W2
-        else:
-            W2 = targets(W, "all") | targets(E | T, "mark")
-            E2 = targets(E, "skip") - W2
-        R2 = exact - W2
-        if not R2:
-            return -1
-        if self.strategy is Strategy.LAST:
-            T2 = ((targets(T, "all") | targets(E | W, "skip")) if marks else targets(T, "skip")) - (E2 | W2)
-        else:
-            T2 = _EMPTY
-        return self._intern((R2, E2, W2, T2))
+        -1 when no run with this valuation survives."""
+        nxt = select_successor(self._step, key, mask, (starts, marks), self.strategy)
+        return -1 if nxt is None else self._intern(nxt)
 
     def _pair(self, state: int, mask: int) -> tuple[int, int]:
         key = self.subsets[state]

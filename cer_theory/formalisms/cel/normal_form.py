@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from cer_theory.automata.cea import CEA, Transition
 from cer_theory.automata.determinize.eager import io_determinize
+from cer_theory.automata.determinize.selection import select_cea_printed
 from cer_theory.core.errors import DEFAULT_BUDGET
 from cer_theory.formalisms.cel.ast import Strategy
-from cer_theory.formalisms.cel.selection import select_cea_printed
 
 VARIABLE = "X"
 

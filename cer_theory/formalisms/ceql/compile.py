@@ -24,7 +24,7 @@ from cer_theory.core.predicates.ast import TRUE, is_type
 from cer_theory.formalisms.cel.ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy)
 from cer_theory.automata.building import Fresh, add_variable, disjoint_union, into, out_of, tr
 from cer_theory.formalisms.cel.compile import _filter
-from cer_theory.formalisms.cel.selection import select_cea
+from cer_theory.automata.determinize.selection import select_cea
 from cer_theory.core.errors import DEFAULT_BUDGET
 
 from cer_theory.core.events import CoreComplexEvent
