@@ -10,6 +10,7 @@ from cer_theory.core.events import Event, Stream, Valuation
 from cer_theory.core.predicates.ast import Attr, Cmp, Const
 from cer_theory.formalisms.socel.ast import Atom, Filter, Formula, Order, Proj, Rename, Seq, Start, Strict
 from cer_theory.formalisms.socel.parser import parse
+from cer_theory.formalisms.socel.printer import format_formula
 from cer_theory.formalisms.socel.semantics import SoCelSemantics, complex_events, rename, run
 from cer_theory.testing.strategies.socel import CORE_OPERATORS, PLUS_OPERATORS, formulas, socel_streams
 
@@ -136,7 +137,7 @@ def test_laws_of_section_9(phi: Formula, psi: Formula, chi: Formula, stream: Str
     """§9 laws: ; and : associative, OR distributes over ;, φ⊕ ⊆ φ+, STRICT(φ) ⊆ φ, START(φ) ⊆ φ,
     π_L(π_M φ) = π_{L∩M} φ, φ[A→B][B→C] = φ[A→C][B→C]."""
     sem = SoCelSemantics(stream)
-    ev = lambda text, **f: sem.at(parse(text.format(**{k: f"({v})" for k, v in f.items()})), len(stream) - 1)
+    ev = lambda text, **f: sem.at(parse(text.format(**{k: f"({format_formula(v)})" for k, v in f.items()})), len(stream) - 1)
     f = dict(a=phi, b=psi, c=chi)
     assert ev("({a} ; {b}) ; {c}", **f) == ev("{a} ; ({b} ; {c})", **f)
     assert ev("({a} : {b}) : {c}", **f) == ev("{a} : ({b} : {c})", **f)

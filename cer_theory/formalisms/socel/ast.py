@@ -4,8 +4,9 @@
 Core SO-CEL: ``R | φ IN A | φ[A → B] | φ FILTER P(A1..Ak) | φ OR φ | φ ; φ | φ+``. SO-CEL+ adds ``:``, ``⊕``,
 ``π_L`` and ``START``; the paper's ``SO-CEL ∪ O`` adds further operators: ``STRICT``, ``AND``, ``ALL``, ``UNLESS``.
 
-Nodes are frozen dataclasses (equal formulas compare and hash equal). ``str(φ)`` is parseable text and
-``repr(φ)`` is ``socel('…')``.
+Nodes are frozen dataclasses (equal formulas compare and hash equal) with the structural dataclass ``repr``;
+parseable text comes from :func:`cer_theory.formalisms.socel.printer.format_formula` (the printer imports this
+module, so this module does not print).
 
 A FILTER condition is an *SO predicate* (seed 004 §2). Two kinds exist here (docs/decisions.md, "SO-CEL
 filters"):
@@ -91,15 +92,6 @@ class Formula:
     def size(self) -> int:
         return sum(1 for _ in self.walk())
 
-    def __str__(self) -> str:
-        from cer_theory.formalisms.socel.printer import format_formula  # printer imports this module
-        return format_formula(self)
-
-    def __repr__(self) -> str:
-        try:
-            return f"socel({str(self)!r})"
-        except Exception:  # a repr never raises, even on a malformed hand-built node
-            return f"{type(self).__name__}(…)"
 
 
 def _check_name(node: str, what: str, value: object) -> None:
@@ -107,7 +99,7 @@ def _check_name(node: str, what: str, value: object) -> None:
         raise PredicateError(f"{node}: {what} must be a non-empty name, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Atom(Formula):
     """``R``: an R-tuple, labelled R (seed 004 Table 1)."""
 
@@ -118,7 +110,7 @@ class Atom(Formula):
         _check_name("atom", "the relation", self.name)
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class In(Formula):
     """``φ IN A``: extend the complex event by label A (every position of the support gets A)."""
 
@@ -130,7 +122,7 @@ class In(Formula):
         _check_name("IN", "the label", self.label)
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Rename(Formula):
     """``φ[A → B]`` (ASCII ``φ[A -> B]``): the positions labelled A are relabelled B."""
 
@@ -144,7 +136,7 @@ class Rename(Formula):
         _check_name("renaming", "the target label", self.target)
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Filter(Formula):
     """``φ FILTER P(A1..Ak)`` with P an SO predicate (see the module docstring)."""
 
@@ -160,7 +152,7 @@ class Filter(Formula):
                                  f"name the label, as in A.x or A[x > 1]")
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Disj(Formula):
     """``φ1 OR φ2``."""
 
@@ -169,7 +161,7 @@ class Disj(Formula):
     operator: ClassVar[str] = "OR"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Seq(Formula):
     """``φ1 ; φ2``."""
 
@@ -178,7 +170,7 @@ class Seq(Formula):
     operator: ClassVar[str] = ";"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Plus(Formula):
     """``φ+``."""
 
@@ -186,7 +178,7 @@ class Plus(Formula):
     operator: ClassVar[str] = "+"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Contig(Formula):
     """``φ1 : φ2`` (SO-CEL+): sequencing with no gap between the two complex events."""
 
@@ -195,7 +187,7 @@ class Contig(Formula):
     operator: ClassVar[str] = ":"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class CPlus(Formula):
     """``φ⊕`` (ASCII ``φ:+``, SO-CEL+): iteration with no gap between iterations."""
 
@@ -203,7 +195,7 @@ class CPlus(Formula):
     operator: ClassVar[str] = "⊕"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Proj(Formula):
     """``π_L(φ)`` (ASCII ``PI[A,B](φ)``, SO-CEL+); ``labels`` is kept sorted and duplicate-free."""
 
@@ -217,7 +209,7 @@ class Proj(Formula):
         object.__setattr__(self, "labels", tuple(sorted(set(self.labels))))
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Start(Formula):
     """``START(φ)`` (SO-CEL+): the complex event begins where the interval does."""
 
@@ -225,7 +217,7 @@ class Start(Formula):
     operator: ClassVar[str] = "START"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Strict(Formula):
     """``STRICT(φ)``: strict (contiguous) selection, the support is an interval."""
 
@@ -233,7 +225,7 @@ class Strict(Formula):
     operator: ClassVar[str] = "STRICT"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Conj(Formula):
     """``φ1 AND φ2``: both produce the same complex event."""
 
@@ -242,7 +234,7 @@ class Conj(Formula):
     operator: ClassVar[str] = "AND"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class All(Formula):
     """``φ1 ALL φ2``: the union of a complex event of each."""
 
@@ -251,7 +243,7 @@ class All(Formula):
     operator: ClassVar[str] = "ALL"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Unless(Formula):
     """``φ1 UNLESS φ2``: φ1, provided φ2 matches nowhere in the interval."""
 

@@ -18,12 +18,13 @@ from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.predicates.ast import TRUE, IsType, Predicate, conj, unary_body
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless, condition_labels, conjuncts)
+from cer_theory.formalisms.socel.printer import format_formula
 from cer_theory.formalisms.socel.ucea import UCEA
 
 
 def compile_socel(phi: Formula) -> UCEA:
     """Prop 5.2: a UCEA with ``⟦φ⟧_n(S) = ⟦A⟧_n(S)`` for all S, n (unary SO-CEL+, and AND)."""
-    return UCEA.of(_Compiler(star=False).build(phi), name=str(phi))
+    return UCEA.of(_Compiler(star=False).build(phi), name=format_formula(phi))
 
 
 def compile_socel_star(phi: Formula) -> UCEA:
@@ -33,7 +34,7 @@ def compile_socel_star(phi: Formula) -> UCEA:
     if bad:
         raise UnsupportedError(f"the *-semantics construction (Thm 5.3) is for core SO-CEL; "
                                f"{bad[0].operator} is not a core operator")
-    return UCEA.of(_Compiler(star=True).build(phi), name=str(phi))
+    return UCEA.of(_Compiler(star=True).build(phi), name=format_formula(phi))
 
 
 class _Compiler:
