@@ -4,24 +4,46 @@ generated formulas and streams, plus the ⊕ erratum and the refusals."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import TRUE, IsType
-from cer_theory.formalisms.socel.ast import Formula
-from cer_theory.formalisms.socel.compile import compile_socel, compile_socel_star
+from cer_theory.formalisms.socel.ast import Formula, Strict
+from cer_theory.formalisms.socel.compile import compile_socel, compile_socel_star, strict_to_contiguity
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.semantics import run
 from cer_theory.formalisms.socel.ucea import UCEA, transition
-from cer_theory.testing.strategies.socel import CORE_OPERATORS, PLUS_OPERATORS, formulas, socel_streams
+from cer_theory.testing.strategies.socel import ALL_OPERATORS, CORE_OPERATORS, PLUS_OPERATORS, formulas, socel_streams
 
 
 @settings(max_examples=150)
-@given(formulas(PLUS_OPERATORS + ("conj",)), socel_streams(6))
+@given(formulas(PLUS_OPERATORS), socel_streams(6))
 def test_prop_5_2_semantics_equals_compiled_ucea(phi: Formula, stream: Stream) -> None:
-    """Prop 5.2: ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for unary SO-CEL+ (and AND, Cor 5.6), at every n."""
+    """Prop 5.2: ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for unary SO-CEL+, at every n."""
     assert compile_socel(phi).run(stream) == run(phi, stream)
+
+
+@settings(max_examples=120)
+@given(formulas(ALL_OPERATORS, max_depth=3), socel_streams(5))
+def test_every_operator_semantics_equals_compiled_ucea(phi: Formula, stream: Stream) -> None:
+    """Prop 5.2 with Cor 5.6 (AND, ALL, UNLESS) and Prop 6.4 (STRICT): the same equality on every operator."""
+    try:
+        a = compile_socel(phi)
+    except UnsupportedError:
+        assume(False)  # STRICT over π or ALL: refused (tested below)
+        return
+    assert a.run(stream) == run(phi, stream)
+
+
+@settings(max_examples=60)
+@given(formulas(("in", "rename", "filter", "disj", "seq", "plus", "contig", "cplus", "start", "strict", "conj",
+                 "unless"), max_depth=3), socel_streams(5))
+def test_prop_6_4_strict_rewrite_preserves_semantics(phi: Formula, stream: Stream) -> None:
+    """Prop 6.4: the bottom-up rewrite of STRICT into ':' and '⊕' is an equivalence (no STRICT remains)."""
+    rewritten = strict_to_contiguity(Strict(phi))
+    assert not any(isinstance(n, Strict) for n in rewritten.walk())
+    assert run(rewritten, stream) == run(Strict(phi), stream)
 
 
 @settings(max_examples=120)
@@ -55,6 +77,8 @@ def test_refusals_name_the_reason() -> None:
         compile_socel(parse("R+ FILTER incr(R.x)"))
     with pytest.raises(UnsupportedError, match="core"):
         compile_socel_star(parse("R : T"))
+    with pytest.raises(UnsupportedError, match="STRICT over π"):
+        compile_socel(parse("STRICT(PI[R](R ; T))"))
 
 
 def test_compiled_automaton_is_linear_in_the_formula() -> None:

@@ -2,7 +2,8 @@
 Thm 5.3. Linear size, no preprocessing (seed 004 §5.1).
 
 :func:`compile_socel` builds ``A_φ`` with ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for every ``φ ∈ SO-CEL+(U^SO)`` (unary
-filters), plus ``AND`` (the product of Cor 5.6). :func:`compile_socel_star` drops the TRUE self-loop of the atoms
+filters), plus ``AND``, ``ALL`` and ``UNLESS`` (the automata of Cor 5.6; the products are seed 000's, reused
+from the CEL compiler) and ``STRICT`` (rewritten by Prop 6.4). :func:`compile_socel_star` drops the TRUE self-loop of the atoms
 and gives ``⟦φ⟧_n(S) = ⟦A*_φ⟧*_n(S)`` for core SO-CEL (Thm 5.3): under the *-semantics skipping is free.
 
 Erratum (docs/errata.md, E-SO1): the paper's ``⊕`` construction redirects only the transitions of Δ into the
@@ -12,10 +13,13 @@ iterates at most twice. Here the redirection is applied to the transitions leavi
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from cer_theory.automata.building import Fresh, disjoint_union, tr
 from cer_theory.automata.cea import CEA, Transition
 from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.predicates.ast import TRUE, IsType, Predicate, conj, unary_body
+from cer_theory.formalisms.cel import compile as cel_compile
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless, condition_labels, conjuncts)
 from cer_theory.formalisms.socel.printer import format_formula
@@ -23,7 +27,9 @@ from cer_theory.formalisms.socel.ucea import UCEA
 
 
 def compile_socel(phi: Formula) -> UCEA:
-    """Prop 5.2: a UCEA with ``⟦φ⟧_n(S) = ⟦A⟧_n(S)`` for all S, n (unary SO-CEL+, and AND)."""
+    """Prop 5.2: a UCEA with ``⟦φ⟧_n(S) = ⟦A⟧_n(S)`` for all S, n (unary SO-CEL+ with STRICT, AND, ALL,
+    UNLESS). Raises :class:`NotUnaryError` for a filter a UCEA cannot check and :class:`UnsupportedError` for
+    STRICT over π or ALL."""
     return UCEA.of(_Compiler(star=False).build(phi), name=format_formula(phi))
 
 
@@ -73,9 +79,16 @@ class _Compiler:
             return self.start(self.build(phi.body))
         if isinstance(phi, Conj):
             return self.conj(self.build(phi.left), self.build(phi.right))
-        if isinstance(phi, (Strict, All, Unless)):
-            raise UnsupportedError(f"{phi.operator} is not compiled to a UCEA yet (Prop 5.2 covers SO-CEL+; "
-                                   f"AND is compiled by Cor 5.6's product)")
+        if isinstance(phi, Strict):
+            # Prop 6.4: STRICT is rewritten into ':' and '⊕' first.
+            return self.build(strict_to_contiguity(phi))
+        if isinstance(phi, All):
+            # Cor 5.6: ALL is UCEA-definable: a product of the normalised operands with a "done" side.
+            return cel_compile._all(cel_compile._normalise(self.build(phi.left), self.fresh),
+                                    cel_compile._normalise(self.build(phi.right), self.fresh), self.fresh)
+        if isinstance(phi, Unless):
+            # Cor 5.6: UNLESS is UCEA-definable: ψ1 beside a deterministic detector of a ψ2-match in [i..j].
+            return cel_compile._unless(self.build(phi.left), self.build(phi.right), self.fresh, {})
         raise TypeError(f"not an SO-CEL formula: {phi!r}")
 
     def atom(self, relation: str) -> CEA:
@@ -159,9 +172,45 @@ class _Compiler:
         return self.fresh.copy(CEA(states, ts, initial, final).trim())  # fresh states: disjoint from the rest
 
 
+def strict_to_contiguity(phi: Formula) -> Formula:
+    """Prop 6.4 (SO-CEL ∪ {STRICT} ⊆ SO-CEL ∪ {:, ⊕}), bottom-up: ``STRICT(R) = R``; STRICT commutes with IN,
+    renaming, FILTER, OR, AND, START, UNLESS (left) and STRICT; ``STRICT(ψ1;ψ2) = STRICT(ψ1):STRICT(ψ2)`` and
+    ``STRICT(ψ+) = STRICT(ψ)⊕`` (likewise for ':' and '⊕'). π and ALL under STRICT can output complex events
+    whose parts are not adjacent in the way ':' requires, and are refused."""
+    if not isinstance(phi, Strict):
+        if not phi.children():
+            return phi
+        return _rebuild(phi, [strict_to_contiguity(c) for c in phi.children()])
+    return _strict(strict_to_contiguity(phi.body))
+
+
+def _strict(phi: Formula) -> Formula:
+    if isinstance(phi, Atom):
+        return phi
+    if isinstance(phi, (In, Rename, Filter, Start, Strict)):
+        return _rebuild(phi, [_strict(phi.body)]) if not isinstance(phi, Strict) else _strict(phi.body)
+    if isinstance(phi, (Disj, Conj)):
+        return _rebuild(phi, [_strict(phi.left), _strict(phi.right)])
+    if isinstance(phi, Unless):
+        return Unless(_strict(phi.left), phi.right)
+    if isinstance(phi, (Seq, Contig)):
+        return Contig(_strict(phi.left), _strict(phi.right))
+    if isinstance(phi, (Plus, CPlus)):
+        return CPlus(_strict(phi.body))
+    raise UnsupportedError(f"STRICT over {phi.operator} is not rewritten by Prop 6.4 (π and ALL may output "
+                           f"complex events whose gaps ':' cannot express); not compiled")
+
+
+def _rebuild(phi: Formula, children: list[Formula]) -> Formula:
+    """``phi`` with its formula children replaced, in field order."""
+    kids = iter(children)
+    values = [next(kids) if isinstance(getattr(phi, f.name), Formula) else getattr(phi, f.name) for f in fields(phi)]
+    return type(phi)(*values)
+
+
 def _map_labels(a: CEA, f) -> CEA:
     return CEA(a.states, [tr(t.source, t.predicate, f(t.labels), t.target) for t in a.transitions], a.initial,
                a.final)
 
 
-__all__ = ["compile_socel", "compile_socel_star"]
+__all__ = ["compile_socel", "compile_socel_star", "strict_to_contiguity"]
