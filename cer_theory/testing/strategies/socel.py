@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless, condition_labels, conjuncts)
+from cer_theory.formalisms.socel.focel import Bind, FoFilter, FoOr, FoPlus, FoSeq, _surely_bound
 from cer_theory.testing.strategies import Schema, streams
 from cer_theory.testing.strategies.cel import conditions
 
@@ -81,3 +82,36 @@ def socel_streams(max_length: int = 6) -> st.SearchStrategy:
 
 
 __all__ = ["formulas", "socel_streams", "CORE_OPERATORS", "PLUS_OPERATORS", "ALL_OPERATORS", "SCHEMA"]
+
+
+# ---------------------------------------------------------------------------------------------- FO-CEL
+
+
+@st.composite
+def fo_formulas(draw: st.DrawFn, max_depth: int = 3, relations: Sequence[str] = ("R", "T")):
+    """Safe FO-CEL formulas (seed 004 §3) with unary filters; every ``AS`` binds a distinct variable and each
+    filter reads one variable its body surely binds (so the SO translation of Thm 4.3 is label-for-variable)."""
+    counter = iter(range(1000))
+
+    def build(depth: int):
+        kind = "bind" if depth <= 0 else draw(st.sampled_from(("bind", "bind", "filter", "or", "seq", "plus")))
+        if kind == "bind":
+            return Bind(draw(st.sampled_from(tuple(relations))), f"x{next(counter)}")
+        if kind == "filter":
+            body = build(depth - 1)
+            bound = sorted(_surely_bound(body))
+            if not bound:
+                return body
+            var = draw(st.sampled_from(bound))
+            cond = conditions((var,), relations=tuple(relations), variables=(var,), values=(0, 1, 2))
+            return FoFilter(body, draw(cond.filter(lambda p: all(condition_labels(c) == {var}
+                                                                 for c in conjuncts(p)))))
+        if kind == "plus":
+            return FoPlus(build(depth - 1))
+        node = FoOr if kind == "or" else FoSeq
+        return node(build(depth - 1), build(depth - 1))
+
+    return build(max_depth)
+
+
+__all__ += ["fo_formulas"]
