@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from cer_theory.core.events import Event, Stream, Valuation
 from cer_theory.core.predicates.ast import Attr, Cmp, Const
-from cer_theory.formalisms.socel.ast import Atom, Filter, Formula, Order, Proj, Rename, Seq, Start, Strict
+from cer_theory.formalisms.socel.ast import Atom, Filter, Formula, Order, Seq
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.printer import format_formula
 from cer_theory.formalisms.socel.semantics import SoCelSemantics, complex_events, rename, run
