@@ -14,7 +14,8 @@ from cer_theory.formalisms.socel.focel import (Bind, FoFilter, FoFormula, FoOr, 
                                                from_socel, matches, run, vdef, vdef_plus)
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.semantics import run as so_run
-from cer_theory.testing.strategies.socel import fo_formulas, socel_streams
+from cer_theory.formalisms.socel.unary_fo import fo_to_socel, socel_to_fo
+from cer_theory.testing.strategies.socel import CORE_OPERATORS, fo_formulas, formulas, socel_streams
 
 # Thm 4.6's witness: x is injected into the Kleene closure; every pair (y, z) must sum to x.
 WITNESS_4_6 = FoSeq(Bind("R", "x"), FoPlus(FoFilter(FoSeq(Bind("S", "y"), Bind("S", "z")),
@@ -67,23 +68,34 @@ def test_from_parsed_syntax() -> None:
         from_socel(parse("R AS x : T AS y"))
 
 
-def to_socel(phi: FoFormula) -> so.Formula:
-    """Thm 4.3 (FO → SO) for unary formulas with distinct variables: R AS x ↦ R IN x, a unary filter on x ↦ its
-    universal SO-extension on label x (x labels exactly the one position x is bound to)."""
-    if isinstance(phi, Bind):
-        return so.In(so.Atom(phi.relation), phi.var)
-    if isinstance(phi, FoFilter):
-        return so.Filter(to_socel(phi.body), phi.predicate)
-    if isinstance(phi, FoPlus):
-        return so.Plus(to_socel(phi.body))
-    node = so.Disj if isinstance(phi, FoOr) else so.Seq
-    return node(to_socel(phi.left), to_socel(phi.right))  # type: ignore[attr-defined]
-
-
 @settings(max_examples=80)
 @given(fo_formulas(), socel_streams(6))
 def test_thm_4_3_unary_fo_equals_supports_of_so(phi: FoFormula, stream: Stream) -> None:
     """Thm 4.3 (⇒): ``⟦ψ_FO⟧_n(S) = supp(⟦φ_SO⟧_n(S))`` for unary FO-CEL."""
     fo = run(phi, stream)
-    so_out = so_run(to_socel(phi), stream)
+    so_out = so_run(fo_to_socel(phi), stream)
     assert fo == [frozenset(c.support() for c in out) for out in so_out]
+
+
+@settings(max_examples=80)
+@given(formulas(CORE_OPERATORS, labels=("A", "R")), socel_streams(6))
+def test_thm_4_3_unary_so_equals_lp_normal_form_fo(phi: so.Formula, stream: Stream) -> None:
+    """Thm 4.3 (⇐): filters pushed down to the atoms through IN and renamings (LP normal form), then FO-CEL:
+    ``supp(⟦φ_SO⟧_n(S)) = ⟦ψ_FO⟧_n(S)``."""
+    fo = socel_to_fo(phi)
+    assert run(fo, stream) == [frozenset(c.support() for c in out) for out in so_run(phi, stream)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("(R IN A)[A -> B] FILTER B[x > 1]", {frozenset({1})}),  # the filter follows the renamed label
+    ("(R IN A)[A -> B] FILTER B[x > 5]", set()),
+    ("R[R -> B] FILTER R[x > 5]", {frozenset({1})}),  # R renamed away: the filter is vacuous
+    ("(R ; R) IN A FILTER A[x > 0]", set()),  # IN labels every position, and x = 0 at position 0
+    ("(R ; R IN A) FILTER A[x > 1]", {frozenset({0, 1})}),  # A labels position 1 only
+])
+def test_lp_normal_form_push_down_examples(text: str, expected: set) -> None:
+    s = Stream([Event("R", x=0), Event("R", x=2)])
+    phi = parse(text)
+    fo = socel_to_fo(phi)
+    n = 1
+    assert matches(fo, s, n) == frozenset(c.support() for c in so_run(phi, s)[n]) == frozenset(expected)
