@@ -147,3 +147,28 @@ def test_laws_of_section_9(phi: Formula, psi: Formula, chi: Formula, stream: Str
     assert ev("START({a})", **f) <= ev("{a}", **f)
     assert ev("PI[A](PI[A,B]({a}))", **f) == ev("PI[A]({a})", **f)
     assert ev("{a}[A -> B][B -> R]", **f) == ev("{a}[A -> R][B -> R]", **f)
+
+
+@settings(max_examples=40)
+@given(formulas(CORE_OPERATORS, unary=False, max_depth=2), socel_streams(5), st.data())
+def test_star_property_survives_inserting_and_mutating_unmarked_tuples(phi: Formula, stream: Stream,
+                                                                         data: st.DataObject) -> None:
+    """§9 claim 4: an output C of core SO-CEL persists (at max C') when an unmarked tuple is mutated or a tuple is
+    inserted anywhere, the positions of C shifting along (the *-property's (b) with S' ⊇ S[C])."""
+    outs = run(phi, stream)
+    candidates = [(n, c) for n, out in enumerate(outs) for c in sorted(out, key=Valuation.sort_key)]
+    if not candidates:
+        return
+    n, c = data.draw(st.sampled_from(candidates))
+    marked = c.support()
+    new_event = data.draw(socel_streams(1))[0]
+    events = list(stream[: n + 1])
+    unmarked = [k for k in range(n + 1) if k not in marked]
+    if unmarked and data.draw(st.booleans()):
+        events[data.draw(st.sampled_from(unmarked))] = new_event
+        assert c in complex_events(phi, Stream(events), n)
+    else:
+        at = data.draw(st.integers(0, n + 1))
+        events.insert(at, new_event)
+        shifted = Valuation({a: [p + (p >= at) for p in ps] for a, ps in c.items()})
+        assert shifted in complex_events(phi, Stream(events), max(shifted.support()))

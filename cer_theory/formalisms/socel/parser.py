@@ -3,7 +3,7 @@
 The grammar ``socel.lark`` extends CEL's (docs/cel-syntax.md): it *imports* CEL's FILTER conditions, names and
 terminals from ``cel.lark`` and adds the renaming ``φ[A -> B]`` (also ``φ[A → B]``), a postfix operator as
 tight as ``+``, and the order predicates ``incr(A.x)`` / ``decr(A.x)`` as FILTER conditions. ``STRICT(φ)`` is
-strict selection; CEL's NXT/LAST/MAX are not SO-CEL operators and are not keywords' uses here.
+strict selection; CEL's NXT, LAST and MAX are not SO-CEL operators (they stay reserved words).
 
 Lark prefixes the rules and terminals it imports (``cel__cel__cmp``); the builder below strips that prefix and
 hands the node to CEL's own builder, so conditions mean exactly what they mean in CEL. Every error is a
