@@ -87,3 +87,10 @@ def test_compiled_automaton_is_linear_in_the_formula() -> None:
     a = compile_socel(phi)
     assert len(a.states) <= 2 * phi.size()
     assert a.to_dot().startswith('digraph "')
+
+
+def test_constant_conditions_compile() -> None:
+    s = Stream.from_types("R T R")
+    for text in ("R FILTER TRUE", "R FILTER FALSE", "(R ; R) FILTER (R.x > 1 AND FALSE)", "R+ FILTER NOT FALSE"):
+        phi = parse(text)
+        assert compile_socel(phi).run(s) == run(phi, s), text

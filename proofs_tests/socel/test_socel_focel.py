@@ -92,6 +92,8 @@ def test_thm_4_3_unary_so_equals_lp_normal_form_fo(phi: so.Formula, stream: Stre
     ("R[R -> B] FILTER R[x > 5]", {frozenset({1})}),  # R renamed away: the filter is vacuous
     ("(R ; R) IN A FILTER A[x > 0]", set()),  # IN labels every position, and x = 0 at position 0
     ("(R ; R IN A) FILTER A[x > 1]", {frozenset({0, 1})}),  # A labels position 1 only
+    ("(R ; R) FILTER (FALSE AND R.x > 0)", set()),  # a constant condition reaches every atom
+    ("(R ; R) FILTER TRUE", {frozenset({0, 1})}),
 ])
 def test_lp_normal_form_push_down_examples(text: str, expected: set) -> None:
     s = Stream([Event("R", x=0), Event("R", x=2)])

@@ -286,8 +286,9 @@ def is_plus(phi: Formula) -> bool:
 
 
 def is_unary(phi: Formula) -> bool:
-    """``SO-CEL(U^SO)``: every SO predicate is the universal extension of a unary one (one label each)."""
-    return all(isinstance(c, Predicate) and len(condition_labels(c)) == 1
+    """``SO-CEL(U^SO)``: every SO predicate is the universal extension of a unary one (one label each; a constant
+    TRUE/FALSE reads none)."""
+    return all(isinstance(c, Predicate) and len(condition_labels(c)) <= 1
                for n in phi.walk() if isinstance(n, Filter) for c in conjuncts(n.condition))
 
 

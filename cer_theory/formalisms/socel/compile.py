@@ -106,6 +106,11 @@ class _Compiler:
         guards: list[tuple[str, Predicate]] = []
         for part in conjuncts(phi.condition):
             labels = condition_labels(part)
+            if isinstance(part, Predicate) and not labels:
+                # A condition on no label (TRUE, FALSE): its universal extension is the condition itself.
+                if part.holds({}):
+                    continue
+                return CEA(a.states, a.transitions, a.initial, ())
             if isinstance(part, Order) or len(labels) != 1:
                 raise NotUnaryError(f"FILTER {part.text()} is not the universal extension of a unary predicate; "
                                     f"a UCEA over unary predicates cannot check it (seed 004 Prop 5.2)")

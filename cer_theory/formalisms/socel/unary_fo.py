@@ -53,39 +53,41 @@ def socel_to_fo(phi: so.Formula) -> FoFormula:
         raise UnsupportedError("Thm 4.3's translation is for core SO-CEL (R, IN, renaming, FILTER, OR, ';', '+')")
     fresh = (f"x{k}" for k in itertools.count())
 
-    def go(f: so.Formula, up: LabelMap, pending: tuple[tuple[str, Predicate, LabelMap], ...]) -> FoFormula:
-        # up: this level's label set of a position ↦ its label set at the top; pending: (label, P, map to the
-        # filter's level) for every filter above.
+    def go(f: so.Formula, pending: tuple[tuple[str | None, Predicate, LabelMap], ...]) -> FoFormula:
+        # pending: for every filter above, (its label, its unary predicate, the map from a position's label set at
+        # this level to its label set at the filter's level); label None: a constant condition, on every atom.
         if isinstance(f, so.Atom):
             here = frozenset([f.name])
-            preds = [p for label, p, to_filter in pending if label in to_filter(here)]
+            preds = [p for label, p, to_filter in pending if label is None or label in to_filter(here)]
             var = next(fresh)
             bind = Bind(f.name, var)
             return FoFilter(bind, reslot(conj(*preds), {None: var})) if preds else bind
         if isinstance(f, so.In):
             a = f.label
-            return go(f.body, lambda L, up=up: up(L | {a}),
-                      tuple((lab, p, (lambda L, m=m: m(L | {a}))) for lab, p, m in pending))
+            return go(f.body, tuple((lab, p, (lambda L, m=m: m(L | {a}))) for lab, p, m in pending))
         if isinstance(f, so.Rename):
             src, dst = f.source, f.target
             move = (lambda L: (L - {src}) | {dst} if src in L else L)
-            return go(f.body, lambda L, up=up: up(move(L)),
-                      tuple((lab, p, (lambda L, m=m: m(move(L)))) for lab, p, m in pending))
+            return go(f.body, tuple((lab, p, (lambda L, m=m: m(move(L)))) for lab, p, m in pending))
         if isinstance(f, so.Filter):
             extra = []
             for part in so.conjuncts(f.condition):
                 labels = so.condition_labels(part)
+                if isinstance(part, Predicate) and not labels:  # TRUE / FALSE: on every atom below
+                    if not part.holds({}):
+                        extra.append((None, part, (lambda L: L)))
+                    continue
                 if isinstance(part, so.Order) or len(labels) != 1:
                     raise NotUnaryError(f"FILTER {part.text()} is not unary; Thm 4.3 is for unary SO-CEL")
                 (label,) = labels
                 extra.append((label, unary_body(part, label), (lambda L: L)))
-            return go(f.body, up, pending + tuple(extra))
+            return go(f.body, pending + tuple(extra))
         if isinstance(f, so.Plus):
-            return FoPlus(go(f.body, up, pending))
+            return FoPlus(go(f.body, pending))
         node = FoOr if isinstance(f, so.Disj) else FoSeq
-        return node(go(f.left, up, pending), go(f.right, up, pending))  # type: ignore[attr-defined]
+        return node(go(f.left, pending), go(f.right, pending))  # type: ignore[attr-defined]
 
-    return go(phi, lambda L: L, ())
+    return go(phi, ())
 
 
 __all__ = ["fo_to_socel", "socel_to_fo"]
