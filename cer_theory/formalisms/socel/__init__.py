@@ -1,0 +1,43 @@
+"""SO-CEL, SO-CEL+, FO-CEL and unary complex event automata (seed 004, *A Second-Order Approach to Complex Event
+Recognition*). One module per face and construction:
+
+* ``ast``, ``parser`` (+ ``socel.lark``), ``printer``, ``semantics``: SO-CEL(+) (Table 1, §2.1);
+* ``ucea``: UCEA and their *-semantics (§4, §5); ``automaton_json``: the JSON file format;
+* ``compile``: SO-CEL(+) → UCEA (Prop 5.2; Thm 5.3's loop-free variant; Prop 6.4's STRICT rewrite);
+* ``to_socel``: UCEA → SO-CEL+ (Thm 6.2) and → core SO-CEL (Thm 5.3 ⇐);
+* ``star_property``: the §5.3 *-property decider; ``corollaries``: Cor 5.6;
+* ``evaluate``: Prop 5.1's streaming evaluator and I/O-determinization; ``focel``: FO-CEL (§3);
+  ``unary_fo``: Thm 4.3 (unary FO-CEL ↔ SO-CEL); ``evaluators``: uniform evaluators for the registry;
+* ``examples``: Fig. 1's sensor stream and freezing pattern, Fig. 2's UCEA.
+"""
+
+from cer_theory.core.lazy import lazy_exports
+
+_EXPORTS = {
+    "Formula": "ast",
+    "parse": "parser",
+    "format_formula": "printer",
+    "complex_events": "semantics",
+    "run": "semantics",
+    "UCEA": "ucea",
+    "compile_socel": "compile",
+    "compile_socel_star": "compile",
+    "strict_to_contiguity": "compile",
+    "ucea_to_socel_plus": "to_socel",
+    "ucea_to_core_socel": "to_socel",
+    "has_star_property": "star_property",
+    "star_property_brute_force": "star_property",
+    "to_core_socel": "corollaries",
+    "unless_is_primitive": "corollaries",
+    "Evaluator": "evaluate",
+    "evaluate": "evaluate",
+    "io_determinize_ucea": "evaluate",
+    "fo_to_socel": "unary_fo",
+    "socel_to_fo": "unary_fo",
+    "load_automaton": "automaton_json",
+    "save_automaton": "automaton_json",
+    "fig2_ucea": "examples",
+    "sensor_stream": "examples",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,196 @@
+"""Parser for SO-CEL and SO-CEL+ (seed 004 §2, §2.1).
+
+The grammar ``socel.lark`` extends CEL's (docs/cel-syntax.md): it *imports* CEL's FILTER conditions, names and
+terminals from ``cel.lark`` and adds the renaming ``φ[A -> B]`` (also ``φ[A → B]``), a postfix operator as
+tight as ``+``, and the order predicates ``incr(A.x)`` / ``decr(A.x)`` as FILTER conditions. ``STRICT(φ)`` is
+strict selection; CEL's NXT, LAST and MAX are not SO-CEL operators (they stay reserved words).
+
+Lark prefixes the rules and terminals it imports (``cel__cel__cmp``); the builder below strips that prefix and
+hands the node to CEL's own builder, so conditions mean exactly what they mean in CEL. Every error is a
+:class:`~cer_theory.core.errors.SyntaxErrorCER` naming line, column, what was found and what was expected.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedInput, VisitError
+
+from cer_theory.core.errors import CerError, SyntaxErrorCER
+from cer_theory.core.parsing import syntax_error
+from cer_theory.formalisms.cel import parser as cel_parser
+from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
+                                             Proj, Rename, Seq, Start, Strict, Unless)
+
+GRAMMAR_PATH = Path(__file__).with_name("socel.lark")
+_IMPORT_ROOT = GRAMMAR_PATH.parent.parent  # cer_theory/formalisms: the grammar imports cel.cel
+_PREFIX = "cel__cel__"
+ORDER_PREDICATES = ("incr", "decr")
+
+
+def _strip(x: Any) -> Any:
+    """A token of CEL's grammar under its own terminal name (``cel__cel__NUMBER`` → ``NUMBER``)."""
+    if isinstance(x, Token) and x.type.startswith(_PREFIX):
+        return Token(x.type[len(_PREFIX):], x.value, x.start_pos, x.line, x.column, x.end_line, x.end_column,
+                     x.end_pos)
+    return x
+
+
+def _pred(x: Any) -> Any:
+    return cel_parser._pred(_strip(x))
+
+
+class _Builder(cel_parser._Builder):
+    """Tree → SO-CEL AST; conditions are built by CEL's builder (inherited, reached through the prefix)."""
+
+    def atom(self, c: list) -> Formula:
+        return Atom(str(c[0]))
+
+    def in_(self, c: list) -> Formula:
+        return In(c[0], str(c[1]))
+
+    def rename(self, c: list) -> Formula:
+        return Rename(c[0], str(c[1]), str(c[2]))
+
+    def filter(self, c: list) -> Formula:
+        return Filter(c[0], c[1] if isinstance(c[1], Order) else _pred(c[1]))
+
+    def order(self, c: list) -> Order:
+        name, attr = c[0], c[1]
+        if str(name) not in ORDER_PREDICATES:
+            raise SyntaxErrorCER(f"unknown SO predicate {str(name)!r}; expected incr or decr",
+                                 line=name.line, column=name.column)
+        if attr.slot is None:  # pragma: no cover - the grammar requires A.x
+            raise SyntaxErrorCER("incr/decr take a qualified attribute such as A.x", line=name.line,
+                                 column=name.column)
+        return Order(str(name), attr.slot, attr.name)
+
+    def seq(self, c: list) -> Formula:
+        return Seq(c[0], c[1])
+
+    def contig(self, c: list) -> Formula:
+        return Contig(c[0], c[1])
+
+    def plus(self, c: list) -> Formula:
+        return Plus(c[0])
+
+    def cplus(self, c: list) -> Formula:
+        return CPlus(c[0])
+
+    def proj(self, c: list) -> Formula:
+        return Proj(c[1], c[0])
+
+    def start(self, c: list) -> Formula:
+        return Start(c[0])
+
+    def strict(self, c: list) -> Formula:
+        return Strict(c[1])
+
+    def disj(self, c: list) -> Formula:
+        return Disj(c[0], c[1])
+
+    def conj(self, c: list) -> Formula:
+        return Conj(c[0], c[1])
+
+    def all_(self, c: list) -> Formula:
+        return All(c[0], c[1])
+
+    def unless(self, c: list) -> Formula:
+        return Unless(c[0], c[1])
+
+
+def _delegate(name: str):
+    base = getattr(cel_parser._Builder, name)
+
+    def callback(self: _Builder, c: list) -> Any:
+        return base(self, [_strip(x) for x in c])
+
+    callback.__name__ = _PREFIX + name
+    return callback
+
+
+for _name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_"):
+    setattr(_Builder, _PREFIX + _name, _delegate(_name))
+
+
+def _load(transformer: _Builder | None) -> Lark:
+    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
+                transformer=transformer, maybe_placeholders=False, import_paths=[str(_IMPORT_ROOT)])
+
+
+@functools.cache
+def _lark() -> Lark:
+    return _load(_Builder())
+
+
+@functools.cache
+def _lark_plain() -> Lark:
+    """The same grammar without the inline transformer: used only to diagnose errors."""
+    return _load(None)
+
+
+def parse(text: str) -> Formula:
+    """Parse SO-CEL(+) text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected SO-CEL text (str), got {type(text).__name__}")
+    try:
+        result = _lark().parse(text, start="formula_start")
+    except UnexpectedInput as e:
+        raise _syntax_error(text, e) from None
+    except VisitError as e:
+        orig = e.orig_exc
+        if isinstance(orig, SyntaxErrorCER):
+            raise SyntaxErrorCER(str(orig).split(": ", 1)[-1], line=orig.line, column=orig.column,
+                                 text=text) from None
+        raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
+    except SyntaxErrorCER as e:
+        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text) from None
+    except CerError as e:
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    assert isinstance(result, Formula)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------- error messages
+
+_FORMULA_START = {"NAME", "_LPAR", "_LSQB", "_START", "_PI", "_PI_SYM", "STRICT"}
+_FORMULA_START_TEXT = "a formula (a relation name, '(', '[', START, PI, STRICT)"
+
+
+def _describe_token(tok: Token) -> str:
+    if tok.type == "_ARROW":
+        return f"'{tok.value}'"
+    return cel_parser._describe_token(_strip(tok))
+
+
+def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
+    acc = {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc}
+    out: list[str] = []
+    if _FORMULA_START <= acc:
+        out.append(_FORMULA_START_TEXT)
+        acc -= _FORMULA_START
+    arrow = "_ARROW" in acc
+    acc.discard("_ARROW")
+    out += cel_parser._describe_expected(acc, _strip(prev), start) if acc else []
+    if arrow:
+        out.append("'->' (a renaming [A -> B])")
+    return out
+
+
+def _hint(e: UnexpectedInput, acc: set[str]) -> str:
+    return cel_parser._hint(e, {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc})
+
+
+def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
+    if hasattr(e, "token"):
+        e.token = _strip(e.token)  # type: ignore[attr-defined]
+    return syntax_error(text, "formula_start", e, plain=_lark_plain(), describe_token=_describe_token,
+                        describe_expected=_describe_expected, hint=_hint)
+
+
+__all__ = ["parse", "GRAMMAR_PATH", "ORDER_PREDICATES"]
