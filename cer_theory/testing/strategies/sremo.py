@@ -49,12 +49,12 @@ def atoms(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[P
         st.builds(lambda op, r, c: Cmp(Attr("x", r), op, Const(c)), ops, regs, st.sampled_from(XS)),
         st.builds(lambda r, t: IsType(t, r), regs, st.sampled_from(TYPES)),
     )
-    return st.one_of(unary, unary, nary)
+    return st.one_of(unary, nary)
 
 
 def conditions(registers_allowed: tuple[str, ...] = REGISTERS, max_leaves: int = 3) -> st.SearchStrategy[Predicate]:
     """Conditions (seed 002, Def. 10): ``⊤``, atoms, ¬, ∧, ∨."""
-    leaves = st.one_of(st.just(TRUE), atoms(registers_allowed), atoms(registers_allowed))
+    leaves = st.one_of(st.just(TRUE), atoms(registers_allowed), atoms(registers_allowed), atoms(registers_allowed))
     return st.recursive(leaves, lambda c: st.one_of(
         st.builds(neg, c), st.builds(lambda p, q: conj(p, q), c, c), st.builds(lambda p, q: disj(p, q), c, c)),
         max_leaves=max_leaves)
@@ -62,7 +62,7 @@ def conditions(registers_allowed: tuple[str, ...] = REGISTERS, max_leaves: int =
 
 def conds(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[Cond]:
     """``φ↑o↓W`` with ``W`` of at most one register (sometimes two)."""
-    writes = st.one_of(st.just(()), st.just(()), st.sampled_from([(r,) for r in registers_allowed] or [()]),
+    writes = st.one_of(st.just(()), st.sampled_from([(r,) for r in registers_allowed] or [()]),
                        st.just(tuple(registers_allowed)))
     return st.builds(lambda g, m, w: Cond(g, m, w), conditions(registers_allowed), st.booleans(), writes)
 
