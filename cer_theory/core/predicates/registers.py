@@ -22,7 +22,6 @@ from collections.abc import Mapping
 
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import And, Not, Opaque, Or, Predicate, conj, disj, neg
-from cer_theory.core.predicates.solver import is_satisfiable
 
 HEAD = None
 """The slot of the head ``~`` (the current event), seed 002 §3.1."""
@@ -84,4 +83,7 @@ def with_def_flags(p: Predicate) -> Predicate:
 
 def condition_satisfiable(p: Predicate) -> bool:
     """Is there a head ``u`` and a partial valuation ``v`` with ``(u, v) ⊨ p``? (Z3, with the ``def`` flags.)"""
+    # Z3 is loaded on first use only (the heavy back end of the predicate language, docs/architecture.md).
+    from cer_theory.core.predicates.solver import is_satisfiable
+
     return is_satisfiable(with_def_flags(p))
