@@ -15,9 +15,8 @@ from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, IsType
 from cer_theory.formalisms.sremo.compile import compile_srt
 from cer_theory.formalisms.sremo.epsilon import alg2, eliminate_epsilon
 from cer_theory.formalisms.sremo.parser import parse
-from cer_theory.formalisms.sremo.recognizer import Recognizer, recognize
-from cer_theory.formalisms.sremo.semantics import match, streaming_matches
-from cer_theory.formalisms.sremo.srt import SRT, Transition
+from cer_theory.formalisms.sremo.semantics import match, outputs, streaming_matches
+from cer_theory.formalisms.sremo.srt import SRT, Recognizer, Transition, recognize
 from cer_theory.testing.strategies.sremo import expressions, streams, windowed
 
 
@@ -78,8 +77,12 @@ def test_p1_last_bullet_reading_keeps_the_matches_with_the_last_position(e, s):
 @settings(max_examples=150)
 @given(st.one_of(expressions(5), windowed(4)), streams(6), st.booleans())
 def test_alg_1_recognizer_equals_streaming_semantics(e, s, pure):
-    """Alg. 1 with the P7 fix = Def. 32, in both readings, with top-level windows (Def. 39)."""
-    assert as_dict(recognize(compile_srt(e), s, pure=pure)) == as_dict(streaming_matches(e, s, pure=pure))
+    """Alg. 1 with the P7 fix = Def. 32, in both readings, with top-level windows (Def. 39), on the SRT with
+    ε-transitions and on its ε-free form (Lemma 29)."""
+    t = compile_srt(e)
+    want = as_dict(streaming_matches(e, s, pure=pure))
+    assert as_dict(recognize(t, s, pure=pure)) == want
+    assert as_dict(recognize(eliminate_epsilon(t), s, pure=pure)) == want
 
 
 @settings(max_examples=80)
@@ -163,3 +166,4 @@ def test_recognizer_is_incremental():
     r = Recognizer(compile_srt(parse(E1)))
     outs = [r.feed(ev) for ev in TABLE_1]
     assert [k for k, o in enumerate(outs) if o] == [3, 4] and r.k == 6
+    assert compile_srt(parse(E1)).run(TABLE_1) == outs == outputs(parse(E1), TABLE_1)

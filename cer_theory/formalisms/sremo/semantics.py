@@ -11,7 +11,6 @@ the oracle every automaton is checked against.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from cer_theory.automata.registers import EMPTY as EMPTY_VALUATION
 from cer_theory.automata.registers import Valuation
@@ -19,22 +18,10 @@ from cer_theory.core.events import Event
 from cer_theory.core.predicates.registers import satisfies
 from cer_theory.formalisms.sremo.ast import (Any, Complement, Concat, Cond, Empty, Eps, Expr, Inter, Next, Plus,
                                              Star, Union, Window, check, written)
+from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, per_position
 from cer_theory.formalisms.sremo.selection import expand_any, expand_next
 
-Match = frozenset[int]
 Derivation = tuple[Match, Valuation]
-
-
-@dataclass(frozen=True)
-class StreamOutput:
-    """The streaming output at position ``k`` (seed 002, Def. 32): a set of matches."""
-
-    k: int
-    matches: frozenset[Match]
-
-    def to_json(self) -> dict[str, object]:
-        """``{"k": 3, "matches": [[0, 3], [1, 3]]}``: each match sorted, the list sorted."""
-        return {"k": self.k, "matches": sorted(sorted(m) for m in self.matches)}
 
 
 class Evaluator:
@@ -191,3 +178,8 @@ def streaming_matches(e: Expr, stream: Sequence[Event], *, pure: bool = False) -
         if found:
             out.append(StreamOutput(k, frozenset(found)))
     return out
+
+
+def outputs(e: Expr, stream: Sequence[Event], *, pure: bool = False) -> list[frozenset[Match]]:
+    """The streaming matches of Def. 32 as one set per position (the registry's per-position outputs)."""
+    return per_position(streaming_matches(e, stream, pure=pure), len(stream))

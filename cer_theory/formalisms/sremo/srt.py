@@ -22,8 +22,7 @@ from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.registers import condition_satisfiable, registers_read, satisfies
-
-Match = frozenset[int]
+from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, per_position
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,5 +242,88 @@ class SRT:
         lines.append("}")
         return "\n".join(lines)
 
+    def run(self, stream: Sequence[Event], *, pure: bool = False) -> list[frozenset[Match]]:
+        """The streaming matches of Def. 32 by Alg. 1 (:class:`Recognizer`), one set per position."""
+        return per_position(recognize(self, stream, pure=pure), len(stream))
+
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
         return {"text/plain": repr(self)}
+
+
+# ---------------------------------------------------------------------------------------------- Alg. 1
+
+RunState = tuple[int, Valuation, tuple[int, ...]]
+
+
+class Recognizer:
+    """The streaming run-pool recognizer of seed 002 §4.3, Alg. 1 (Wayeb), for the streaming matches of Def. 32.
+
+    A run is ``(state, registers, marked positions)``. On each event ``t_k`` a fresh run starts in ``q_s`` (the
+    ``⊤*`` prefix of the streaming expression ``e_s := ⊤*·e``), and every run moves along every transition out of
+    its state's ε-closure whose condition ``(t_k, v) ⊨ φ`` holds, cloning itself when several do. A run whose
+    new state's closure meets ``Q_f`` reports its positions if the transition marked (last-• reading, Def. 24),
+    or always with ``pure=True``.
+
+    **P7 fix** (docs/errata.md): Alg. 1 kills a run once it reports, which loses matches whenever a final state
+    has successors (``a·b⁺`` on ``abbb`` reports only ``{1,2}``). We keep the run when its state has
+    successors; ``kill_on_report=True`` reproduces the paper's loop. Runs are a set, so equal runs merge and
+    outputs are sets (P11). With a ``window``, a transition may mark only within the marked span (Def. 39).
+    """
+
+    def __init__(self, srt: SRT, *, pure: bool = False, kill_on_report: bool = False) -> None:
+        self.srt = srt
+        self.pure = pure
+        self.kill_on_report = kill_on_report
+        self.runs: set[RunState] = set()
+        self.k = 0
+        closure = {q: srt.closure([q]) for q in range(srt.states)}
+        # Per state: the consuming transitions out of its ε-closure; whether the closure is final.
+        self._moves = {q: tuple(t for p in sorted(closure[q]) for t in srt.out(p) if not t.is_epsilon)
+                       for q in range(srt.states)}
+        self._final = {q: bool(closure[q] & srt.finals) for q in range(srt.states)}
+
+    def feed(self, event: Event) -> frozenset[Match]:
+        """Consume ``t_k``; return the matches reported at ``k`` (a set)."""
+        k, w = self.k, self.srt.window
+        self.runs.add((self.srt.start, EMPTY, ()))  # e_s = ⊤*·e: a run may start at every position
+        new: set[RunState] = set()
+        reported: set[Match] = set()
+        for q, v, m in self.runs:
+            for t in self._moves[q]:
+                if not satisfies(t.guard, event, v):  # type: ignore[arg-type]  (consuming transitions only)
+                    continue
+                if t.marked:
+                    if w is not None and m and k - m[0] + 1 > w:
+                        continue  # Def. 39: the marked span would exceed the window
+                    m2 = m + (k,)
+                else:
+                    m2 = m
+                if self._final[t.target] and (t.marked or self.pure) and (w is None or m2):
+                    reported.add(frozenset(m2))
+                    if self.kill_on_report:
+                        continue  # Alg. 1 as written (P7)
+                if self._moves[t.target] and not self._expired(m2, k):
+                    new.add((t.target, v.write(sorted(t.writes), event), m2))
+        self.runs = new
+        self.k += 1
+        return frozenset(reported)
+
+    def _expired(self, m: tuple[int, ...], k: int) -> bool:
+        # Under the last-• reading a run reports only when it marks; once its next mark would leave the window
+        # (Def. 39), it can never report again.
+        w = self.srt.window
+        return not self.pure and w is not None and bool(m) and (k + 1) - m[0] + 1 > w
+
+    def run(self, stream: Iterable[Event]) -> Iterator[StreamOutput]:
+        """The non-empty outputs, by increasing ``k``."""
+        for event in stream:
+            k = self.k
+            found = self.feed(event)
+            if found:
+                yield StreamOutput(k, found)
+
+
+def recognize(srt: SRT, stream: Iterable[Event], *, pure: bool = False,
+              kill_on_report: bool = False) -> list[StreamOutput]:
+    """The streaming matches of Def. 32 computed by Alg. 1 (with the P7 fix unless ``kill_on_report``)."""
+    return list(Recognizer(srt, pure=pure, kill_on_report=kill_on_report).run(stream))
