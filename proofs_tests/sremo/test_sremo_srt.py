@@ -9,7 +9,7 @@ from sremo_oracles import (E1, E1_STREAM, E1_W4_STREAM, E2, E2_STREAM, E2_STREAM
                            THM38_ACCEPTED, THM38_REJECTED, as_dict)
 
 from cer_theory.automata.registers import EMPTY
-from cer_theory.core.errors import AutomatonError, UnsupportedError
+from cer_theory.core.errors import AutomatonError, StreamFormatError, SyntaxErrorCER, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, IsType
 from cer_theory.formalisms.sremo.compile import compile_srt
@@ -167,3 +167,16 @@ def test_recognizer_is_incremental():
     outs = [r.feed(ev) for ev in TABLE_1]
     assert [k for k, o in enumerate(outs) if o] == [3, 4] and r.k == 6
     assert compile_srt(parse(E1)).run(TABLE_1) == outs == outputs(parse(E1), TABLE_1)
+
+
+def test_bad_streams_are_reported_not_crashed_on():
+    t = compile_srt(parse(E1))
+    for run in (lambda s: t.match(s), lambda s: recognize(t, s), lambda s: match(parse(E1), s)):
+        with pytest.raises(StreamFormatError, match="position 1"):
+            run([TABLE_1[0], {"type": "B"}])
+
+
+def test_deep_nesting_is_a_syntax_error():
+    assert parse("(" * 3000 + "<x = 1>" + ")" * 3000) == parse("<x = 1>")  # groups add no depth
+    with pytest.raises(SyntaxErrorCER, match="nested too deeply"):
+        parse("(" + "!" * 5000 + "<x = 1>) WITHIN 2")

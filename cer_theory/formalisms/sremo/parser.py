@@ -149,10 +149,14 @@ def parse(text: str) -> Expr:
         raise _syntax_error(text, e) from None
     except VisitError as e:
         raise SyntaxErrorCER(str(e.orig_exc), line=1, column=1, text=text) from None
+    except RecursionError:
+        raise SyntaxErrorCER("the expression is nested too deeply", line=1, column=1, text=text) from None
     try:
         return check(expr)
     except CerError as e:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    except RecursionError:
+        raise SyntaxErrorCER("the expression is nested too deeply", line=1, column=1, text=text) from None
 
 
 _TERMINAL_TEXT = {

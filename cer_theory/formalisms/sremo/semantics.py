@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from cer_theory.automata.registers import EMPTY as EMPTY_VALUATION
 from cer_theory.automata.registers import Valuation
+from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.registers import satisfies
 from cer_theory.formalisms.sremo.ast import (Any, Complement, Concat, Cond, Empty, Eps, Expr, Inter, Next, Plus,
@@ -30,6 +31,9 @@ class Evaluator:
     def __init__(self, e: Expr, stream: Sequence[Event]) -> None:
         self.root = check(e)
         self.stream = list(stream)
+        for i, event in enumerate(self.stream):
+            if not isinstance(event, Event):
+                raise StreamFormatError(f"position {i}: expected an Event, got {type(event).__name__}")
         self._memo: dict[tuple[int, int, int, Valuation], frozenset[Derivation]] = {}
         self._sugar: dict[int, Expr] = {}
         self._keep: list[Expr] = []  # keeps rewritten nodes alive, so that their id() stays unique

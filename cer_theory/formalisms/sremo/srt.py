@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cer_theory.automata.registers import EMPTY, Valuation
-from cer_theory.core.errors import AutomatonError
+from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.registers import condition_satisfiable, registers_read, satisfies
@@ -150,6 +150,8 @@ class SRT:
         current: set[State] = self._eps_close({(self.start, EMPTY, (), False)})
         for j, event in enumerate(stream):
             k = j + offset
+            if not isinstance(event, Event):
+                raise StreamFormatError(f"position {k}: expected an Event, got {type(event).__name__}")
             nxt: set[State] = set()
             for q, v, m, _ in current:
                 for t in self._out[q]:
@@ -285,6 +287,8 @@ class Recognizer:
     def feed(self, event: Event) -> frozenset[Match]:
         """Consume ``t_k``; return the matches reported at ``k`` (a set)."""
         k, w = self.k, self.srt.window
+        if not isinstance(event, Event):
+            raise StreamFormatError(f"position {k}: expected an Event, got {type(event).__name__}")
         self.runs.add((self.srt.start, EMPTY, ()))  # e_s = ⊤*·e: a run may start at every position
         new: set[RunState] = set()
         reported: set[Match] = set()
