@@ -155,9 +155,18 @@ def test_srt_validation_and_drawing():
     assert "window=4" in repr(compile_srt(parse(f"({E1}) WITHIN 4")))
 
 
+def test_windows_below_the_top_by_an_index_attribute():
+    """§5.1: a window below the top compiles to a window register and position conditions (docs/decisions.md):
+    e₁'s Ex. 40 window after one leading event, and iterated (a new window each iteration)."""
+    t = compile_srt(parse(f"<TRUE> . ({E1}) WITHIN 4"))
+    assert t.positions and "#w1" in t.registers
+    assert as_dict(recognize(t, TABLE_1)) == {3: {(0, 1, 3)}, 4: {(0, 1, 4)}}
+    it = parse(f"(({E1}) WITHIN 4)+")
+    assert as_dict(recognize(compile_srt(it), TABLE_1)) == E1_W4_STREAM == as_dict(streaming_matches(it, TABLE_1))
+    assert compile_srt(parse("(<x = 1>) WITHIN 1 & (<x = 1>) WITHIN 1")).registers == {"#w1", "#w2"}
+
+
 def test_unsupported_constructions_say_why():
-    with pytest.raises(UnsupportedError, match="Lemma 46"):
-        compile_srt(parse("<x = 1> . (<x = 2>) WITHIN 2"))
     with pytest.raises(UnsupportedError, match="determinization"):
         compile_srt(parse("(!<x = 1> . <x = 2>) WITHIN 3"))
 

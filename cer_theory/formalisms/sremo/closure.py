@@ -10,6 +10,7 @@ iteration from the empty valuation) differs (P5). The product pairs only transit
 
 from __future__ import annotations
 
+from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.predicates.ast import conj, reslot
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.srt import SRT, Transition
@@ -38,7 +39,14 @@ def apart(t1: SRT, t2: SRT) -> dict[str, str]:
     return out
 
 
+def _no_window(*ts: SRT) -> None:
+    if any(t.window is not None for t in ts):
+        raise UnsupportedError("an operand has a top-level window, which a combined automaton would lose; "
+                               "compile it with compile_srt(e, native_window=False)")
+
+
 def _pair(t1: SRT, t2: SRT, rename_apart: bool) -> tuple[list[Transition], list[Transition], int]:
+    _no_window(t1, t2)
     rename = apart(t1, t2) if rename_apart else {}
     return _shift(t1, 2, {}), _shift(t2, 2 + t1.states, rename), 2 + t1.states + t2.states
 
@@ -49,7 +57,7 @@ def union(t1: SRT, t2: SRT, *, rename_apart: bool = True) -> SRT:
     eps = [Transition(0, None, t1.start + 2), Transition(0, None, t2.start + 2 + t1.states)]
     eps += [Transition(f + 2, None, 1) for f in t1.finals]
     eps += [Transition(f + 2 + t1.states, None, 1) for f in t2.finals]
-    return SRT(n, 0, frozenset([1]), tuple(a + b + eps))
+    return SRT(n, 0, frozenset([1]), tuple(a + b + eps), positions=t1.positions or t2.positions)
 
 
 def concatenation(t1: SRT, t2: SRT, *, rename_apart: bool = True) -> SRT:
@@ -58,20 +66,22 @@ def concatenation(t1: SRT, t2: SRT, *, rename_apart: bool = True) -> SRT:
     eps = [Transition(0, None, t1.start + 2)]
     eps += [Transition(f + 2, None, t2.start + 2 + t1.states) for f in t1.finals]
     eps += [Transition(f + 2 + t1.states, None, 1) for f in t2.finals]
-    return SRT(n, 0, frozenset([1]), tuple(a + b + eps))
+    return SRT(n, 0, frozenset([1]), tuple(a + b + eps), positions=t1.positions or t2.positions)
 
 
 def star(t: SRT) -> SRT:
     """``T*`` (Thm. 31), registers threaded across iterations (rule 6 of Def. 17; P5)."""
+    _no_window(t)
     body = _shift(t, 2, {})
     eps = [Transition(0, None, t.start + 2), Transition(0, None, 1)]
     eps += [Transition(f + 2, None, 1) for f in t.finals] + [Transition(f + 2, None, t.start + 2) for f in t.finals]
-    return SRT(t.states + 2, 0, frozenset([1]), tuple(body + eps))
+    return SRT(t.states + 2, 0, frozenset([1]), tuple(body + eps), positions=t.positions)
 
 
 def intersection(t1: SRT, t2: SRT, *, rename_apart: bool = True) -> SRT:
     """``T₁ ∩ T₂`` (Thm. 34): the product of the ε-free automata, conditions conjoined, ``W₁ ∪ W₂`` written,
     transitions paired only when their outputs agree (P8). Match = Match(T₁, S) ∩ Match(T₂, S)."""
+    _no_window(t1, t2)
     rename = apart(t1, t2) if rename_apart else {}
     a, b = eliminate_epsilon(t1), eliminate_epsilon(t2)
     index = {(a.start, b.start): 0}
@@ -91,7 +101,7 @@ def intersection(t1: SRT, t2: SRT, *, rename_apart: bool = True) -> SRT:
                 writes = d1.writes | frozenset(rename.get(r, r) for r in d2.writes)
                 transitions.append(Transition(index[p], guard, index[q], writes, d1.marked))
     finals = frozenset(i for (q1, q2), i in index.items() if q1 in a.finals and q2 in b.finals)
-    return SRT(len(index), 0, finals, tuple(transitions))
+    return SRT(len(index), 0, finals, tuple(transitions), positions=t1.positions or t2.positions)
 
 
 __all__ = ["apart", "union", "concatenation", "star", "intersection"]

@@ -9,8 +9,14 @@ what ``e₁`` wrote. Each fragment has one start and one final state:
 * ``e*``: new ``s``, ``f``; ``s -ε-> s₁``, ``s -ε-> f``, ``f₁ -ε-> f``, ``f₁ -ε-> s₁``; ``e⁺ := e·e*``;
 * ``e₁ ∩ e₂``: the product of the ε-free fragments, pairing only transitions with **equal outputs** (the P8
   fix, docs/errata.md), conditions conjoined, ``W₁ ∪ W₂`` written;
-* ``(e) WITHIN w`` at the top: the SRT's ``window`` (docs/decisions.md). Windows below the top and ``!e`` need
-  the unrolling of Lemma 46 and determinization (Thm. 41), not built yet: :class:`UnsupportedError`.
+* ``(e) WITHIN w`` at the top: the SRT's ``window`` (docs/decisions.md);
+* ``(e) WITHIN w`` below the top: the encoding by an index attribute and binary conditions that seed 002 §5.1
+  mentions (windows add no expressive power). The fragment of ``e`` is built twice: copy A before the first
+  marked transition, copy B after it. A marked transition of A writes a fresh register ``#wN`` and enters B; a
+  marked transition of B needs ``_pos − #wN._pos ≤ w − 1``. The fragment starts in A and ends in B's final
+  state, so a derivation with no mark is rejected, as Def. 39 reads (docs/decisions.md). A new entry starts in A,
+  so a window inside an iteration is a new window for every iteration;
+* ``!e`` needs determinization (Thm. 41, Cor. 43) inside the fragment, not built yet: :class:`UnsupportedError`.
 
 ``Match(e, S) = Match(T, S)`` under the pure reading, for every ``S`` (Thm. 27; tested on generated
 expressions); under the last-• reading, the SRT keeps exactly the matches containing the last position (P1).
@@ -19,18 +25,19 @@ expressions); under the last-• reading, the SRT keeps exactly the matches cont
 from __future__ import annotations
 
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.core.predicates.ast import conj
+from cer_theory.core.predicates.ast import Arith, Attr, Cmp, Const, conj
 from cer_theory.formalisms.sremo.ast import (Any, Complement, Concat, Cond, Empty, Eps, Expr, Inter, Next, Plus,
                                              Star, Union, Window, check, registers)
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.selection import expand_any, expand_next
-from cer_theory.formalisms.sremo.srt import SRT, Transition
+from cer_theory.formalisms.sremo.srt import POSITION, SRT, Transition
 
 
 class _Builder:
     def __init__(self) -> None:
         self.n = 0
         self.transitions: list[Transition] = []
+        self.windows = 0  # window registers #w1, #w2, ... used so far
 
     def state(self) -> int:
         self.n += 1
@@ -80,15 +87,42 @@ class _Builder:
         if isinstance(e, Inter):
             return self.product(e)
         if isinstance(e, Window):
-            raise UnsupportedError("a window below the top of the expression needs the unrolling of seed 002 "
-                                   "Lemma 46, not built yet; only (e) WITHIN w at the top compiles to an SRT")
+            return self.window(e)
         if isinstance(e, Complement):
             raise UnsupportedError("!e needs determinization (seed 002 Thm. 41, Cor. 43), not built yet")
         raise UnsupportedError(f"not a SREMO expression: {e!r}")
 
+    def fragment(self, e: Expr) -> SRT:
+        """The SRT of a sub-expression on its own (for the product), sharing this builder's window registers."""
+        b = _Builder()
+        b.windows = self.windows
+        s, f = b.build(e)
+        self.windows = b.windows
+        return SRT(b.n, s, frozenset([f]), tuple(b.transitions), positions=b.windows > 0)
+
+    def window(self, e: Window) -> tuple[int, int]:
+        """``(e) WITHIN w`` below the top, by an index attribute and binary conditions (seed 002 §5.1, Def. 39)."""
+        self.windows += 1
+        reg = f"#w{self.windows}"
+        first_state, first_transition = self.n, len(self.transitions)
+        s, f = self.build(e.body)
+        inner = self.transitions[first_transition:]
+        del self.transitions[first_transition:]
+        after = {q: self.state() for q in range(first_state, self.n)}  # copy B: after the first mark
+        within = Cmp(Arith("-", Attr(POSITION), Attr(POSITION, reg)), "<=", Const(e.w - 1))
+        for t in inner:
+            if t.guard is None or not t.marked:
+                self.transitions.append(t)
+                self.transitions.append(Transition(after[t.source], t.guard, after[t.target], t.writes, t.marked))
+            else:
+                self.transitions.append(Transition(t.source, t.guard, after[t.target], t.writes | {reg}, True))
+                self.transitions.append(Transition(after[t.source], conj(t.guard, within), after[t.target],
+                                                   t.writes, True))
+        return s, after[f]
+
     def product(self, e: Inter) -> tuple[int, int]:
         """Thm. 34 (App. A.4): states Q₁×Q₂, transitions paired when their outputs are equal (P8)."""
-        t1, t2 = (eliminate_epsilon(_fragment(side)) for side in (e.left, e.right))
+        t1, t2 = (eliminate_epsilon(self.fragment(side)) for side in (e.left, e.right))
         pairs: dict[tuple[int, int], int] = {}
 
         def state(p: tuple[int, int]) -> int:
@@ -115,21 +149,21 @@ class _Builder:
         return s, f
 
 
-def _fragment(e: Expr) -> SRT:
-    b = _Builder()
-    s, f = b.build(e)
-    return SRT(b.n, s, frozenset([f]), tuple(b.transitions))
 
 
-def compile_srt(e: Expr) -> SRT:
-    """The SRT of Thm. 27 for ``e`` (with ε-transitions; :func:`~.epsilon.eliminate_epsilon` removes them)."""
+def compile_srt(e: Expr, *, native_window: bool = True) -> SRT:
+    """The SRT of Thm. 27 for ``e`` (with ε-transitions; :func:`~.epsilon.eliminate_epsilon` removes them).
+
+    A window at the top becomes the SRT's ``window`` (cheap: the recognizer drops runs that left it), unless
+    ``native_window=False``, which encodes it by position conditions like a window below the top (for the
+    closure constructions, which combine automata and keep no ``window``)."""
     check(e)
     window = None
-    if isinstance(e, Window):
+    if native_window and isinstance(e, Window):
         window, e = e.w, e.body
     b = _Builder()
     s, f = b.build(e)
-    return SRT(b.n, s, frozenset([f]), tuple(b.transitions), registers(e), window)
+    return SRT(b.n, s, frozenset([f]), tuple(b.transitions), registers(e), window, positions=b.windows > 0)
 
 
 __all__ = ["compile_srt"]

@@ -63,7 +63,7 @@ def determinize(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budget: int =
             writes = frozenset(r for d in taken for r in d.writes)
             transitions.append(Transition(index[subset], guard, index[target], writes))
     finals = frozenset(i for s, i in index.items() if s & sra.finals)
-    return SRT(len(index), 0, finals, tuple(transitions), sra.registers)
+    return SRT(len(index), 0, finals, tuple(transitions), sra.registers, positions=sra.positions)
 
 
 def complement(dsra: SRT) -> SRT:
@@ -78,4 +78,4 @@ def complement(dsra: SRT) -> SRT:
             transitions.append(Transition(q, rest, dead))
     transitions.append(Transition(dead, TRUE, dead))
     finals = frozenset(q for q in range(dsra.states + 1) if q not in dsra.finals)
-    return SRT(dsra.states + 1, dsra.start, finals, tuple(transitions), dsra.registers)
+    return SRT(dsra.states + 1, dsra.start, finals, tuple(transitions), dsra.registers, positions=dsra.positions)

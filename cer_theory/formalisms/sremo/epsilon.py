@@ -48,7 +48,7 @@ def _trim(n: int, start: int, finals: set[int], transitions: set[Transition], li
     kept = sorted((Transition(order[d.source], d.guard, order[d.target], d.writes, d.marked)
                    for d in transitions if d.source in order), key=_key)
     return SRT(len(order), 0, frozenset(order[q] for q in finals if q in order), tuple(kept), like.registers,
-               like.window)
+               like.window, like.positions)
 
 
 def _key(d: Transition) -> tuple:
@@ -83,4 +83,4 @@ def alg2(t: SRT, *, group_writes: bool = True, budget: int = DEFAULT_BUDGET) -> 
                 todo.append(target)
             transitions.add(Transition(index[subset], guard, index[target], frozenset(writes), marked))
     finals = {i for s, i in index.items() if s & t.finals}
-    return SRT(len(index), 0, frozenset(finals), tuple(sorted(transitions, key=_key)), t.registers, t.window)
+    return SRT(len(index), 0, frozenset(finals), tuple(sorted(transitions, key=_key)), t.registers, t.window, t.positions)

@@ -9,7 +9,10 @@ docs/errata.md):
 * **pure**: no condition on the last output; this is the reading under which Thm. 27 holds for every SREMO.
 
 ``window`` is our addition (docs/decisions.md): a bound on the span of the marked positions of a run
-(Def. 39 applied to the whole automaton), checked whenever a transition marks.
+(Def. 39 applied to the whole automaton), checked whenever a transition marks. ``positions``: the conditions
+read the event's position as the attribute ``_pos`` (:data:`POSITION`), which the SRT adds to each event it
+reads; windows below the top of an expression compile to such conditions (seed 002 §5.1: windows can be
+encoded with an index attribute and binary conditions).
 """
 
 from __future__ import annotations
@@ -23,6 +26,14 @@ from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.registers import condition_satisfiable, registers_read, satisfies
 from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, per_position
+
+POSITION = "_pos"
+"""The attribute holding an event's (0-based) position, for SRT whose conditions read positions."""
+
+
+def with_position(event: Event, k: int) -> Event:
+    """``event`` with its position ``k`` as the attribute :data:`POSITION` (a reserved name)."""
+    return Event(event.type, {**event.attributes, POSITION: k})
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +90,7 @@ class SRT:
     transitions: tuple[Transition, ...]
     registers: frozenset[str] = frozenset()
     window: int | None = None
+    positions: bool = False
     _out: dict[int, tuple[Transition, ...]] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -124,7 +136,7 @@ class SRT:
         return frozenset(seen)
 
     def __repr__(self) -> str:
-        w = f", window={self.window}" if self.window else ""
+        w = (f", window={self.window}" if self.window else "") + (", positions" if self.positions else "")
         return (f"SRT(states={self.states}, transitions={len(self.transitions)}, "
                 f"registers={sorted(self.registers)}{w})")
 
@@ -152,6 +164,8 @@ class SRT:
             k = j + offset
             if not isinstance(event, Event):
                 raise StreamFormatError(f"position {k}: expected an Event, got {type(event).__name__}")
+            if self.positions:
+                event = with_position(event, k)
             nxt: set[State] = set()
             for q, v, m, _ in current:
                 for t in self._out[q]:
@@ -185,6 +199,8 @@ class SRT:
         """The accepting runs of Def. 24 (at most ``limit``; ε-cycles are not unrolled twice in a row)."""
         out: list[Run] = []
         n = len(stream)
+        if self.positions:
+            stream = [with_position(e, k) for k, e in enumerate(stream)]
 
         def extend(cs: list[Configuration], ts: list[Transition], eps_seen: frozenset[int]) -> None:
             if len(out) >= limit:
@@ -289,6 +305,8 @@ class Recognizer:
         k, w = self.k, self.srt.window
         if not isinstance(event, Event):
             raise StreamFormatError(f"position {k}: expected an Event, got {type(event).__name__}")
+        if self.srt.positions:
+            event = with_position(event, k)
         self.runs.add((self.srt.start, EMPTY, ()))  # e_s = ⊤*·e: a run may start at every position
         new: set[RunState] = set()
         reported: set[Match] = set()

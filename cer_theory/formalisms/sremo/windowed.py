@@ -80,4 +80,4 @@ def unroll(srt: SRT, w: int, *, budget: int = DEFAULT_BUDGET) -> SRT:
     index = {n: i for i, n in enumerate(sorted(alive))}
     kept = tuple(Transition(index[t.source], t.guard, index[t.target], t.writes, t.marked)
                  for t in edges if t.source in alive and t.target in alive)
-    return SRT(len(index), 0, frozenset(index[n] for n in finals), kept)
+    return SRT(len(index), 0, frozenset(index[n] for n in finals), kept, positions=a.positions)

@@ -75,9 +75,9 @@ def _inter(left: Expr, right: Expr) -> Expr:
 
 
 def expressions(max_leaves: int = 5, *, registers_allowed: tuple[str, ...] = REGISTERS,
-                strategies: bool = True, intersection: bool = True) -> st.SearchStrategy[Expr]:
-    """SREMO expressions over every operator of the core syntax and ``e⁺``, optionally ∩, ANY and NEXT.
-    No windows and no complement: see :func:`windowed`."""
+                strategies: bool = True, intersection: bool = True, windows: bool = True) -> st.SearchStrategy[Expr]:
+    """SREMO expressions over every operator of the core syntax and ``e⁺``, optionally ∩, ANY, NEXT and
+    windows ``(e) WITHIN w`` (w in 1..3). No complement (the SRT compiler does not handle it yet)."""
     leaves = st.one_of(conds(registers_allowed), conds(registers_allowed), conds(registers_allowed),
                        st.just(EPS), st.just(EMPTY))
 
@@ -86,6 +86,8 @@ def expressions(max_leaves: int = 5, *, registers_allowed: tuple[str, ...] = REG
                    st.builds(Plus, e)]
         if intersection:
             options.append(st.builds(_inter, e, e))
+        if windows:
+            options.append(st.builds(Window, e, st.integers(1, 3)))
         if strategies:
             options.append(st.builds(lambda a, b: Any((a, b)), e, e))
             options.append(st.builds(lambda a, b: Next((a, b)), e, conds(registers_allowed)))
