@@ -86,7 +86,7 @@ def test_printer_round_trip_on_the_paper_patterns(text):
     assert display(e)
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(st.one_of(expressions(6), expressions(4).map(lambda e: Window(Concat(Complement(e), c(1)), 3)),
                  expressions(4).map(lambda e: Star(Window(e, 2)))))
 def test_printer_round_trip(e):
