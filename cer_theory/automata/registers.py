@@ -22,8 +22,9 @@ class Valuation(Mapping[str, Event]):
     (B(id=1), None)
     """
 
-    __slots__ = ("_items", "_hash")
+    __slots__ = ("_items", "_map", "_hash")
     _items: tuple[tuple[str, Event], ...]
+    _map: dict[str, Event]  # the same pairs, for O(1) reads; never mutated
 
     def __init__(self, items: Mapping[str, Event] | Iterable[tuple[str, Event]] = ()) -> None:
         pairs = dict(items.items() if isinstance(items, Mapping) else items)
@@ -33,16 +34,17 @@ class Valuation(Mapping[str, Event]):
             if not isinstance(event, Event):
                 raise TypeError(f"register {name} holds an event, got {event!r}")
         object.__setattr__(self, "_items", tuple(sorted(pairs.items())))
+        object.__setattr__(self, "_map", dict(self._items))
         object.__setattr__(self, "_hash", hash(self._items))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Valuation is immutable")
 
     def __getitem__(self, register: str) -> Event:
-        for name, event in self._items:
-            if name == register:
-                return event
-        raise KeyError(register)
+        return self._map[register]
+
+    def get(self, register: str, default: Event | None = None) -> Event | None:  # type: ignore[override]
+        return self._map.get(register, default)
 
     def __iter__(self) -> Iterator[str]:
         return (name for name, _ in self._items)
@@ -60,14 +62,14 @@ class Valuation(Mapping[str, Event]):
 
     def defined(self, register: str) -> bool:
         """Is ``register`` holding an event (not ``#``)?"""
-        return register in dict(self._items)
+        return register in self._map
 
     def write(self, registers: Iterable[str], event: Event) -> Valuation:
         """``v[W ← u]`` (seed 002, Def. 12): every register of ``W`` now holds ``event``; ``v`` is unchanged."""
         regs = tuple(registers)
         if not regs:
             return self
-        out = dict(self._items)
+        out = dict(self._map)
         for r in regs:
             out[r] = event
         return Valuation(out)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, IsType, conj, neg
-from cer_theory.core.predicates.registers import (condition_satisfiable, is_unary_condition, registers_read,
+from cer_theory.core.predicates.registers import (compiled, condition_satisfiable, is_unary_condition, registers_read,
                                                   satisfies, with_def_flags)
 from cer_theory.core.predicates.solver import minterms
 from cer_theory.testing.strategies.sremo import conditions, events, valuations
@@ -73,3 +73,10 @@ def test_def_flag_makes_an_empty_register_atom_false_in_z3():
     """``¬EqId ∧ EqId`` is unsat; ``¬EqId`` alone is sat (e.g. r1 empty), as is ``EqId`` (r1 defined)."""
     assert not condition_satisfiable(conj(EQ_ID, neg(EQ_ID)))
     assert condition_satisfiable(neg(EQ_ID)) and condition_satisfiable(EQ_ID)
+
+
+@settings(max_examples=150)
+@given(conditions(), events(), valuations())
+def test_compiled_conditions_equal_def_13(p, u, v):
+    """The recognizer's compiled closures are the satisfaction relation of Def. 13."""
+    assert compiled(p)(u, v) == satisfies(p, u, v)

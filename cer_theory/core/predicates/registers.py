@@ -18,10 +18,13 @@ atom per slot), so that satisfiability and minterms reproduce the rule "atom fal
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import And, Not, Opaque, Or, Predicate, conj, disj, neg
+
+Check = Callable[[Event, Mapping[str, Event]], bool]
 
 HEAD = None
 """The slot of the head ``~`` (the current event), seed 002 §3.1."""
@@ -57,6 +60,37 @@ def satisfies(p: Predicate, head: Event, valuation: Mapping[str, Event]) -> bool
             return False
         env[r] = event
     return p.holds(env)
+
+
+@functools.lru_cache(maxsize=4096)
+def compiled(p: Predicate) -> Check:
+    """``satisfies`` as a closure ``(head, valuation) → bool``, built once per condition: the walk over the
+    condition and the registers each atom reads are worked out here rather than at every event. Checked
+    against :func:`satisfies` on generated conditions."""
+    if isinstance(p, Not):
+        inner = compiled(p.arg)
+        return lambda u, v: not inner(u, v)
+    if isinstance(p, And):
+        parts = tuple(compiled(a) for a in p.args)
+        return lambda u, v: all(f(u, v) for f in parts)
+    if isinstance(p, Or):
+        parts = tuple(compiled(a) for a in p.args)
+        return lambda u, v: any(f(u, v) for f in parts)
+    regs = tuple(sorted(registers_read(p)))
+    holds = p.holds
+    if not regs:
+        return lambda u, v: holds({HEAD: u})
+
+    def atom(u: Event, v: Mapping[str, Event]) -> bool:
+        env: dict[str | None, Event] = {HEAD: u}
+        for r in regs:
+            event = v.get(r)
+            if event is None:  # Def. 13: an atom reading an empty register is false
+                return False
+            env[r] = event
+        return holds(env)
+
+    return atom
 
 
 def _defined_flag(register: str) -> Opaque:

@@ -24,7 +24,7 @@ from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
-from cer_theory.core.predicates.registers import condition_satisfiable, registers_read, satisfies
+from cer_theory.core.predicates.registers import compiled, condition_satisfiable, registers_read, satisfies
 from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, per_position
 
 POSITION = "_pos"
@@ -169,7 +169,7 @@ class SRT:
             nxt: set[State] = set()
             for q, v, m, _ in current:
                 for t in self._out[q]:
-                    if t.guard is None or not satisfies(t.guard, event, v):
+                    if t.guard is None or not compiled(t.guard)(event, v):
                         continue
                     if t.marked and not self._window_ok(m, k):
                         continue
@@ -295,8 +295,10 @@ class Recognizer:
         self.runs: set[RunState] = set()
         self.k = 0
         closure = {q: srt.closure([q]) for q in range(srt.states)}
-        # Per state: the consuming transitions out of its ε-closure; whether the closure is final.
-        self._moves = {q: tuple(t for p in sorted(closure[q]) for t in srt.out(p) if not t.is_epsilon)
+        # Per state: the consuming transitions out of its ε-closure, each with its compiled condition and its
+        # sorted writes; whether the closure is final.
+        self._moves = {q: tuple((t, compiled(t.guard), tuple(sorted(t.writes)))  # type: ignore[arg-type]
+                                for p in sorted(closure[q]) for t in srt.out(p) if not t.is_epsilon)
                        for q in range(srt.states)}
         self._final = {q: bool(closure[q] & srt.finals) for q in range(srt.states)}
 
@@ -310,9 +312,10 @@ class Recognizer:
         self.runs.add((self.srt.start, EMPTY, ()))  # e_s = ⊤*·e: a run may start at every position
         new: set[RunState] = set()
         reported: set[Match] = set()
+        finals = self._final
         for q, v, m in self.runs:
-            for t in self._moves[q]:
-                if not satisfies(t.guard, event, v):  # type: ignore[arg-type]  (consuming transitions only)
+            for t, holds, writes in self._moves[q]:
+                if not holds(event, v):
                     continue
                 if t.marked:
                     if w is not None and m and k - m[0] + 1 > w:
@@ -320,12 +323,12 @@ class Recognizer:
                     m2 = m + (k,)
                 else:
                     m2 = m
-                if self._final[t.target] and (t.marked or self.pure) and (w is None or m2):
+                if finals[t.target] and (t.marked or self.pure) and (w is None or m2):
                     reported.add(frozenset(m2))
                     if self.kill_on_report:
                         continue  # Alg. 1 as written (P7)
                 if self._moves[t.target] and not self._expired(m2, k):
-                    new.add((t.target, v.write(sorted(t.writes), event), m2))
+                    new.add((t.target, v.write(writes, event), m2))
         self.runs = new
         self.k += 1
         return frozenset(reported)
