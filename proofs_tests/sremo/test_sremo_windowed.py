@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.formalisms.sremo.compile import compile_srt
-from cer_theory.formalisms.sremo.determinize import complement, determinize
+from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.semantics import accepts
 from cer_theory.formalisms.sremo.windowed import unroll
@@ -106,3 +106,22 @@ def test_unrolling_replaces_atoms_on_never_written_registers_by_false():
     negated = unroll(compile_srt(parse("<NOT x = r1.x> . <x = 1>")), 2)
     assert [tr.guard.text() for tr in negated.transitions] == ["TRUE", "x = 1"]
     assert negated.accepts([Event("a", x=2), Event("a", x=1)])
+
+
+def test_determinize_windowed_from_text_with_counts():
+    d = determinize_windowed(parse(f"({THM38}) WITHIN 3"))
+    assert counts(d) == {"states": 10, "transitions": 12, "registers": 2}
+    assert d.is_deterministic()
+    with pytest.raises(UnsupportedError, match="needs a window"):
+        determinize_windowed(parse(THM38))
+    with pytest.raises(SizeBudgetExceeded):
+        determinize_windowed(parse(THM38), 10_000, budget=50)
+
+
+@settings(max_examples=30)
+@given(expressions(3, strategies=False), st.integers(1, 3), streams(4))
+def test_theorem_41_with_windows_inside(e, w, s):
+    """Windows below the top (position conditions, D35) go through unrolling and determinization too: the
+    dSRA accepts exactly the strings of length ≤ w of the expression's language."""
+    d = determinize_windowed(e, w)
+    assert d.accepts(s) == (len(s) <= w and accepts(e, s))

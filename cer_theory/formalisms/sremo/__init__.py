@@ -12,7 +12,7 @@ Faces, as module-level functions (ready for one registry record):
 """
 
 from cer_theory.formalisms.sremo.compile import compile_srt
-from cer_theory.formalisms.sremo.determinize import complement, determinize
+from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.printer import display, to_text
@@ -22,4 +22,4 @@ from cer_theory.formalisms.sremo.windowed import unroll
 
 __all__ = ["parse", "to_text", "display", "match", "accepts", "streaming_matches", "outputs", "compile_srt",
            "SRT", "Transition", "Recognizer", "recognize", "eliminate_epsilon", "unroll", "determinize",
-           "complement"]
+           "complement", "determinize_windowed", "counts"]

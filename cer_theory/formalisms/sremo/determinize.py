@@ -18,7 +18,10 @@ from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded, Unsupport
 from cer_theory.core.predicates.ast import TRUE, Predicate, conj, neg
 from cer_theory.core.predicates.registers import condition_satisfiable, with_def_flags
 from cer_theory.core.predicates.solver import minterms
+from cer_theory.formalisms.sremo.ast import Expr, Window
+from cer_theory.formalisms.sremo.compile import compile_srt
 from cer_theory.formalisms.sremo.srt import SRT, Transition
+from cer_theory.formalisms.sremo.windowed import unroll
 
 
 def _loop_free(t: SRT) -> bool:
@@ -79,3 +82,22 @@ def complement(dsra: SRT) -> SRT:
     transitions.append(Transition(dead, TRUE, dead))
     finals = frozenset(q for q in range(dsra.states + 1) if q not in dsra.finals)
     return SRT(dsra.states + 1, dsra.start, finals, tuple(transitions), dsra.registers, positions=dsra.positions)
+
+
+def determinize_windowed(e: Expr, w: int | None = None, *, budget: int = DEFAULT_BUDGET) -> SRT:
+    """The output-agnostic dSRA of Thm. 41 for ``e`` on strings of length ≤ ``w``: compile (Thm. 27), unroll
+    (Lemma 46), determinize (Alg. 7). ``w`` defaults to the window of ``(e) WITHIN w``; without any, the
+    construction is refused (Thm. 38: not every SRT is determinizable)."""
+    if w is None:
+        if not isinstance(e, Window):
+            raise UnsupportedError("determinization needs a window: write (e) WITHIN w or pass w (seed 002 Thm. 38: "
+                                   "without one, an SRT need not have a deterministic equivalent)")
+        w, e = e.w, e.body
+    if isinstance(w, bool) or not isinstance(w, int) or w < 1:
+        raise UnsupportedError(f"a window is a positive integer, got {w!r}")
+    return determinize(unroll(compile_srt(e, native_window=False), w, budget=budget), budget=budget)
+
+
+def counts(t: SRT) -> dict[str, int]:
+    """Sizes for a report: states, transitions (minterm transitions after Alg. 7), registers."""
+    return {"states": t.states, "transitions": len(t.transitions), "registers": len(t.registers)}
