@@ -1,0 +1,25 @@
+"""SREMO and symbolic register transducers: seed 002 (Alevizos, Artikis, Paliouras, *Complex Event Recognition
+with Symbolic Register Transducers*).
+
+Faces, as module-level functions (ready for one registry record):
+
+* :func:`parse` / :func:`to_text` / :func:`display`: the ASCII syntax (docs/sremo-syntax.md);
+* :func:`match`, :func:`accepts`, :func:`streaming_matches`, :func:`outputs`: the reference semantics
+  (Defs. 17–18, 32, 39, 44–45);
+* :func:`compile_srt`: SREMO → SRT (Thm. 27); ``compile_srt(e).run(stream)`` is Alg. 1's per-position output;
+* :func:`eliminate_epsilon` (Lemma 29), :func:`unroll` (Lemma 46), :func:`determinize` (Thm. 41),
+  :func:`complement` (Cor. 43), and the closure constructions of :mod:`.closure` (Thms. 31, 34).
+"""
+
+from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
+from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
+from cer_theory.formalisms.sremo.parser import parse
+from cer_theory.formalisms.sremo.printer import display, to_text
+from cer_theory.formalisms.sremo.semantics import accepts, match, outputs, streaming_matches
+from cer_theory.formalisms.sremo.srt import SRT, Recognizer, Transition, recognize
+from cer_theory.formalisms.sremo.windowed import unroll
+
+__all__ = ["parse", "to_text", "display", "match", "accepts", "streaming_matches", "outputs", "compile_srt",
+           "SRT", "Transition", "Recognizer", "recognize", "eliminate_epsilon", "unroll", "determinize",
+           "complement", "determinize_windowed", "counts"]
