@@ -14,16 +14,17 @@ predicate evaluations per event) and :class:`EnumerationStats` (nodes visited pe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from cer_theory.automata.cea import CEA
+from cer_theory.automata.cea import CEA, State
 from cer_theory.formalisms.cel.normal_form import VARIABLE, single_variable
 from cer_theory.core.errors import DEFAULT_BUDGET
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event
 from cer_theory.automata.determinize.lazy import LazyDeterminizer
+from cer_theory.engines.enumeration import EnumerationStats
 
 Value = TypeVar("Value")
 
@@ -35,24 +36,6 @@ _UNDEFINED = -1
 
 class CcesError(CerError, ValueError):
     """A CCES operation whose precondition fails (seed 000 §9.2: extend, append) or an invalid CCES."""
-
-
-@dataclass(slots=True)
-class EnumerationStats:
-    """Counts for Algorithm 1. ``visits`` = stack pops (one per node visited); between two consecutive outputs
-    the visits are at most ``|C| + 1`` for the later output C (see :meth:`Cces.enumerate`), so
-    ``max_excess = max(visits_between - |C|) ≤ 1``; ``tail`` = visits after the last output (always 0)."""
-
-    enumerations: int = 0
-    visits: int = 0
-    outputs: int = 0
-    max_excess: int = 0
-    tail: int = 0
-    delays: list[tuple[int, int]] | None = None  # (visits since the previous output, |C|), if recording
-
-    def record_delays(self) -> EnumerationStats:
-        self.delays = []
-        return self
 
 
 class Cces:
@@ -333,8 +316,6 @@ def _drawing_bundle(dot: str, text: str) -> dict[str, str]:
 
 
 # ================================================================================================ Algorithm 2
-
-State = Hashable
 
 
 @dataclass(slots=True)

@@ -42,7 +42,8 @@ from cer_theory.core.errors import DEFAULT_BUDGET
 from cer_theory.core.errors import SizeBudgetExceeded, StreamFormatError
 from cer_theory.core.events import TYPE_KEY, Event
 from cer_theory.core.predicates.ast import MIRRORED_OP, And, Attr, BoolConst, Cmp, Const, IsType, Not, Or, Predicate
-from cer_theory.engines.core.tecs import EnumerationStats, Tecs, TecsError
+from cer_theory.engines.core.tecs import Tecs, TecsError
+from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.windows import Window
 
@@ -638,10 +639,9 @@ class Evaluator:
         if row is None:
             row = det.row(mask)
         step = det.step
-        pos, nxt, rgt, mx = tecs.pos, tecs.nxt, tecs.rgt, tecs.mx
-        pos_append, nxt_append, rgt_append, mx_append = pos.append, nxt.append, rgt.append, mx.append
-        b = tecs.base
-        insert, merge = tecs.insert, tecs.merge
+        pos, mx, b = tecs.pos, tecs.mx, tecs.base
+        new_bottom, extend, new_ulist, insert, merge = (tecs.new_bottom, tecs.extend, tecs.new_ulist, tecs.insert,
+                                                        tecs.merge)
         created0 = len(pos)
         table = self.table
         new: dict[int, list[int]] = {}
@@ -653,18 +653,15 @@ class Evaluator:
             pair = step(row, mask, init)
         qm, qs = pair
         if pair is not NO_MOVE:
-            bot = len(pos) + b
-            pos_append(j), nxt_append(-1), rgt_append(-1), mx_append(bot)
+            bot = new_bottom(j)
             if self.window is not None and tau <= bot:
                 self._bottoms.append((key, bot))
             if qm >= 0:
-                o = len(pos) + b
-                pos_append(j), nxt_append(bot), rgt_append(-1), mx_append(bot)
-                new[qm] = [o]
+                new[qm] = new_ulist(extend(bot, j))
             if qs >= 0:
                 ul2 = get(qs)
                 if ul2 is None:
-                    new[qs] = [bot]
+                    new[qs] = new_ulist(bot)
                 else:
                     insert(ul2, bot)
 
@@ -680,11 +677,10 @@ class Evaluator:
             qm, qs = pair
             if qm >= 0:
                 n = ul[0] if len(ul) == 1 else merge(ul)
-                o = len(pos) + b
-                pos_append(j), nxt_append(n), rgt_append(-1), mx_append(mx[n - b])
+                o = extend(n, j)
                 ul2 = get(qm)
                 if ul2 is None:
-                    new[qm] = [o]
+                    new[qm] = new_ulist(o)
                 else:
                     insert(ul2, o)
                 if qs >= 0:
