@@ -632,7 +632,9 @@ class Evaluator:
         The initial det-state goes first with a fresh bottom node (created only if it has a transition), then
         every state of T in first-insertion order, so ``insert`` always meets ``max(n) ≤ max(head)`` (B.3). For
         each state: the •-successor gets ``extend(merge(ul), j)``; the ∘-successor gets the *list* ul when it is
-        new in T′ (a union-list must start with a non-union node) and ``merge(ul)`` inserted otherwise.
+        new in T′ (a union-list must start with a non-union node) and ``merge(ul)`` inserted otherwise. Every
+        node is made by the tECS operations of seed 001 §4.2 (``new_bottom``, ``extend``, ``new_ulist``,
+        ``insert``, ``merge``), the ones ``test_engine_tecs`` checks against Fig. 5 and Theorem 2.
         """
         det, tecs = self.det, self.tecs
         row = det.rows.get(mask)
