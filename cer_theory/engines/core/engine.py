@@ -264,25 +264,25 @@ class Engine:
                             self._discard(pkey)  # type: ignore[arg-type]
                     if not evaluator.table and pkey in evaluators:  # Evaluator.active, inlined
                         self._discard(pkey)  # type: ignore[arg-type]
-                if window is not None:  # _expire, with Window.admits inlined
-                    if expire_partitions:
-                        while evaluators:
-                            oldest = next(iter(evaluators.values()))[0]
-                            span = key - (oldest.position if by_position else oldest.last_key)
-                            if (span < size) if strict else (span <= size):
-                                break
-                            del evaluators[next(iter(evaluators))]
-                            self.partitions_discarded += 1
-                    if strict:
-                        while keys and key - keys[0] >= size:
-                            forget_key()
-                            forget_event()
-                            base += 1
-                    else:
-                        while keys and key - keys[0] > size:
-                            forget_key()
-                            forget_event()
-                            base += 1
+                # _expire, with Window.admits inlined (without a window the size is infinite: nothing expires)
+                if expire_partitions:
+                    while evaluators:
+                        oldest = next(iter(evaluators.values()))[0]
+                        span = key - (oldest.position if by_position else oldest.last_key)
+                        if (span < size) if strict else (span <= size):
+                            break
+                        del evaluators[next(iter(evaluators))]
+                        self.partitions_discarded += 1
+                if strict:
+                    while keys and key - keys[0] >= size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                else:
+                    while keys and key - keys[0] > size:
+                        forget_key()
+                        forget_event()
+                        base += 1
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
                     yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
