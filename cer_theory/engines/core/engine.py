@@ -317,8 +317,8 @@ class Engine:
               ) -> list[Match]:
         """The engine's one per-event step: the event ``item`` (an Event or a frame row) with its bit vector
         ``mask``, its window attribute value ``time`` and its partition attribute values ``values`` (None without
-        PARTITION BY), at the next global position. In order: the partition key (NULL: no partition, spec §1.4);
-        the window key (numeric, non-decreasing, spec §7.3); the event kept for Match.events; the partition's
+        PARTITION BY), at the next global position. In order: the partition key (NULL: no partition,
+        docs/decisions.md D22); the window key (numeric, non-decreasing along the stream); the event kept for Match.events; the partition's
         evaluator, created only if a run can start here; Algorithm 1 on it (``Evaluator.advance``); CONSUME BY;
         an evaluator that holds nothing is discarded; the window expires old evaluators and events; the CEs
         become Matches. :meth:`process_event`, the frame path and the selection strategies call it; the loop of
