@@ -28,8 +28,9 @@ out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the refer
 
 Every event goes through one per-event step, :meth:`Engine._step` (CORE's Algorithm 1 around the clauses
 above). For Events and dicts without NEXT/LAST/MAX :meth:`Engine.process` runs an inlined copy of it
-(``_process_inlined``), kept because it pays and checked against ``_step`` by a property test. Input: :class:`~cer_theory.core.events.Event` objects, dicts
-with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
+(``_process_inlined``), kept because it pays and checked against ``_step`` by a property test.
+
+Input: :class:`~cer_theory.core.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
 attributes); batches get their predicate bit vectors from :func:`cer_theory.core.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
 positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
 the window only; without a window both grow with the stream (as in the paper's Algorithm 1).
