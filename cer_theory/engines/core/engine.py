@@ -30,9 +30,10 @@ Every event goes through one per-event step, :meth:`Engine._step` (CORE's Algori
 above). For Events and dicts without NEXT/LAST/MAX :meth:`Engine.process` runs an inlined copy of it
 (``_process_inlined``), kept because it pays and checked against ``_step`` by a property test.
 
-Input: :class:`~cer_theory.core.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
-attributes); batches get their predicate bit vectors from :func:`cer_theory.core.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
-positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
+Input: :class:`~cer_theory.core.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow
+Table (a ``type`` column; None/NaN cells are absent attributes); batches get their predicate bit vectors from
+:func:`cer_theory.core.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global
+stream positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
 the window only; without a window both grow with the stream (as in the paper's Algorithm 1).
 """
 
@@ -319,11 +320,11 @@ class Engine:
         """The engine's one per-event step: the event ``item`` (an Event or a frame row) with its bit vector
         ``mask``, its window attribute value ``time`` and its partition attribute values ``values`` (None without
         PARTITION BY), at the next global position. In order: the partition key (NULL: no partition,
-        docs/decisions.md D22); the window key (numeric, non-decreasing along the stream); the event kept for Match.events; the partition's
-        evaluator, created only if a run can start here; Algorithm 1 on it (``Evaluator.advance``); CONSUME BY;
-        an evaluator that holds nothing is discarded; the window expires old evaluators and events; the CEs
-        become Matches. :meth:`process_event`, the frame path and the selection strategies call it; the loop of
-        :meth:`_process_inlined` is its inlined copy."""
+        docs/decisions.md D22); the window key (numeric, non-decreasing along the stream); the event kept for
+        Match.events; the partition's evaluator, created only if a run can start here; Algorithm 1 on it
+        (``Evaluator.advance``); CONSUME BY; an evaluator that holds nothing is discarded; the window expires old
+        evaluators and events; the CEs become Matches. :meth:`process_event`, the frame path and the selection
+        strategies call it; the loop of :meth:`_process_inlined` is its inlined copy."""
         j = self.position
         self.position = j + 1
         pkey: tuple = ()
