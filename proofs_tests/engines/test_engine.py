@@ -4,18 +4,21 @@ Oracles E1 (exact trace of T, Algorithm 2's output order, windows ε = 6..3), E3
 differential properties: the evaluator against brute-force any-start runs (``any_start_run``) on random CEAs
 with position and time windows (tECS invariants checked after every event in debug mode), and the engine
 against the CEQL reference semantics (``semantics.ceql.evaluate``) on random patterns with windows,
-PARTITION BY, CONSUME BY, selection strategies and LIMIT.
+PARTITION BY, CONSUME BY, selection strategies and LIMIT. Last, every path into the engine (the inlined loop,
+DataFrames, ``process_event``) against its one per-event step ``Engine._step``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cer_theory.automata.determinize.step import signature_key
 from cer_theory.automata.cea import CEA
 from cer_theory.formalisms.ceql.compile import any_start_run, compile_pattern
 from cer_theory.engines.core import Engine, Evaluator, Match, evaluate_query
@@ -24,16 +27,17 @@ from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.engines.core.evaluator import last_admitted
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.windows import Window
-from cer_theory.core.errors import SizeBudgetExceeded, StreamFormatError
+from cer_theory.core.errors import CerError, SizeBudgetExceeded, StreamFormatError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.ast import TRUE, And, On, Or, Predicate, cmp, conj, is_type
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus, Seq
-from cer_theory.formalisms.ceql.parser import Query, parse_query
+from cer_theory.formalisms.ceql.parser import STREAM_ATTRIBUTE, Query, parse_query
 from cer_theory.testing.strategies.automata import random_ceas
 from cer_theory.testing.strategies.cel import unary_bodies, visible_variables
 from cer_theory.testing.strategies.predicates import events as predicate_events
-from cer_theory.testing.strategies.predicates import unary_predicates
+from cer_theory.testing.strategies.predicates import ATTRS, unary_predicates, values
+from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies import Schema, streams
 
 MATCHING = Schema(types=("R", "T", "U"))
@@ -537,16 +541,151 @@ def test_engine_selection_strategies_through_the_determinization(q, stream, stra
     assert actual == expected, report(str(q), stream, expected, actual)
 
 
-@settings(max_examples=200)
+# ---------------------------------------------------------------------------------------------- one step, many paths
+# The engine has one readable per-event step (``Engine._step``) and faster ways to feed it: ``process`` over
+# Events or dicts runs an inlined copy of the step (with and without PARTITION BY), a DataFrame goes by chunks
+# with vectorized bit vectors, ``process_event`` reads one event. Each is compared with the step itself, driven
+# event by event with bit vectors by the predicates' definition, on generated queries and streams (also streams
+# that break the window's rules): the same matches in the same order with the same events and partition keys,
+# the same error, the same bookkeeping.
+
+BOOKKEEPING = ("position", "unpartitioned", "partitions", "partitions_created", "partitions_discarded",
+               "retained_events")
+"""What the engine counts besides its matches; every path must leave the same."""
+
+
+def one_step(engine: Engine, stream: Iterable[Event]) -> Iterator[Match]:
+    """The reference: ``Engine._step`` on each event, bit vectors by the definition of the predicates."""
+    attr, attrs = engine._time_attribute, engine.partition_attributes
+    for e in stream:
+        yield from engine._step(e, signature_key([p(e) for p in engine.det.predicates]), None if attr is None else e.get(attr),
+                                [e.get(a) for a in attrs] if attrs else None)
+
+
+def outcome(matches: Iterable[Match], *, exact: bool = True) -> tuple[list, tuple | None]:
+    """The matches up to the first error, and the error (its class, and its message if ``exact``). A frame
+    stores numbers as its columns do (1 in a column with a gap reads back as 1.0), so ``exact=False`` compares
+    events by type and errors by class only."""
+    got: list = []
+    try:
+        for m in matches:
+            events = m.events if exact else tuple(e.type for e in m.events)
+            got.append((m.complex_event, m.partition, events))
+    except CerError as error:
+        return got, (type(error), str(error)) if exact else (type(error),)
+    return got, None
+
+
+def bookkeeping(engine: Engine) -> dict[str, int]:
+    return {a: getattr(engine, a) for a in BOOKKEEPING}
+
+
+def chunks(engine: Engine, stream: list[Event]) -> Iterator[Match]:
+    """``process`` called twice: positions, keys and partitions continue across calls."""
+    half = len(stream) // 2
+    yield from engine.process(stream[:half])
+    yield from engine.process(stream[half:])
+
+
+def dataframe(engine: Engine, stream: list[Event]) -> Iterator[Match]:
+    pd = pytest.importorskip("pandas")
+    return engine.process(pd.DataFrame([e.to_dict() for e in stream]))
+
+
+PATHS: dict[str, Callable[[Engine, list[Event]], Iterable[Match]]] = {
+    "process, Events": lambda engine, stream: engine.process(stream),
+    "process, dicts": lambda engine, stream: engine.process([e.to_dict() for e in stream]),
+    "process, in two calls": chunks,
+    "process_event": lambda engine, stream: (m for e in stream for m in engine.process_event(e)),
+}
+
+
+def assert_paths_equal_the_step(q: Query, stream: list[Event]) -> None:
+    reference = Engine(q)
+    want = outcome(one_step(reference, stream))
+    for name, path in PATHS.items():
+        engine = Engine(q)
+        assert outcome(path(engine, stream)) == want, (name, str(q), stream)
+        assert bookkeeping(engine) == bookkeeping(reference), (name, str(q), stream)
+    engine = Engine(q)
+    inexact = outcome(one_step(Engine(q), stream), exact=False)
+    assert outcome(dataframe(engine, stream), exact=False) == inexact, ("DataFrame", str(q), stream)
+    if want[1] is None:
+        assert bookkeeping(engine) == bookkeeping(reference), ("DataFrame", str(q), stream)
+
+
+# ---------------------------------------------------------------------------------------------- streams
+
+_TIME_STEPS = (0, 0, 1, 2, 500, 3000, 20000)
+"""Gaps between timestamps: ties, small steps, and steps past the strategies' windows (up to 20 s)."""
+
+
+@st.composite
+def grammar_streams(draw: st.DrawFn, max_length: int = 10) -> list[Event]:
+    """Events for :func:`cer_theory.testing.strategies.ceql.queries`: its event types and streams, the predicate
+    strategies' attributes, partition attributes with few values (collisions; sometimes missing: NULL), and
+    the window attributes ``time``/``stock_time``/``Limit`` non-decreasing — except, in some streams, one
+    missing or decreasing value (the engine must raise the same error on every path)."""
+    n = draw(st.integers(0, max_length))
+    broken = draw(st.sampled_from([None, None, None, "missing", "decreasing"]))
+    at = draw(st.integers(0, max(n - 1, 0)))
+    out, t = [], 0
+    for k in range(n):
+        t += draw(st.sampled_from(_TIME_STEPS))
+        attrs = {a: v for a in ATTRS if (v := draw(values(a))) is not None}
+        for a in ("name", "volume"):
+            v = draw(st.sampled_from([None, "A", "B", 1, 1.0, 2]))
+            if v is not None:
+                attrs[a] = v
+        attrs[STREAM_ATTRIBUTE] = draw(st.sampled_from(ceql.STREAMS))
+        attrs["time"] = attrs["stock_time"] = t
+        attrs["Limit"] = t // 1000
+        if broken is not None and k == at:
+            for a in ("time", "stock_time", "Limit"):
+                if broken == "missing":
+                    del attrs[a]
+                else:
+                    attrs[a] = -1
+        out.append(Event(draw(st.sampled_from(ceql.EVENT_TYPES)), attrs))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- the properties
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ceql.queries(max_leaves=4), grammar_streams())
+def test_engine_fast_paths_equal_the_one_step_on_the_whole_grammar(q, stream):
+    """On CORE's whole query grammar (every strategy, FROM, PARTITION BY groups, position, time and attribute
+    windows, CONSUME BY, LIMIT): every path reports what ``Engine._step`` reports, fails where it fails, and
+    leaves the same counts."""
+    assert_paths_equal_the_step(q, stream)
+
+
+@settings(max_examples=150, deadline=None)
 @given(queries(), timed_streams(max_length=10))
-def test_engine_inlined_loops_equal_event_by_event_processing(q, stream):
-    """``process`` runs inlined loops (one evaluator; PARTITION BY): the same matches in the same order, with the
-    same partition keys and the same bookkeeping, as ``process_event`` one event at a time."""
-    inlined, stepped = Engine(q), Engine(q)
-    got = list(inlined.process(stream))
-    want = [m for e in stream for m in stepped.process_event(e)]
-    assert [(m.complex_event, m.partition, m.events) for m in got] == \
-        [(m.complex_event, m.partition, m.events) for m in want], report(str(q), stream, want, got)
-    for attr in ("position", "unpartitioned", "partitions", "partitions_created", "partitions_discarded",
-                 "retained_events"):
-        assert getattr(inlined, attr) == getattr(stepped, attr), attr
+def test_engine_fast_paths_equal_the_one_step_on_match_dense_queries(q, stream):
+    """The same on queries over R/T/U, whose streams have many matches, partitions and consumptions."""
+    assert_paths_equal_the_step(q, list(stream))
+
+
+def test_the_inlined_loop_is_what_process_runs():
+    """``process`` takes the inlined copy exactly where no strategy history and no ``type`` key is involved (so
+    the properties above test the loop that runs), and the one step otherwise."""
+    base = "SELECT * FROM S WHERE R ; T"
+    assert Engine(base)._inlined
+    assert Engine(base + " PARTITION BY [x] WITHIN 3 [ts]")._inlined
+    assert not Engine("SELECT NEXT * FROM S WHERE R ; T")._inlined
+    assert not Engine(base + " PARTITION BY [type]")._inlined
+
+
+def test_partitions_expire_least_recently_used_first_on_every_path():
+    """An evaluator moves to the back of the expiry order whenever it reads an event (spec §7.5), so a partition
+    read at every event never shields an idle one from expiring: B (last read at 1) leaves at 4, A stays."""
+    q = parse_query("SELECT * FROM S WHERE R ; T PARTITION BY [x] WITHIN 2 EVENTS")
+    stream = [Event("R", x=1), Event("R", x=2), Event("R", x=1), Event("R", x=1), Event("R", x=1)]
+    assert_paths_equal_the_step(q, stream)
+    engine = Engine(q)
+    assert list(engine.process(stream)) == []
+    assert [key for key, _ in engine.evaluators()] == [(1,)]
+    assert (engine.partitions_created, engine.partitions_discarded) == (2, 1)

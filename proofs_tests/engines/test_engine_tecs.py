@@ -21,7 +21,8 @@ from cer_theory.formalisms.ceql.compile import compile_pattern
 from cer_theory.engines.core import Engine, Evaluator
 from cer_theory.engines.core.evaluator import COMPACT_MIN
 from cer_theory.engines.core.selection import SelectEvaluator, SelectionDeterminizer
-from cer_theory.engines.core.tecs import EnumerationStats, Tecs, TecsError
+from cer_theory.engines.core.tecs import Tecs, TecsError
+from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.core.windows import Window
 from cer_theory.core.events import Event
 from cer_theory.formalisms.ceql.parser import parse_query

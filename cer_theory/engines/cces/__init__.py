@@ -7,7 +7,7 @@ _EXPORTS = {
     "BOTTOM": "structure",
     "Cces": "structure",
     "CcesError": "structure",
-    "EnumerationStats": "structure",
+    "EnumerationStats": "evaluator",
     "CcesEvaluator": "evaluator",
     "CcesStats": "evaluator",
     "EventStats": "evaluator",

@@ -9,27 +9,27 @@ order matters (``docs/decisions.md``, D17): relabelling after determinizing can 
 
 Everything is instrumented by counting, never timing: :class:`EventStats` (nodes created, table operations,
 predicate evaluations per event) and :class:`CcesStats` (totals, with the enumeration's
-:class:`~cer_theory.engines.cces.structure.EnumerationStats`).
+:class:`~cer_theory.engines.enumeration.EnumerationStats`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cer_theory.automata.cea import CEA
+from cer_theory.automata.cea import CEA, State
 from cer_theory.automata.determinize.lazy import LazyDeterminizer
 from cer_theory.core.drawing import Diagram, Drawable
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event
-from cer_theory.engines.cces.structure import BOTTOM, Cces, EnumerationStats, Node
+from cer_theory.engines.cces.structure import BOTTOM, Cces, Node
+from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.formalisms.cel.normal_form import VARIABLE, single_variable
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.formalisms.cel.selection import compile_with_selection
 
-State = Hashable
 
 
 @dataclass(slots=True)

@@ -9,12 +9,12 @@ CCES while reading a stream, is :mod:`cer_theory.engines.cces.evaluator`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cer_theory.core.drawing import Diagram, Drawable, Edge, Node as DrawnNode
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import ComplexEvent
+from cer_theory.engines.enumeration import EnumerationStats
 
 Value = TypeVar("Value")
 
@@ -26,24 +26,6 @@ _UNDEFINED = -1
 
 class CcesError(CerError, ValueError):
     """A CCES operation whose precondition fails (seed 000 §9.2: extend, append) or an invalid CCES."""
-
-
-@dataclass(slots=True)
-class EnumerationStats:
-    """Counts for Algorithm 1. ``visits`` = stack pops (one per node visited); between two consecutive outputs
-    the visits are at most ``|C| + 1`` for the later output C (see :meth:`Cces.enumerate`), so
-    ``max_excess = max(visits_between - |C|) ≤ 1``; ``tail`` = visits after the last output (always 0)."""
-
-    enumerations: int = 0
-    visits: int = 0
-    outputs: int = 0
-    max_excess: int = 0
-    tail: int = 0
-    delays: list[tuple[int, int]] | None = None  # (visits since the previous output, |C|), if recording
-
-    def record_delays(self) -> EnumerationStats:
-        self.delays = []
-        return self
 
 
 class Cces(Drawable):
@@ -323,4 +305,4 @@ class Cces(Drawable):
         return f"Cces({len(self) - 1} nodes + ⊥)"
 
 
-__all__ = ["BOTTOM", "Cces", "CcesError", "EnumerationStats", "Node"]
+__all__ = ["BOTTOM", "Cces", "CcesError", "Node"]

@@ -26,11 +26,14 @@ out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the refer
 * **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there).
 * **FROM** — the input is the already merged stream; stream names are not matched against events.
 
-Without PARTITION BY and NEXT/LAST/MAX there is at most one evaluator, and :meth:`Engine.process` runs one
-inlined loop over Events or dicts (``_process_plain``). Input: :class:`~cer_theory.core.events.Event` objects, dicts
-with a ``"type"`` key, a pandas DataFrame or a pyarrow Table (a ``type`` column; None/NaN cells are absent
-attributes); batches get their predicate bit vectors from :func:`cer_theory.core.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global stream
-positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
+Every event goes through one per-event step, :meth:`Engine._step` (CORE's Algorithm 1 around the clauses
+above). For Events and dicts without NEXT/LAST/MAX :meth:`Engine.process` runs an inlined copy of it
+(``_process_inlined``), kept because it pays and checked against ``_step`` by a property test.
+
+Input: :class:`~cer_theory.core.events.Event` objects, dicts with a ``"type"`` key, a pandas DataFrame or a pyarrow
+Table (a ``type`` column; None/NaN cells are absent attributes); batches get their predicate bit vectors from
+:func:`cer_theory.core.predicates.vectorized.bitmasks`. Each reported :class:`Match` carries the CE in global
+stream positions, the events at its positions and the partition key. Memory: the events and the tECS are kept for
 the window only; without a window both grow with the stream (as in the paper's Algorithm 1).
 """
 
@@ -158,12 +161,9 @@ class Engine:
         self._event_keys: deque[float] = deque()
         self._events_base = 0
         self._frame_rows = False  # whether _events may hold frame rows (else only Events)
-        self._plain = not self.partition_attributes and not self._select and self._time_attribute != TYPE_KEY
-        """:meth:`_process_plain` applies: one evaluator with a fixed initial state, the window key is an
-        attribute."""
-        self._keyed = (bool(self.partition_attributes) and not self._select and self._time_attribute != TYPE_KEY
-                       and TYPE_KEY not in self.partition_attributes)
-        """:meth:`_process_keyed` applies: PARTITION BY, evaluators with a fixed initial state."""
+        self._inlined = (not self._select and self._time_attribute != TYPE_KEY
+                         and TYPE_KEY not in self.partition_attributes)
+        """:meth:`_process_inlined` applies: evaluators with a fixed initial state, keys read from attributes."""
 
     # ------------------------------------------------------------------ input
 
@@ -176,11 +176,8 @@ class Engine:
             return
         if isinstance(events, (Event, Mapping)):
             raise TypeError("process takes an iterable of events; use process_event for a single one")
-        if self._plain:
-            yield from self._process_plain(events)
-            return
-        if self._keyed:
-            yield from self._process_keyed(events)
+        if self._inlined:
+            yield from self._process_inlined(events)
             return
         for e in events:
             yield from self.process_event(e)
@@ -194,73 +191,16 @@ class Engine:
                           None if attr is None else event.get(attr),
                           [event.get(a) for a in self.partition_attributes] if self.partition_attributes else None)
 
-    def _process_plain(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
-        """:meth:`process` without PARTITION BY or NEXT/LAST/MAX, i.e. with at most one evaluator:
-        :meth:`process_event`, :meth:`_step` and :meth:`_expire` inlined, with the same checks and effects in the
-        same order. The engine's position, last window key and event-buffer base live in locals, written back
-        before every yield and on exit and read again after a yield (the caller may use the engine meanwhile)."""
-        mask, initial_moves = self.det.mask, self.det.initial_moves
-        attr, window, consume = self._time_attribute, self.window, self.consume != "NONE"
-        evaluators = self._evaluators
-        keys = self._event_keys
-        remember_event, remember_key = self._events.append, keys.append
-        forget_event, forget_key = self._events.popleft, keys.popleft
-        size, strict = (window.size, window.strict) if window is not None else (_INF, False)
-        position, last, base = self.position, self._last_key, self._events_base
-        entry = evaluators.get(())
-        ev = None if entry is None else entry[0]
-        try:
-            for e in events:
-                if e.__class__ is not Event and not isinstance(e, Event):
-                    e = Event.from_dict(e, line=position)
-                m = mask(e)
-                j = position
-                position = j + 1
-                if attr is None:
-                    key = j
-                else:  # _time_key and the monotonicity check of _step
-                    key = e._values.get(attr)
-                    if key.__class__ is not int and key.__class__ is not float:
-                        key = _time_key(j, key, attr)
-                    if key < last:
-                        raise _decreasing(key, last, j, attr)
-                last = key
-                remember_event(e)
-                remember_key(key)
-                if strict:  # _expire, with Window.admits inlined
-                    while keys and key - keys[0] >= size:
-                        forget_key()
-                        forget_event()
-                        base += 1
-                else:
-                    while keys and key - keys[0] > size:
-                        forget_key()
-                        forget_event()
-                        base += 1
-                if ev is None:
-                    if not initial_moves(m):  # a new evaluator would stay empty and be discarded at once
-                        continue
-                    ev = self._new_evaluator()
-                    evaluators[()] = (ev, ())
-                    self.partitions_created += 1
-                ces = ev.advance(j, m, key)
-                if ces and consume or not ev.table:  # CONSUME BY (ANY or PARTITION: the only one), or empty
-                    del evaluators[()]
-                    self.partitions_discarded += 1
-                    ev = None
-                if ces:
-                    self.position, self._last_key, self._events_base = position, last, base
-                    yield from self._matches(ces, None)
-                    position, last, base = self.position, self._last_key, self._events_base
-                    entry = evaluators.get(())
-                    ev = None if entry is None else entry[0]
-        finally:
-            self.position, self._last_key, self._events_base = position, last, base
-
-    def _process_keyed(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
-        """:meth:`process` with PARTITION BY and without NEXT/LAST/MAX: :meth:`process_event`, :meth:`_step`,
-        :meth:`_partition_key` and :meth:`_expire` inlined, with the same checks and effects in the same order.
-        Locals are written back before every yield and on exit, as in :meth:`_process_plain`."""
+    def _process_inlined(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
+        """:meth:`process` over Events and dicts, for the queries whose evaluators need no strategy history
+        (not NEXT/LAST/MAX) and whose window and partition keys are attributes (not the event type): the loop of
+        :meth:`process_event` with :meth:`_step`, :meth:`_partition_key`, :func:`_time_key` and :meth:`_expire`
+        inlined. It is a copy of :meth:`_step`, kept because it pays: 1.9x the events/s of calling
+        :meth:`_step` per event on P3′ (248k against 132k, benchmarks/README.md). The same checks and effects
+        in the same order; ``test_engine_fast_paths_equal_the_one_step`` checks it against :meth:`_step` on
+        generated queries and streams (matches, errors and bookkeeping). The engine's position, last window key
+        and event-buffer base live in locals, written back before every yield and on exit and read again after
+        a yield (the caller may use the engine meanwhile)."""
         mask, initial_moves = self.det.mask, self.det.initial_moves
         attr, window, consume = self._time_attribute, self.window, self.consume
         attrs = self.partition_attributes
@@ -270,6 +210,7 @@ class Engine:
         remember_event, remember_key = events_kept.append, keys.append
         forget_event, forget_key = events_kept.popleft, keys.popleft
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
+        expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
         by_position = window is not None and window.kind == "events"
         kinds = _KINDS
         position, last, base = self.position, self._last_key, self._events_base
@@ -280,24 +221,25 @@ class Engine:
                 m = mask(e)
                 j = position
                 position = j + 1
-                values = e._values
                 pkey: tuple | None = ()
-                for a in attrs:  # _partition_key
-                    v = values.get(a)
-                    if v is None:
-                        pkey = None
-                        break
-                    k = kinds.get(v.__class__)
-                    pkey += (((k if k is not None else kind(v)), v),)  # type: ignore[operator]
-                if pkey is None:  # a NULL partition value: in no partition, needs no window key either
-                    self.unpartitioned += 1
-                    remember_event(e)
-                    remember_key(last)
-                    continue
+                if attrs:
+                    values = e._values
+                    for a in attrs:  # _partition_key
+                        v = values.get(a)
+                        if v is None:
+                            pkey = None
+                            break
+                        k = kinds.get(v.__class__)
+                        pkey += (((k if k is not None else kind(v)), v),)  # type: ignore[operator]
+                    if pkey is None:  # a NULL partition value: in no partition, needs no window key either
+                        self.unpartitioned += 1
+                        remember_event(e)
+                        remember_key(last)
+                        continue
                 if attr is None:
                     key = j
-                else:
-                    key = values.get(attr)
+                else:  # _time_key and the monotonicity check
+                    key = e._values.get(attr)
                     if key.__class__ is not int and key.__class__ is not float:
                         key = _time_key(j, key, attr)
                     if key < last:
@@ -309,10 +251,10 @@ class Engine:
                 ces = None
                 if entry is None:
                     if initial_moves(m):
-                        entry = (self._new_evaluator(), tuple(v for _, v in pkey))
+                        entry = (self._new_evaluator(), tuple(v for _, v in pkey))  # type: ignore[union-attr]
                         evaluators[pkey] = entry
                         self.partitions_created += 1
-                else:
+                elif attrs:  # (with one evaluator it is already the last)
                     to_end(pkey)
                 if entry is not None:
                     evaluator = entry[0]
@@ -321,10 +263,11 @@ class Engine:
                         if consume == "ANY":
                             self._discard_all()
                         elif consume == "PARTITION":
-                            self._discard(pkey)
-                    if not evaluator.table and pkey in evaluators:
-                        self._discard(pkey)  # nothing stored: a fresh evaluator would behave the same
-                if window is not None:  # _expire, with Window.admits inlined
+                            self._discard(pkey)  # type: ignore[arg-type]
+                    if not evaluator.table and pkey in evaluators:  # Evaluator.active, inlined
+                        self._discard(pkey)  # type: ignore[arg-type]
+                # _expire, with Window.admits inlined (without a window the size is infinite: nothing expires)
+                if expire_partitions:
                     while evaluators:
                         oldest = next(iter(evaluators.values()))[0]
                         span = key - (oldest.position if by_position else oldest.last_key)
@@ -332,19 +275,19 @@ class Engine:
                             break
                         del evaluators[next(iter(evaluators))]
                         self.partitions_discarded += 1
-                    if strict:
-                        while keys and key - keys[0] >= size:
-                            forget_key()
-                            forget_event()
-                            base += 1
-                    else:
-                        while keys and key - keys[0] > size:
-                            forget_key()
-                            forget_event()
-                            base += 1
+                if strict:
+                    while keys and key - keys[0] >= size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                else:
+                    while keys and key - keys[0] > size:
+                        forget_key()
+                        forget_event()
+                        base += 1
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
-                    yield from self._matches(ces, entry[1])  # type: ignore[index]
+                    yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
         finally:
             self.position, self._last_key, self._events_base = position, last, base
@@ -374,8 +317,14 @@ class Engine:
 
     def _step(self, item: Event | tuple[_FrameRows, int], mask: int, time: Any, values: list | None
               ) -> list[Match]:
-        """One event (``item``: an Event or a frame row) with its bit vector, window attribute value and
-        partition attribute values."""
+        """The engine's one per-event step: the event ``item`` (an Event or a frame row) with its bit vector
+        ``mask``, its window attribute value ``time`` and its partition attribute values ``values`` (None without
+        PARTITION BY), at the next global position. In order: the partition key (NULL: no partition,
+        docs/decisions.md D22); the window key (numeric, non-decreasing along the stream); the event kept for
+        Match.events; the partition's evaluator, created only if a run can start here; Algorithm 1 on it
+        (``Evaluator.advance``); CONSUME BY; an evaluator that holds nothing is discarded; the window expires old
+        evaluators and events; the CEs become Matches. :meth:`process_event`, the frame path and the selection
+        strategies call it; the loop of :meth:`_process_inlined` is its inlined copy."""
         j = self.position
         self.position = j + 1
         pkey: tuple = ()

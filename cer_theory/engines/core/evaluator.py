@@ -41,7 +41,8 @@ from cer_theory.automata.determinize.bitmask import NO_MOVE, Determinizer
 from cer_theory.core.errors import DEFAULT_BUDGET
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
-from cer_theory.engines.core.tecs import EnumerationStats, Tecs, TecsError
+from cer_theory.engines.core.tecs import Tecs, TecsError
+from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.windows import Window
 
@@ -331,17 +332,18 @@ class Evaluator:
         The initial det-state goes first with a fresh bottom node (created only if it has a transition), then
         every state of T in first-insertion order, so ``insert`` always meets ``max(n) ≤ max(head)`` (B.3). For
         each state: the •-successor gets ``extend(merge(ul), j)``; the ∘-successor gets the *list* ul when it is
-        new in T′ (a union-list must start with a non-union node) and ``merge(ul)`` inserted otherwise.
+        new in T′ (a union-list must start with a non-union node) and ``merge(ul)`` inserted otherwise. Every
+        node is made by the tECS operations of seed 001 §4.2 (``new_bottom``, ``extend``, ``new_ulist``,
+        ``insert``, ``merge``), the ones ``test_engine_tecs`` checks against Fig. 5 and Theorem 2.
         """
         det, tecs = self.det, self.tecs
         row = det.rows.get(mask)
         if row is None:
             row = det.row(mask)
         step = det.step
-        pos, nxt, rgt, mx = tecs.pos, tecs.nxt, tecs.rgt, tecs.mx
-        pos_append, nxt_append, rgt_append, mx_append = pos.append, nxt.append, rgt.append, mx.append
-        b = tecs.base
-        insert, merge = tecs.insert, tecs.merge
+        pos, mx, b = tecs.pos, tecs.mx, tecs.base
+        new_bottom, extend, new_ulist, insert, merge = (tecs.new_bottom, tecs.extend, tecs.new_ulist, tecs.insert,
+                                                        tecs.merge)
         created0 = len(pos)
         table = self.table
         new: dict[int, list[int]] = {}
@@ -353,18 +355,15 @@ class Evaluator:
             pair = step(row, mask, init)
         qm, qs = pair
         if pair is not NO_MOVE:
-            bot = len(pos) + b
-            pos_append(j), nxt_append(-1), rgt_append(-1), mx_append(bot)
+            bot = new_bottom(j)
             if self.window is not None and tau <= bot:
                 self._bottoms.append((key, bot))
             if qm >= 0:
-                o = len(pos) + b
-                pos_append(j), nxt_append(bot), rgt_append(-1), mx_append(bot)
-                new[qm] = [o]
+                new[qm] = new_ulist(extend(bot, j))
             if qs >= 0:
                 ul2 = get(qs)
                 if ul2 is None:
-                    new[qs] = [bot]
+                    new[qs] = new_ulist(bot)
                 else:
                     insert(ul2, bot)
 
@@ -380,11 +379,10 @@ class Evaluator:
             qm, qs = pair
             if qm >= 0:
                 n = ul[0] if len(ul) == 1 else merge(ul)
-                o = len(pos) + b
-                pos_append(j), nxt_append(n), rgt_append(-1), mx_append(mx[n - b])
+                o = extend(n, j)
                 ul2 = get(qm)
                 if ul2 is None:
-                    new[qm] = [o]
+                    new[qm] = new_ulist(o)
                 else:
                     insert(ul2, o)
                 if qs >= 0:

@@ -28,10 +28,10 @@ dangling id is < τ, so the window test ``right ≥ τ`` that enumeration perfor
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import CoreComplexEvent
+from cer_theory.engines.enumeration import EnumerationStats
 
 NIL = -1
 
@@ -47,26 +47,14 @@ def make_ce(start: int, end: int, positions: tuple[int, ...]) -> CoreComplexEven
     _set_end(ce, end)
     _set_positions(ce, positions)
     return ce
+
+
 UnionList = list
 """A union-list (spec §3.2): node ids ``n0, n1, …, nk``, n0 non-union, ``max(n0) ≥ max(n1) > … > max(nk)``."""
 
 
 class TecsError(CerError, AssertionError):
     """A violated tECS invariant or operation precondition (raised in debug mode and by the checkers)."""
-
-
-@dataclass(slots=True)
-class EnumerationStats:
-    """Counts for Algorithm 2 (Theorem 2): node visits, outputs, and the worst ratio visits / (|C| + 1) between
-    consecutive outputs (the spec's safe bound is 4, the paper observes 3). ``tail`` = visits after the last output
-    of an enumeration (0: every pushed branch yields an output, spec §3.1's leftmost-path consequence)."""
-
-    enumerations: int = 0
-    visits: int = 0
-    outputs: int = 0
-    worst_ratio: float = 0.0
-    tail: int = 0
-    delays: list[tuple[int, int]] | None = field(default=None)  # (visits since the previous output, |C|)
 
 
 class Tecs:
@@ -298,19 +286,13 @@ class Tecs:
                 m = nxt[i]
                 if m < 0:
                     if stats is not None:
-                        size = len(path)
-                        stats.visits += since
-                        stats.outputs += 1
-                        stats.worst_ratio = max(stats.worst_ratio, since / (size + 1))
-                        if stats.delays is not None:
-                            stats.delays.append((since, size))
+                        stats.output(since, len(path))
                     since = 0
                     yield make_ce(pos[i], end, tuple(reversed(path)))
                     break
                 path.append(pos[i])
         if stats is not None:
-            stats.visits += since
-            stats.tail = max(stats.tail, since)
+            stats.finish(since)
 
     # ------------------------------------------------------------------ memory
 
@@ -382,27 +364,6 @@ class Tecs:
             if k >= 2 and mx[n - b] >= mx[ul[k - 1] - b]:
                 raise TecsError("union-list: maxima after n1 must strictly decrease")
 
-    def open_ces(self, n: int, tau: int = 0) -> set[tuple[int, tuple[int, ...]]]:
-        """⟦n⟧ restricted to max-start ids ≥ τ, by the definition (all full paths, no pruning shortcut): the
-        test oracle for :meth:`enumerate`. Exponential in general; for small structures only."""
-        out: set[tuple[int, tuple[int, ...]]] = set()
-        b = self.base
-        stack: list[tuple[int, tuple[int, ...]]] = [(n, ())]
-        while stack:
-            m, path = stack.pop()
-            if m < b:
-                continue
-            i = m - b
-            if self.rgt[i] >= 0:
-                stack.append((self.nxt[i], path))
-                stack.append((self.rgt[i], path))
-            elif self.nxt[i] < 0:
-                if m >= tau:
-                    out.add((self.pos[i], tuple(sorted(path))))
-            else:
-                stack.append((self.nxt[i], path + (self.pos[i],)))
-        return out
-
     def describe(self, n: int) -> str:
         """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the notation of the E1 trace)."""
         kind = self.kind(n)
@@ -412,4 +373,4 @@ class Tecs:
         return f"{'B' if kind == 'bottom' else 'O'}{self.position(n)}({ms})"
 
 
-__all__ = ["EnumerationStats", "NIL", "Tecs", "TecsError", "UnionList", "make_ce"]
+__all__ = ["NIL", "Tecs", "TecsError", "UnionList", "make_ce"]
