@@ -11,21 +11,12 @@ predicate (universal SO-extension, §2.3 sugar) is given by :func:`filter_litera
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
 from cer_theory.core.predicates.ast import And, Not, On, Or, Predicate, neg
-
-
-class Strategy(enum.Enum):
-    """Selection strategies of seed 000 §7.1."""
-
-    STRICT = "STRICT"
-    NXT = "NXT"
-    LAST = "LAST"
-    MAX = "MAX"
+from cer_theory.core.strategies import Strategy  # re-exported: SELECT's strategies (seed 000 §7.1)
 
 
 class Formula:
@@ -47,8 +38,8 @@ class Formula:
         return sum(1 for _ in self.walk())
 
     def __str__(self) -> str:
-        from cer_theory.formalisms.cel.printer import format_formula
-        return format_formula(self)
+        from cer_theory.formalisms.cel.printer import format
+        return format(self)
 
     def __repr__(self) -> str:
         return f"cel({str(self)!r})"

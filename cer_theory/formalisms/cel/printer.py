@@ -1,4 +1,4 @@
-"""Canonical text for CEL formulas and predicates (seed 000, Fig. 2): ``parse(format_formula(φ)) == φ``.
+"""Canonical text for CEL formulas and predicates (seed 000, Fig. 2): ``parse(format(φ)) == φ``.
 
 Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.cel.parser` (tightest first: postfix
 ``+``/``:+`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all left-associative, so a
@@ -8,8 +8,6 @@ back to the same AST.
 """
 
 from __future__ import annotations
-
-import math
 
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate, format_value
@@ -22,7 +20,7 @@ _BOOL_OPS = {Disj: "OR", Conj: "AND", All: "ALL", Unless: "UNLESS"}
 _UNICODE_CMP = {"<=": "≤", ">=": "≥", "!=": "≠"}
 
 
-def format_formula(phi: Formula, unicode: bool = False) -> str:
+def format(phi: Formula, unicode: bool = False) -> str:
     """Parseable text for ``phi`` with minimal parentheses."""
     return _fmt(phi, unicode)[0]
 
@@ -71,14 +69,8 @@ def format_condition(p: Predicate, unicode: bool = False) -> str:
     return text if _is_literal(p) else f"({text})"
 
 
-def _value(v: object) -> str:
-    if isinstance(v, float) and math.isinf(v):
-        return "1e999" if v > 0 else "-1e999"
-    return format_value(v)  # type: ignore[arg-type]
-
-
 def _term(t: Attr | Const) -> str:
-    return _value(t.value) if isinstance(t, Const) else str(t)
+    return format_value(t.value) if isinstance(t, Const) else str(t)
 
 
 def format_predicate(p: Predicate, unicode: bool = False) -> str:
@@ -106,4 +98,4 @@ def format_predicate(p: Predicate, unicode: bool = False) -> str:
     return p.text()  # Opaque and future node types: their own text
 
 
-__all__ = ["format_formula", "format_predicate", "format_condition"]
+__all__ = ["format", "format_predicate", "format_condition"]
