@@ -117,7 +117,7 @@ class Engine:
     """A CEQL query over a stream: ``Engine(query).process(events)`` yields :class:`Match` objects as soon as
     their last event is read. ``process`` may be called repeatedly: positions continue across calls.
 
-    ``query`` is a :class:`~cer_theory.formalisms.ceql.parser.Query` or its text. Options: ``budget`` (det-states of the
+    ``query`` is a :class:`~cer_theory.formalisms.ceql.ast.Query` or its text. Options: ``budget`` (det-states of the
     lazy determinization), ``debug`` (tECS invariants checked after every event), ``instrument`` (node visits per
     output and union-list lengths in each evaluator's stats).
     """
