@@ -1,6 +1,7 @@
-"""CEQL reference semantics and its compilation to CEA (seed 001 §2, Theorem 1, App. A; spec core-tecs-ceql.md).
+"""CEQL reference semantics and its compilation to CEA (seed 001, *CORE: a Complex Event Recognition Engine*, §2,
+Theorem 1, App. A).
 
-Oracles E1–E9 of spec §6 run through the reference semantics *and* through ``compile_automaton`` + any-start runs;
+Worked examples E1–E9 (seed 001's running example, Fig. 1 queries, and the decisions D20–D23 of docs/decisions.md) run through the reference semantics *and* through ``compile_automaton`` + any-start runs;
 property tests check the reference against seed 000's semantics (``START(φ)``, selection strategies,
 Theorem 7.2 automata) and the compiled automaton against the reference on random patterns and streams.
 """
@@ -97,7 +98,7 @@ def test_oracle_e1_running_example_with_windows(within, expected):
 
 
 def test_oracle_e1_compiles_to_the_hand_cea():
-    """Compiled Q1 is spec §6 E1's hand CEA: q1 -•-> q2 ⟲TRUE/∘, q2 -•-> q3 ⟲TRUE/∘, q3 -•-> q4."""
+    """Compiled Q1 is the CEA App. A builds by hand for it: q1 -•-> q2 ⟲TRUE/∘, q2 -•-> q3 ⟲TRUE/∘, q3 -•-> q4."""
     a = compile_automaton(parse(Q1))
     assert len(a.states) == 4 and a.initial == {0} and a.final == {3}
     loops = {t.source for t in a.transitions if t.source == t.target}
@@ -194,7 +195,7 @@ def test_oracle_e6_window_boundary_is_inclusive_and_strict_is_configurable():
 
 
 def test_oracle_e7_precedence():
-    """``A;B OR C`` is ``(A;B) OR C`` (spec §1.5); ``A;(B OR C)`` differs."""
+    """``A;B OR C`` is ``(A;B) OR C`` (CORE's grammar; docs/decisions.md D25); ``A;(B OR C)`` differs."""
     assert both(parse("SELECT * WHERE A;B OR C"), types("A C B")) == {1: {ce(1, 1, 1)}, 2: {ce(0, 2, 0, 2)}}
     assert both(parse("SELECT * WHERE A;(B OR C)"), types("A C B")) == {
         1: {ce(0, 1, 0, 1)}, 2: {ce(0, 2, 0, 2)}}
@@ -251,7 +252,7 @@ def test_strict_compiles_and_comparative_strategies_raise():
 
 
 def test_app_a_kleene_erratum_needs_the_loop_and_the_single_step_copy():
-    """App. A's ``+`` as printed stops ``B+`` at two contiguous iterations (spec §2.2, §7.2)."""
+    """App. A's ``+`` as printed stops ``B+`` at two contiguous iterations (docs/decisions.md D23)."""
     q = parse("SELECT * WHERE A ; B+ ; C")
     printed = compile_automaton_printed(q)
     full = ce(0, 4, 0, 1, 2, 3, 4)
