@@ -1,8 +1,10 @@
-"""Readable syntax errors for the LALR parsers (CEL and CEQL): line, column, what was found, what was expected.
+"""What the LALR parsers of CEL and CEQL share: reading constants and readable syntax errors.
 
-Each parser supplies its own wording (how to describe a token, how to summarise the set of acceptable
-terminals, extra hints); this module does the shared work: locating the error, asking the parser which
-terminals it would have accepted at that point, and building the :class:`~cer_theory.core.errors.SyntaxErrorCER`.
+Both languages write numbers and double-quoted strings alike (:func:`number`, :func:`unescape`). Each parser
+supplies its own wording for errors (its terminals' names, how to summarise the set of acceptable terminals,
+extra hints; :func:`describe_token` does the common part); this module does the shared work: locating the error,
+asking the parser which terminals it would have accepted at that point, and building the
+:class:`~cer_theory.core.errors.SyntaxErrorCER` with line, column, what was found and what was expected.
 """
 
 from __future__ import annotations
