@@ -192,10 +192,10 @@ def relations(phi: Formula) -> frozenset[str]:
 
 
 def filter_literals(condition: Predicate) -> list[list[Predicate]]:
-    """The §2.3 reading of a FILTER condition as a disjunction of conjunctions of CEL atoms.
+    """The seed 000 §4 reading of a FILTER condition as a disjunction of conjunctions of CEL atoms.
 
     ``φ FILTER (P ∧ Q) = (φ FILTER P) FILTER Q`` and ``φ FILTER (P ∨ Q) = (φ FILTER P) OR (φ FILTER Q)``
-    (seed 000 §4, spec §2.3). NOT is pushed down to the atoms and negates the first-order predicate inside
+    (seed 000 §4). NOT is pushed down to the atoms and negates the first-order predicate inside
     the universal SO-extension: ``NOT (A.x > 3)`` is ``(¬ x>3)^SO(A)`` (docs/decisions.md, D3).
     Each returned literal is an atom or a negated atom; its slots are the CEL variables it reads.
     """
