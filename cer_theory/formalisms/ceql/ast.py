@@ -92,12 +92,12 @@ class Query:
         and LIMIT are not CEL.
         """
         phi = self.pattern if self.select is None else Proj(self.pattern, self.select)
-        meaning = ceql_strategy(self.strategy)
-        if not strategy or meaning is None:
-            if strategy and self.strategy == "ANY":
-                raise UnsupportedError("the ANY selection strategy has no seed-000 (CEL) counterpart")
+        if not strategy:
             return phi
-        return Select(meaning, phi)
+        if self.strategy == "ANY":
+            raise UnsupportedError("the ANY selection strategy has no seed-000 (CEL) counterpart")
+        meaning = ceql_strategy(self.strategy)
+        return phi if meaning is None else Select(meaning, phi)
 
     def __str__(self) -> str:
         # The printer reads this module's constants, so it is imported on use, as CEL's Formula.__str__ does.

@@ -39,7 +39,6 @@ that attribute. All windows are inclusive, as in the paper (seed 001 §2).
 Every error is a :class:`~cer_theory.core.errors.SyntaxErrorCER` with line, column and what was expected.
 """
 
-
 from __future__ import annotations
 
 import functools
