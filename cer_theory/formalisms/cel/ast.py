@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from cer_theory.core.predicates.ast import And, Not, On, Or, Predicate, neg
 from cer_theory.core.strategies import Strategy  # re-exported: SELECT's strategies (seed 000 §7.1)
+from cer_theory.formalisms.cel.printer import format
 
 
 class Formula:
@@ -38,7 +39,6 @@ class Formula:
         return sum(1 for _ in self.walk())
 
     def __str__(self) -> str:
-        from cer_theory.formalisms.cel.printer import format
         return format(self)
 
     def __repr__(self) -> str:

@@ -4,7 +4,8 @@ Engine*, §2 and Fig. 1), and its lexical constants.
 A :class:`Query` is ``SELECT [strategy] vars|*|NONE [FROM streams] WHERE pattern [PARTITION BY …] [WITHIN …]
 [CONSUME BY …] [LIMIT n]``; its WHERE pattern is a CEL formula (:mod:`cer_theory.formalisms.cel.ast`), as seed 001
 §2 builds CEQL's patterns from CEL's operators. A :class:`StreamDeclaration` is CORE's ``CREATE STREAM``.
-``str(q)`` is the canonical CEQL text of :mod:`cer_theory.formalisms.ceql.printer`.
+``str(q)`` is the canonical CEQL text of :mod:`cer_theory.formalisms.ceql.printer`. The lexical constants are
+defined in :mod:`cer_theory.formalisms.ceql.lexicon` and re-exported here.
 """
 
 from __future__ import annotations
@@ -15,27 +16,12 @@ from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.strategies import CEQL_STRATEGIES, CONSUME_POLICIES, ceql_strategy
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Formula, Proj, Select, variables
-
-KEYWORDS = ("SELECT", "FROM", "WHERE", "PARTITION", "BY", "WITHIN", "CONSUME", "LIMIT", "ALL", "ANY", "LAST",
-            "MAX", "NEXT", "STRICT", "NONE", "AS", "OR", "AND", "NOT", "FILTER", "IN", "LIKE", "EVENTS", "HOUR",
-            "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS", "TRUE", "FALSE", "CREATE", "DECLARE", "STREAM",
-            "EVENT")
-"""Reserved words (case-insensitive). A reserved word is a name only in backquotes: `` `event` ``."""
+from cer_theory.formalisms.ceql.lexicon import DATATYPE_KINDS, DEFAULT_TIME_ATTRIBUTE, KEYWORDS, STREAM_ATTRIBUTE
+from cer_theory.formalisms.ceql.printer import format
 
 STRATEGIES: tuple[str, ...] = tuple(CEQL_STRATEGIES)
 """The ``SELECT`` strategy keywords CORE's grammar accepts (:data:`cer_theory.core.strategies.CEQL_STRATEGIES`
 in order); ALL (no strategy) is the default."""
-
-STREAM_ATTRIBUTE = "stream"
-"""``S>T`` (an event of type T from stream S) is the formula ``T FILTER T[stream = 'S']``: whoever merges the
-streams of a FROM clause tags each event with the name of its stream in this attribute."""
-
-DEFAULT_TIME_ATTRIBUTE = "time"
-"""The timestamp attribute a duration window (``WITHIN 10 SECONDS``) reads, unless the caller overrides it."""
-
-DATATYPE_KINDS = {"int": "num", "long": "num", "double": "num", "float": "num", "primary_time": "num",
-                  "string": "str", "boolean": "bool", "bool": "bool"}
-"""Declared attribute datatypes (CORE's ``int string double long boolean primary_time``) → predicate kinds."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +86,6 @@ class Query:
         return phi if meaning is None else Select(meaning, phi)
 
     def __str__(self) -> str:
-        # The printer reads this module's constants, so it is imported on use, as CEL's Formula.__str__ does.
-        from cer_theory.formalisms.ceql.printer import format
         return format(self)
 
 

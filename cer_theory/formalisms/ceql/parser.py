@@ -55,7 +55,8 @@ from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRang
                                             Predicate)
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
-from cer_theory.formalisms.ceql.ast import STREAM_ATTRIBUTE, Query, StreamDeclaration
+from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.lexicon import STREAM_ATTRIBUTE
 
 GRAMMAR_PATH = Path(__file__).with_name("ceql.lark")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import TYPE_KEY
@@ -17,7 +18,10 @@ from cer_theory.core.predicates.ast import (And, Attr, BoolConst, Cmp, Const, In
                                             Or, Predicate, format_term, format_value)
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq
-from cer_theory.formalisms.ceql.ast import KEYWORDS, STREAM_ATTRIBUTE, Query, StreamDeclaration
+from cer_theory.formalisms.ceql.lexicon import KEYWORDS, STREAM_ATTRIBUTE
+
+if TYPE_CHECKING:  # the AST imports this module for str(q); the printer reads only the queries' fields
+    from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
 
 FILTER_LEVEL, BINARY_LEVEL, POSTFIX_LEVEL, ATOMIC_LEVEL = range(4)
 
