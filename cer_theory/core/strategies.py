@@ -1,11 +1,8 @@
-"""Selection strategies and consumption policies: the one definition that CEL, CEQL and the engines share.
+"""Selection strategies: the one definition that CEL, CEQL, the selection automata and the engines share.
 
 :class:`Strategy` holds the four strategies of seed 000 (*A Formal Framework for Complex Event Recognition*,
-§7.1): STRICT, NXT, LAST and MAX. CEQL, the query language of seed 001 (*CORE: a Complex Event Recognition
-Engine*, §2), writes them as ``SELECT <keyword>`` and adds two keywords of its own that select nothing: ``ALL``
-(the default, every complex event) and ``ANY`` (which CORE defers to, and seed 000 does not define).
-:data:`CEQL_STRATEGIES` is that keyword table, ``NEXT`` being seed 000's NXT. CEQL's ``CONSUME BY`` clause
-(seed 001 §2) takes one of :data:`CONSUME_POLICIES`.
+§7.1): STRICT, NXT, LAST and MAX. It lives in the kernel because the automata layer builds their automata
+(Theorem 7.2, :mod:`cer_theory.automata.determinize.selection`) and must not import a formalism.
 """
 
 from __future__ import annotations
@@ -25,6 +22,10 @@ class Strategy(enum.Enum):
     LAST = "LAST"
     MAX = "MAX"
 
+
+# CEQL (seed 001, *CORE: a Complex Event Recognition Engine*, §2) writes seed 000's strategies as ``SELECT
+# <keyword>`` and adds two keywords that select nothing: ``ALL`` (the default) and ``ANY`` (which CORE defers to,
+# and seed 000 does not define); ``NEXT`` is seed 000's NXT. Its ``CONSUME BY`` clause takes one of three policies.
 
 CEQL_STRATEGIES: Mapping[str, Strategy | None] = MappingProxyType({
     "ALL": None, "ANY": None, "NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX,

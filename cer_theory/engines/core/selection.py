@@ -32,7 +32,7 @@ from collections.abc import Hashable
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.errors import DEFAULT_BUDGET
-from cer_theory.core.strategies import Strategy
+from cer_theory.formalisms.cel.ast import Strategy
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 
 Key = tuple[frozenset, frozenset, frozenset, frozenset]
