@@ -7,7 +7,7 @@ per event is therefore proportional to the number of partial matches, which grow
 sequences of n events, like the window size to the power n−1. CORE's point is that the tECS makes the update
 independent of it (Theorem 3; spec core-tecs-ceql.md §3.5, §5.4).
 
-This peer evaluates the *same* automaton as the engine (``compile_query``, seed 001 Theorem 1) and applies the
+This peer evaluates the *same* automaton as the engine (``compile_automaton``, seed 001 Theorem 1) and applies the
 query clauses exactly as :func:`cer_theory.formalisms.ceql.semantics.evaluate` does, so both report the same complex
 events and the benchmark compares only the evaluation strategy:
 
@@ -31,13 +31,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from cer_theory.formalisms.ceql.compile import compile_query
+from cer_theory.formalisms.ceql.compile import compile_automaton
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import TYPE_KEY, Event
 from cer_theory.core.predicates.ast import Predicate, kind
 from cer_theory.formalisms.ceql.semantics import partition_attributes
-from cer_theory.formalisms.ceql.parser import Query, parse_query
+from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.parser import parse
 
 Run = tuple[Any, int, tuple[int, ...]]
 """(automaton state, start position, marked positions)."""
@@ -58,14 +59,14 @@ class _Row:
 
 
 class NaiveEvaluator:
-    """Explicit partial runs of ``compile_query(query)``, expired by the window. ``process`` yields
+    """Explicit partial runs of ``compile_automaton(query)``, expired by the window. ``process`` yields
     :class:`CoreComplexEvent` values, grouped by end position in stream order."""
 
     def __init__(self, query: str | Query) -> None:
-        self.query = parse_query(query) if isinstance(query, str) else query
+        self.query = parse(query) if isinstance(query, str) else query
         if self.query.strategy not in ("ALL", "ANY"):
             raise UnsupportedError(f"the naive peer evaluates SELECT ALL/ANY only, not {self.query.strategy}")
-        self.cea = compile_query(self.query)
+        self.cea = compile_automaton(self.query)
         (self.initial,) = self.cea.initial
         self.final = self.cea.final
         self.predicates: list[Predicate] = list(dict.fromkeys(t.predicate for t in self.cea.transitions))

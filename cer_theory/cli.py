@@ -189,7 +189,7 @@ def _fmt(ces: frozenset) -> str:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from cer_theory.examples.seed000 import FORMULAS, fire_stream
-    from cer_theory.formalisms.cel.semantics import run_complex_events
+    from cer_theory.formalisms.cel.semantics import evaluate_complex_events
     from cer_theory.formalisms.cel.parser import parse
     from cer_theory.core.drawing import write_drawing
 
@@ -202,7 +202,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for name in ("φ1", "φ2", "φ3", "φ4"):
         phi = parse(FORMULAS[name])
         cea = _compile(phi)
-        by_sem = run_complex_events(phi, stream)
+        by_sem = evaluate_complex_events(phi, stream)
         by_cea = cea.run_complex_events(stream)
         print(f"\n{name} = {FORMULAS[name]}")
         print(f"  CEA (Theorem 6.2): {len(cea.states)} states, {len(cea.transitions)} transitions")
@@ -225,12 +225,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _read_query(text: str):
-    from cer_theory.formalisms.ceql.parser import parse_query
+    from cer_theory.formalisms.ceql.parser import parse
 
     path = Path(text)
     if "\n" not in text and len(text) < 4096 and path.suffix and path.exists():
         text = path.read_text(encoding="utf-8")
-    return parse_query(text)
+    return parse(text)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -1,13 +1,16 @@
-"""Readable syntax errors for the LALR parsers (CEL and CEQL): line, column, what was found, what was expected.
+"""What the LALR parsers of CEL and CEQL share: reading constants and readable syntax errors.
 
-Each parser supplies its own wording (how to describe a token, how to summarise the set of acceptable
-terminals, extra hints); this module does the shared work: locating the error, asking the parser which
-terminals it would have accepted at that point, and building the :class:`~cer_theory.core.errors.SyntaxErrorCER`.
+Both languages write numbers and double-quoted strings alike (:func:`number`, :func:`unescape`). Each parser
+supplies its own wording for errors (its terminals' names, how to summarise the set of acceptable terminals,
+extra hints; :func:`describe_token` does the common part); this module does the shared work: locating the error,
+asking the parser which terminals it would have accepted at that point, and building the
+:class:`~cer_theory.core.errors.SyntaxErrorCER` with line, column, what was found and what was expected.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Collection, Mapping
 
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -17,6 +20,35 @@ from cer_theory.core.errors import SyntaxErrorCER
 DescribeToken = Callable[[Token], str]
 DescribeExpected = Callable[[set[str], "Token | None", str], list[str]]
 Hint = Callable[[UnexpectedInput, set[str]], str]
+
+
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+"""Backslash escapes of a double-quoted string (CEL, CEQL's ``"…"``); any other escaped character stands for
+itself (``\\"`` is a quote, ``\\\\`` a backslash)."""
+
+
+def unescape(body: str) -> str:
+    """The value of a double-quoted string's body (the text between the quotes)."""
+    return re.sub(r"\\(.)", lambda m: ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
+
+
+def number(text: str) -> int | float:
+    """A NUMBER token's value: a float when written with a point or an exponent, an int otherwise."""
+    return float(text) if re.search(r"[.eE]", text) else int(text)
+
+
+def describe_token(tok: Token, *, keywords: Collection[str], nouns: Mapping[str, str],
+                   quoted: Collection[str] = ()) -> str:
+    """What an error message calls ``tok``: ``end of input``, ``keyword FILTER``, ``<noun> value`` for the
+    terminal types in ``nouns`` (the value in Python quotes for the types in ``quoted``), else ``'text'``."""
+    if tok.type == "$END":
+        return "end of input"
+    if tok.type in keywords:
+        return f"keyword {tok.value}"
+    noun = nouns.get(tok.type)
+    if noun is not None:
+        return f"{noun} {tok.value!r}" if tok.type in quoted else f"{noun} {tok.value}"
+    return f"'{tok.value}'"
 
 
 def join(items: list[str]) -> str:

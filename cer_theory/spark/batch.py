@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import CerError
-from cer_theory.formalisms.ceql.parser import Query, StreamDeclaration, format_query, parse_declarations, parse_query
+from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.parser import parse, parse_declarations
+from cer_theory.formalisms.ceql.printer import format
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
 from cer_theory.spark.positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
 from cer_theory.spark.tasks import OUTPUT_SCHEMA, TaskSpec, run_task
@@ -84,7 +86,7 @@ class SparkRun:
 
 
 def query_id_of(query: Query) -> str:
-    return "q" + hashlib.sha1(format_query(query).encode()).hexdigest()[:8]
+    return "q" + hashlib.sha1(format(query).encode()).hexdigest()[:8]
 
 
 def read_events(spark: SparkSession, path: str, *, format: str | None = None) -> DataFrame:
@@ -144,7 +146,7 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     if on_bad_rows not in ON_BAD_ROWS:
         raise ValueError(f"on_bad_rows must be one of {ON_BAD_ROWS}, not {on_bad_rows!r}")
     if isinstance(query, str):
-        query = parse_query(query)
+        query = parse(query)
     if "type" not in df.columns:
         raise CerError(f"the events need a 'type' column (columns: {', '.join(df.columns)})")
     plan = plan_query(query)

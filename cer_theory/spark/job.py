@@ -16,7 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
-from cer_theory.formalisms.ceql.parser import Query
+from cer_theory.formalisms.ceql.ast import Query
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.ceql.semantics import partition_attributes
-from cer_theory.formalisms.ceql.parser import Query
+from cer_theory.formalisms.ceql.ast import Query
 
 POSITION_ATTRIBUTE = "__pos"
 """The column that carries stream positions into the tasks (``WITHIN n EVENTS`` is a window over it)."""

@@ -54,7 +54,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import CerError, UnsupportedError
-from cer_theory.formalisms.ceql.parser import Query, StreamDeclaration, parse_query
+from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.spark.batch import READ_OPTIONS, REJECTED_SCHEMA, declaration_kinds, input_format, query_id_of
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, task_query
 from cer_theory.spark.validate import UNPARTITIONED, check_rows, normalize_columns, spark_kind
@@ -450,7 +451,7 @@ def start_stream(spark: SparkSession, source: DataFrame, query: Query | str, *, 
     if format not in FORMATS:
         raise CerError(f"unknown output format {format!r}: use one of {', '.join(FORMATS)}")
     if isinstance(query, str):
-        query = parse_query(query)
+        query = parse(query)
     qid = query_id or query_id_of(query)
     checked, spec = _prepare(source, query, declaration, position_column, _lateness(lateness))
     schema = _output_schema(checked, spec)

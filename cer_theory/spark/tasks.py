@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from cer_theory.formalisms.ceql.parser import Query
+from cer_theory.formalisms.ceql.ast import Query
 
 OUTPUT_SCHEMA = "start long, end long, positions array<long>"
 

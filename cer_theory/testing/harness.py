@@ -96,7 +96,7 @@ def to_complex_events(outputs: Outputs) -> list[frozenset]:
 
 def semantics(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
     """The reference: ``⟦φ⟧ᵛ_n(S)`` for every n (seed 000, Fig. 3)."""
-    return cel_semantics.run(phi, stream)
+    return cel_semantics.evaluate(phi, stream)
 
 
 def compiled_cea(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
@@ -152,7 +152,7 @@ def check_engine(engine: EngineFn, cases: Iterable[tuple[Formula, Stream]], *, n
         got = engine(str(phi), [e.to_dict() for e in stream])
         actual = [frozenset(frozenset(c) for c in got.get(n, ())) for n in range(len(stream))]
         extra = [n for n in got if not 0 <= n < len(stream)]
-        expected = cel_semantics.run_complex_events(phi, stream)
+        expected = cel_semantics.evaluate_complex_events(phi, stream)
         m = first_mismatch(phi, stream, expected, actual, level="complex events", candidate=name)
         if m is None and extra:
             m = Mismatch(phi, stream, extra[0], "complex events", frozenset(), frozenset(), "semantics", name,

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cer_theory.automata.cea import CEA, Transition
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.core.errors import AutomatonError, SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Stream, Valuation
@@ -48,7 +48,7 @@ def test_run_needs_at_least_one_transition_and_reads_everything() -> None:
 @given(formulas(selection=False, max_depth=3), streams(max_length=5))
 def test_configurations_agree_with_explicit_runs(phi, stream) -> None:
     """The set-of-configurations run semantics equals enumerating the accepting runs one by one."""
-    a = compile_cel(phi)
+    a = compile_automaton(phi)
     n = len(stream) - 1
     runs = list(a.accepting_runs(stream, n, limit=10**6))
     from_runs = {Valuation({v: [k for k, t in enumerate(r) if v in t.labels] for v in a.variables()})
@@ -72,7 +72,7 @@ def test_io_determinism_definition_5_4() -> None:
 @settings(max_examples=120)
 @given(formulas(selection=False, max_depth=3), st.lists(streams(max_length=6), min_size=1, max_size=3))
 def test_prop_5_5_io_determinization_is_equivalent_and_io_deterministic(phi, streams_) -> None:
-    a = compile_cel(phi)
+    a = compile_automaton(phi)
     d = io_determinize(a, budget=5000)
     assert d.is_io_deterministic()
     for s in streams_:
@@ -80,14 +80,14 @@ def test_prop_5_5_io_determinization_is_equivalent_and_io_deterministic(phi, str
 
 
 def test_determinization_budget_raises_a_clear_error() -> None:
-    a = compile_cel(parse("(R ; T)+ ; (T ; R)+ ; U"))
+    a = compile_automaton(parse("(R ; T)+ ; (T ; R)+ ; U"))
     with pytest.raises(SizeBudgetExceeded, match="size budget of 3 states exceeded"):
         io_determinize(a, budget=3)
 
 
 def test_selection_strategies_are_not_compiled_by_theorem_6_2() -> None:
     with pytest.raises(UnsupportedError, match="Theorem 7.2"):
-        compile_cel(parse("MAX(R ; T)"))
+        compile_automaton(parse("MAX(R ; T)"))
 
 
 def test_transition_labels_and_listing() -> None:
@@ -103,7 +103,7 @@ def test_networkx_view() -> None:
 
 
 def test_dot_and_svg_drawing() -> None:
-    a = compile_cel(parse("(T ; H) FILTER (T.tmp > 40 AND H.id = 0)"))
+    a = compile_automaton(parse("(T ; H) FILTER (T.tmp > 40 AND H.id = 0)"))
     dot = a.to_dot()
     assert dot.startswith("digraph") and "doublecircle" in dot and "T ∧ tmp>40 / {T}" in dot
     svg = a.to_svg()  # the dot program, or Graphviz in WebAssembly: drawings work on every machine
@@ -126,7 +126,7 @@ def test_drawing_merges_parallel_transitions_unless_asked_not_to() -> None:
 @settings(max_examples=100)
 @given(formulas(selection=False, max_depth=3), streams(max_length=6))
 def test_trimmed_compilation_is_equivalent_and_no_larger(phi, stream) -> None:
-    full, trimmed = compile_cel(phi), compile_cel(phi, trim=True)
+    full, trimmed = compile_automaton(phi), compile_automaton(phi, trim=True)
     assert trimmed.run(stream) == full.run(stream)
     assert len(trimmed.states) <= len(full.states)
     assert trimmed.reachable() == trimmed.states and trimmed.coreachable() == trimmed.states or not trimmed.states

@@ -1,5 +1,5 @@
 """CEL concrete syntax (seed 000, Fig. 2): parser, printer, precedence, errors and the round trip
-``parse(format_formula(φ)) == φ`` over generated formulas."""
+``parse(format(φ)) == φ`` over generated formulas."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from cer_theory.core.predicates.ast import (FALSE, TRUE, And, Attr, Cmp, Const, 
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select,
                                        Seq, Start, Strategy, Unless, is_unary)
 from cer_theory.formalisms.cel.parser import parse, parse_predicate
-from cer_theory.formalisms.cel.printer import format_formula, format_predicate
+from cer_theory.formalisms.cel.printer import format, format_predicate
 from cer_theory.testing.strategies.cel import conditions, formulas
 
 try:
@@ -42,15 +42,15 @@ def c(slot: str | None, name: str, op: str, value: object) -> Cmp:
 @given(formulas(unary=True, selection=True))
 def test_round_trip_unary(phi: Formula) -> None:
     assert is_unary(phi)
-    assert parse(format_formula(phi)) == phi
-    assert parse(format_formula(phi, unicode=True)) == phi
+    assert parse(format(phi)) == phi
+    assert parse(format(phi, unicode=True)) == phi
 
 
 @settings(max_examples=300)
 @given(formulas(unary=False, selection=True, variables=("A", "B", "C"), max_depth=5))
 def test_round_trip_binary(phi: Formula) -> None:
     assert parse(str(phi)) == phi
-    assert parse(format_formula(phi, unicode=True)) == phi
+    assert parse(format(phi, unicode=True)) == phi
 
 
 def _full(phi: Formula) -> str:
@@ -87,7 +87,7 @@ def test_fully_parenthesized_input_is_accepted(phi: Formula) -> None:
 @given(conditions(("A", "R"), unary=False))
 def test_condition_round_trip(cond: Predicate) -> None:
     phi = Filter(Seq(In(R, "A"), R), cond)
-    assert parse(format_formula(phi)) == phi
+    assert parse(format(phi)) == phi
 
 
 def _canonical(p: Predicate) -> Predicate:
@@ -120,7 +120,7 @@ def test_predicate_round_trip_qualified(p: Predicate) -> None:
     assert format_predicate(p) == p.text()
     assert parse_predicate(p.text()) == _canonical(p)
     phi = Filter(R, _canonical(p))  # the same text is a FILTER condition
-    assert parse(format_formula(phi)) == phi
+    assert parse(format(phi)) == phi
 
 
 # ---------------------------------------------------------------------------------------------- the paper's formulas
@@ -155,15 +155,15 @@ PHI3 = Filter(Seq(Seq(In(H, "H1"), Plus(T)), In(H, "H2")),
 ])
 def test_paper_formulas(text: str, expected: Formula) -> None:
     assert parse(text) == expected
-    assert parse(format_formula(expected)) == expected
+    assert parse(format(expected)) == expected
 
 
 def test_paper_formulas_print() -> None:
     assert str(PHI1) == "T ; H FILTER (T.tmp > 40 AND H.hum <= 25 AND T.id = 0 AND H.id = 0)"
-    assert format_formula(PHI1, unicode=True) == "T ; H FILTER (T.tmp > 40 ∧ H.hum ≤ 25 ∧ T.id = 0 ∧ H.id = 0)"
+    assert format(PHI1, unicode=True) == "T ; H FILTER (T.tmp > 40 ∧ H.hum ≤ 25 ∧ T.id = 0 ∧ H.id = 0)"
     assert str(Proj(PHI3, ("T",))) == ("PI[T](H IN H1 ; T+ ; H IN H2 FILTER "
                                       "(H1.hum < 30 AND H2.hum > 60 AND H.id = 1 AND T.id = 1))")
-    assert format_formula(Proj(CPlus(T), ("T", "A")), unicode=True) == "π[A,T](T⊕)"
+    assert format(Proj(CPlus(T), ("T", "A")), unicode=True) == "π[A,T](T⊕)"
     assert repr(CPlus(T)) == "cel('T:+')"
 
 
@@ -204,7 +204,7 @@ def test_paper_formulas_print() -> None:
 ])
 def test_precedence(text: str, expected: Formula) -> None:
     assert parse(text) == expected
-    assert parse(format_formula(expected)) == expected
+    assert parse(format(expected)) == expected
 
 
 @pytest.mark.parametrize("phi, text", [
@@ -222,7 +222,7 @@ def test_precedence(text: str, expected: Formula) -> None:
     (CPlus(Plus(R)), "R+:+"),
 ])
 def test_minimal_parentheses(phi: Formula, text: str) -> None:
-    assert format_formula(phi) == text
+    assert format(phi) == text
 
 
 # ---------------------------------------------------------------------------------------------- lexical details
@@ -252,7 +252,7 @@ def test_minimal_parentheses(phi: Formula, text: str) -> None:
 def test_condition_syntax(text: str, expected: Predicate) -> None:
     phi = parse(text)
     assert isinstance(phi, Filter) and phi.condition == expected
-    assert parse(format_formula(phi)) == phi
+    assert parse(format(phi)) == phi
 
 
 def test_comments_whitespace_and_names() -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.core.events import Event, Stream, Valuation
 from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
-from cer_theory.formalisms.cel.semantics import le_last, le_next, run, run_complex_events
+from cer_theory.formalisms.cel.semantics import le_last, le_next, evaluate, evaluate_complex_events
 from cer_theory.formalisms.cel.ast import Select, Strategy
 from cer_theory.formalisms.cel.parser import parse
 
@@ -24,11 +24,11 @@ def _as_dict(outputs) -> Expected:
 
 def _check(phi_text: str, stream: Stream, expected: Expected, *, via_cea: bool = True) -> None:
     phi = parse(phi_text)
-    assert _as_dict(run_complex_events(phi, stream)) == expected, f"semantics of {phi}"
+    assert _as_dict(evaluate_complex_events(phi, stream)) == expected, f"semantics of {phi}"
     if via_cea and not any(isinstance(n, Select) for n in phi.walk()):
-        cea = compile_cel(phi)
+        cea = compile_automaton(phi)
         assert _as_dict(cea.run_complex_events(stream)) == expected, f"CEA of {phi}"
-        assert cea.run(stream) == run(phi, stream), f"valuations of the CEA of {phi}"
+        assert cea.run(stream) == evaluate(phi, stream), f"valuations of the CEA of {phi}"
 
 
 # ------------------------------------------------------------------------------------------------ O1
@@ -68,13 +68,13 @@ def test_O1_phi5_is_not_unary_and_says_which_filter() -> None:
     from cer_theory.core.errors import NotUnaryError
 
     with pytest.raises(NotUnaryError, match=r"H\.id = T\.id"):
-        compile_cel(parse(F["φ5"]))
+        compile_automaton(parse(F["φ5"]))
 
 
 def test_O1_phi1_valuations_exactly() -> None:
-    vals = run(parse(F["φ1"]), FIRE)
+    vals = evaluate(parse(F["φ1"]), FIRE)
     assert vals[8] == {Valuation({"T": [1], "H": [8]}), Valuation({"T": [5], "H": [8]})}
-    phi3 = run(parse(F["φ3"]), FIRE)[7]
+    phi3 = evaluate(parse(F["φ3"]), FIRE)[7]
     assert Valuation({"H": [3, 7], "H1": [3], "H2": [7], "T": [4, 6]}) in phi3
 
 
@@ -134,14 +134,14 @@ def test_O6_renaming_cea_is_ce_equal_but_valuation_different() -> None:
     renaming = CEA(["p", "q"], [("p", is_type("R"), {"T"}, "q")], ["p"], ["q"])
     s = Stream.from_types("R")
     assert renaming.run(s)[0] == {Valuation({"T": [0]})}
-    assert run(parse("R IN T"), s)[0] == {Valuation({"R": [0], "T": [0]})}
-    assert renaming.run_complex_events(s) == run_complex_events(parse("R IN T"), s)
+    assert evaluate(parse("R IN T"), s)[0] == {Valuation({"R": [0], "T": [0]})}
+    assert renaming.run_complex_events(s) == evaluate_complex_events(parse("R IN T"), s)
 
 
 def test_O6_strict_plus_gives_suffix_intervals() -> None:
     n = 4
     s = Stream.from_types("R " * (n + 1))
-    got = _as_dict(run_complex_events(parse("STRICT(R+)"), s))
+    got = _as_dict(evaluate_complex_events(parse("STRICT(R+)"), s))
     assert got[n] == {tuple(range(k, n + 1)) for k in range(n + 1)}
 
 
@@ -196,23 +196,23 @@ def test_O9_erratum_cplus_single_transition_iterations() -> None:
     s = Stream.from_types("R R R")
     expected = {0: {(0,)}, 1: {(1,), (0, 1)}, 2: {(2,), (1, 2), (0, 1, 2)}}
     _check("R:+", s, expected)
-    assert (0, 1, 2) in _as_dict(compile_cel(parse("R:+")).run_complex_events(s))[2]
+    assert (0, 1, 2) in _as_dict(compile_automaton(parse("R:+")).run_complex_events(s))[2]
 
 
 def test_O9_erratum_unless_checks_every_subinterval() -> None:
     """Spec §4.1 [erratum] UNLESS: on T R the printed construction outputs {1}; the semantics gives ∅."""
     s = Stream.from_types("T R")
-    assert not compile_cel(parse("R UNLESS T")).run_complex_events(s)[1]
-    assert not run_complex_events(parse("R UNLESS T"), s)[1]
+    assert not compile_automaton(parse("R UNLESS T")).run_complex_events(s)[1]
+    assert not evaluate_complex_events(parse("R UNLESS T"), s)[1]
 
 
 def test_O9_strategies_on_the_tie_counterexample_formula() -> None:
     """The selection strategies keep all valuations that share the selected support (spec §4.3 erratum)."""
     s = Stream.from_types("R R")
-    vals = run(parse("MAX((R IN A) OR (R ; R IN B))"), s)[1]
+    vals = evaluate(parse("MAX((R IN A) OR (R ; R IN B))"), s)[1]
     assert {m.support() for m in vals} == {frozenset({0, 1})}
     for strategy in Strategy:
-        assert run(parse(f"{strategy.value}(R)"), s) == run(parse("R"), s)
+        assert evaluate(parse(f"{strategy.value}(R)"), s) == evaluate(parse("R"), s)
 
 
 @pytest.mark.parametrize("text,stream,expected", [

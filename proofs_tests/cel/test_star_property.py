@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cer_theory.automata.cea import CEA
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.core.errors import SizeBudgetExceeded
 from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
 from cer_theory.core.predicates.ast import TRUE, Predicate, is_type, neg
 from cer_theory.core.predicates.solver import minterms, witness
-from cer_theory.formalisms.cel.semantics import run_complex_events
+from cer_theory.formalisms.cel.semantics import evaluate_complex_events
 from cer_theory.formalisms.cel.star_property import (StarPropertyResult, has_star_property, star_complex_events, star_run,
                                       star_run_complex_events, star_property_brute_force)
 from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus, Seq
@@ -98,15 +98,15 @@ def cel_star_formulas(draw: st.DrawFn, depth: int = 3) -> Formula:
 @settings(max_examples=150)
 @given(cel_star_formulas(), st.lists(streams(max_length=5), min_size=3, max_size=3))
 def test_proposition_8_8_cel_star_automata_have_the_star_property(phi: Formula, streams_: list[Stream]) -> None:
-    """For A = compile_cel(φ), φ ∈ CEL*: ⟦A⟧_n = ⟦A⟧*_n = ⟦φ⟧_n on the streams, and the decision procedure
+    """For A = compile_automaton(φ), φ ∈ CEL*: ⟦A⟧_n = ⟦A⟧*_n = ⟦φ⟧_n on the streams, and the decision procedure
     finds no counterexample (Prop 8.5 + Thm 6.2 + Prop 8.8)."""
-    cea = compile_cel(phi)
+    cea = compile_automaton(phi)
     result = has_star_property(cea)
     assert result.holds, f"{phi}: {result}"
     for stream in streams_:
         brute = star_property_brute_force(cea, [stream])
         assert brute.holds, f"{phi}: {brute}"
-        mismatch = first_mismatch(phi, stream, run_complex_events(phi, stream),
+        mismatch = first_mismatch(phi, stream, evaluate_complex_events(phi, stream),
                                   star_run_complex_events(cea, stream), level="complex events", candidate="⟦A⟧*")
         assert mismatch is None, str(mismatch)
 
@@ -155,7 +155,7 @@ def test_star_property_decision_with_attribute_minterms(cea: CEA) -> None:
     ("(R FILTER R.x > 2) UNLESS T", "(b)"),
 ])
 def test_corollary_8_6_witnesses_are_found(text: str, condition: str) -> None:
-    cea = compile_cel(parse(text))
+    cea = compile_automaton(parse(text))
     result = has_star_property(cea)
     assert not result.holds and result.violated_condition == condition, str(result)
     _check_counterexample(cea, result)
@@ -164,7 +164,7 @@ def test_corollary_8_6_witnesses_are_found(text: str, condition: str) -> None:
 
 def test_corollary_8_6_unless_oracle() -> None:
     """The shortest counterexample for R UNLESS T is the spec's: S = T R, n = 1, C = {1} only in ⟦A⟧*."""
-    result = has_star_property(compile_cel(parse("R UNLESS T")))
+    result = has_star_property(compile_automaton(parse("R UNLESS T")))
     assert result.stream is not None and result.stream.types() == "T R"
     assert (result.n, result.complex_event, result.in_normal, result.in_star) == (1, ComplexEvent([1]), False, True)
 
@@ -174,12 +174,12 @@ def test_corollary_8_6_unless_oracle() -> None:
 def test_proposition_8_5_and_corollary_8_11_examples_hold(text: str) -> None:
     """CEL* formulas (and AND/ALL over CEL*, Cor 8.11) compile to CEAs with the *-property. The last one uses
     ``:`` but its R:T:U matches are also (R;T)+;U matches, so the function is still CEL*-definable."""
-    result = has_star_property(compile_cel(parse(text)))
+    result = has_star_property(compile_automaton(parse(text)))
     assert result.holds and "has the *-property" in str(result)
 
 
 def test_star_property_brute_force_reports_first_difference() -> None:
-    cea = compile_cel(parse("R : T"))
+    cea = compile_automaton(parse("R : T"))
     result = star_property_brute_force(cea, [Stream.from_types("R T"), Stream.from_types("R U T")])
     assert not result.holds and result.stream == Stream.from_types("R U T")
     assert (result.n, result.complex_event, result.in_normal, result.in_star) == (2, ComplexEvent([0, 2]), False, True)
@@ -188,7 +188,7 @@ def test_star_property_brute_force_reports_first_difference() -> None:
 
 def test_star_property_budget() -> None:
     """The product search is exponential in |Q|: past ``budget`` explored pairs it raises."""
-    cea = compile_cel(parse("((R ; T)+ ; U) OR (R : U)"))
+    cea = compile_automaton(parse("((R ; T)+ ; U) OR (R : U)"))
     with pytest.raises(SizeBudgetExceeded):
         has_star_property(cea, budget=2)
     result = has_star_property(cea)

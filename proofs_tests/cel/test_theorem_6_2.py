@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.cel.semantics import CelSemantics
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.testing.harness import first_mismatch, to_complex_events
@@ -18,7 +18,7 @@ from cer_theory.testing.strategies import formulas, streams
 
 
 def _check_theorem_6_2(phi: Formula, streams_: list) -> None:
-    cea = compile_cel(phi)
+    cea = compile_automaton(phi)
     for stream in streams_:
         sem = CelSemantics(stream)
         expected = [sem.at(phi, n) for n in range(len(stream))]

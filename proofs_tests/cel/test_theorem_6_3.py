@@ -2,7 +2,7 @@
 
 * Thm 6.3 (with the spec's Z fix, cel-cea.md §4.2): ``⟦cea_to_cel(A)⟧ᵛ_n(S) = ⟦A⟧ᵛ_n(S)`` on random
   2–3-state CEAs and streams of length ≤ 4, also through the Theorem 6.2 compiler
-  (``compile_cel(cea_to_cel(A)) ≡_v A``); the formula uses only IN, FILTER, ``:``, ``⊕``, π, START and OR (Cor 6.4).
+  (``compile_automaton(cea_to_cel(A)) ≡_v A``); the formula uses only IN, FILTER, ``:``, ``⊕``, π, START and OR (Cor 6.4).
 * The printed construction (no Z) fails on the spec's counterexample; the fixed one does not.
 * Thm 8.9: ``⟦cea_to_cel_star(A)⟧_n(S) = ⟦A⟧*_n(S)`` at the complex-event level, and the valuation level fails
   on the paper's renaming example.
@@ -18,7 +18,7 @@ from cer_theory.automata.cea import CEA
 from cer_theory.formalisms.cel.to_cel import (CEL_STAR_OPERATORS, COR_6_4_OPERATORS, cea_to_cel,
                                                  cea_to_cel_printed, cea_to_cel_star, default_relations,
                                                  formula_size)
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.core.errors import SizeBudgetExceeded
 from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
 from cer_theory.core.predicates.ast import TRUE, cmp, is_type
@@ -68,9 +68,9 @@ def test_theorem_6_3_valuation_equivalence(cea: CEA, streams_: list[Stream]) -> 
 @settings(max_examples=80)
 @given(random_ceas(min_states=2, max_states=3), streams(max_length=4))
 def test_theorem_6_3_round_trip_through_theorem_6_2(cea: CEA, stream: Stream) -> None:
-    """compile_cel(cea_to_cel(A)) ≡_v A on the stream (Theorems 6.2 and 6.3 composed)."""
-    back = compile_cel(cea_to_cel(cea, SCHEMA))
-    mismatch = first_mismatch(f"compile_cel(cea_to_cel(A)) of\n{cea.describe()}", stream, cea.run(stream),
+    """compile_automaton(cea_to_cel(A)) ≡_v A on the stream (Theorems 6.2 and 6.3 composed)."""
+    back = compile_automaton(cea_to_cel(cea, SCHEMA))
+    mismatch = first_mismatch(f"compile_automaton(cea_to_cel(A)) of\n{cea.describe()}", stream, cea.run(stream),
                               back.run(stream), level="valuations", reference="A", candidate="round trip")
     assert mismatch is None, str(mismatch)
 

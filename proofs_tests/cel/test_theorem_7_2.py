@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cer_theory.automata.cea import CEA
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.cel.normal_form import (is_normal_form, is_single_variable, normal_form, select_cea_ce,
                                                   single_variable)
 from cer_theory.automata.determinize.selection import select_cea, select_cea_printed
@@ -34,7 +34,7 @@ from cer_theory.testing.harness import first_mismatch, to_complex_events
 from cer_theory.testing.strategies import Schema, formulas, streams
 
 STREAMS = st.lists(streams(max_length=6), min_size=2, max_size=2)
-COMPILED = formulas(selection=False, max_depth=3).map(lambda phi: (str(phi), compile_cel(phi)))
+COMPILED = formulas(selection=False, max_depth=3).map(lambda phi: (str(phi), compile_automaton(phi)))
 # Dense random CEAs: ties in support between different valuations (the §4.3 erratum) need branching runs.
 DENSE = random_ceas(min_states=2, min_transitions=4, max_transitions=10, min_final=1)
 
@@ -163,7 +163,7 @@ def test_theorem_7_2_tie_erratum_formula(strategy: Strategy) -> None:
     expected = CelSemantics(stream).at(Select(strategy, body), 1)
     assert expected == {Valuation({"B": {0, 1}})}
     assert compile_with_selection(Select(strategy, body)).run(stream)[1] == expected
-    assert select_cea_printed(compile_cel(body), strategy).run(stream)[1] == expected | {Valuation({"A": {0}})}
+    assert select_cea_printed(compile_automaton(body), strategy).run(stream)[1] == expected | {Valuation({"A": {0}})}
 
 
 @settings(max_examples=100)
@@ -175,7 +175,7 @@ def test_theorem_7_2_printed_correct_on_single_variable(cea: CEA, streams_: list
 
 
 def test_theorem_7_2_budget() -> None:
-    a = compile_cel(parse("(R ; T)+ ; U"))
+    a = compile_automaton(parse("(R ; T)+ ; U"))
     with pytest.raises(SizeBudgetExceeded):
         select_cea(a, Strategy.LAST, budget=2)
 
@@ -284,7 +284,7 @@ def test_theorem_7_2_strict_plus_oracle() -> None:
 
 # ------------------------------------------------------------------------------------------ normal form (§9.2)
 
-CEAS = st.one_of(random_ceas(), formulas(selection=False, max_depth=2).map(compile_cel))
+CEAS = st.one_of(random_ceas(), formulas(selection=False, max_depth=2).map(compile_automaton))
 
 
 @settings(max_examples=100)

@@ -1,6 +1,7 @@
-"""CEQL reference semantics and its compilation to CEA (seed 001 §2, Theorem 1, App. A; spec core-tecs-ceql.md).
+"""CEQL reference semantics and its compilation to CEA (seed 001, *CORE: a Complex Event Recognition Engine*, §2,
+Theorem 1, App. A).
 
-Oracles E1–E9 of spec §6 run through the reference semantics *and* through ``compile_query`` + any-start runs;
+Worked examples E1–E9 (seed 001's running example, Fig. 1 queries, and the decisions D20–D23 of docs/decisions.md) run through the reference semantics *and* through ``compile_automaton`` + any-start runs;
 property tests check the reference against seed 000's semantics (``START(φ)``, selection strategies,
 Theorem 7.2 automata) and the compiled automaton against the reference on random patterns and streams.
 """
@@ -11,8 +12,8 @@ import pytest
 from hypothesis import given, settings, target
 from hypothesis import strategies as st
 
-from cer_theory.formalisms.ceql.compile import (any_start_run, compile_pattern, compile_query,
-                                                  compile_query_printed, evaluate_compiled, prefixed_selection_cea)
+from cer_theory.formalisms.ceql.compile import (any_start_run, compile_pattern, compile_automaton,
+                                                  compile_automaton_printed, evaluate_compiled, prefixed_selection_cea)
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.windows import Window
 from cer_theory.core.errors import UnsupportedError
@@ -23,7 +24,8 @@ from cer_theory.formalisms.ceql.semantics import (CoreSemantics, evaluate, limit
                                        select_strategy, substreams)
 from cer_theory.formalisms.cel.ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Select, Seq, Start,
                                        Strategy)
-from cer_theory.formalisms.ceql.parser import Query, parse_query
+from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.strategies.cel import unary_bodies, visible_variables
 from cer_theory.testing.strategies import Schema
 from cer_theory.testing.strategies import streams as _streams
@@ -92,12 +94,12 @@ E1_J6 = {ce(1, 6, 1, 2, 6), ce(0, 6, 0, 2, 6), ce(1, 6, 1, 5, 6), ce(0, 6, 0, 5,
     (" WITHIN 3 EVENTS", {4: {ce(1, 4, 1, 2, 4)}}),
 ])
 def test_oracle_e1_running_example_with_windows(within, expected):
-    assert both(parse_query(Q1 + within), E1_STREAM) == expected
+    assert both(parse(Q1 + within), E1_STREAM) == expected
 
 
 def test_oracle_e1_compiles_to_the_hand_cea():
-    """Compiled Q1 is spec §6 E1's hand CEA: q1 -•-> q2 ⟲TRUE/∘, q2 -•-> q3 ⟲TRUE/∘, q3 -•-> q4."""
-    a = compile_query(parse_query(Q1))
+    """Compiled Q1 is the CEA App. A builds by hand for it: q1 -•-> q2 ⟲TRUE/∘, q2 -•-> q3 ⟲TRUE/∘, q3 -•-> q4."""
+    a = compile_automaton(parse(Q1))
     assert len(a.states) == 4 and a.initial == {0} and a.final == {3}
     loops = {t.source for t in a.transitions if t.source == t.target}
     assert loops == {1, 2} and all(t.predicate == TRUE and not t.labels
@@ -108,24 +110,24 @@ def test_oracle_e1_compiles_to_the_hand_cea():
 
 
 def test_oracle_e8_consume_by_any_forgets_everything():
-    assert both(parse_query(Q1 + " CONSUME BY ANY"), E1_STREAM) == {4: E1_J4}
-    assert both(parse_query(Q1 + " CONSUME BY NONE"), E1_STREAM) == {4: E1_J4, 6: E1_J6}
+    assert both(parse(Q1 + " CONSUME BY ANY"), E1_STREAM) == {4: E1_J4}
+    assert both(parse(Q1 + " CONSUME BY NONE"), E1_STREAM) == {4: E1_J4, 6: E1_J6}
 
 
 def test_consume_by_any_keeps_runs_that_start_after_the_output():
     """After an output at j, runs starting at j+1 or later still count: ``A;B`` on ``A B A B``."""
-    assert both(parse_query("SELECT * WHERE A ; B CONSUME BY ANY"), types("A B A B")) == {
+    assert both(parse("SELECT * WHERE A ; B CONSUME BY ANY"), types("A B A B")) == {
         1: {ce(0, 1, 0, 1)}, 3: {ce(2, 3, 2, 3)}}
     # without consumption ([0,3],{0,3}) is reported as well
-    assert both(parse_query("SELECT * WHERE A ; B"), types("A B A B"))[3] == {ce(2, 3, 2, 3), ce(0, 3, 0, 3)}
+    assert both(parse("SELECT * WHERE A ; B"), types("A B A B"))[3] == {ce(2, 3, 2, 3), ce(0, 3, 0, 3)}
 
 
 def test_consume_by_any_is_global_and_by_partition_is_per_substream():
     """``A;B`` partitioned by k on ``A1 A2 B1 B2``: the output at 2 (k=1) consumes A2 under ANY only."""
     stream = Stream([Event("A", k=1), Event("A", k=2), Event("B", k=1), Event("B", k=2)])
     text = "SELECT * WHERE A ; B PARTITION BY [k] CONSUME BY "
-    assert both(parse_query(text + "ANY"), stream) == {2: {ce(0, 2, 0, 2)}}
-    assert both(parse_query(text + "PARTITION"), stream) == {2: {ce(0, 2, 0, 2)}, 3: {ce(1, 3, 1, 3)}}
+    assert both(parse(text + "ANY"), stream) == {2: {ce(0, 2, 0, 2)}}
+    assert both(parse(text + "PARTITION"), stream) == {2: {ce(0, 2, 0, 2)}, 3: {ce(1, 3, 1, 3)}}
 
 
 # ---------------------------------------------------------------------------------------------- E2
@@ -137,11 +139,11 @@ Q2 = "SELECT b FROM Stock WHERE (BUY OR SELL) as s; (BUY OR SELL) as b PARTITION
 
 
 def test_oracle_e2_partition_by_and_time_window():
-    q = parse_query(Q2 + " WITHIN 1 minute")
+    q = parse(Q2 + " WITHIN 1 minute")
     assert q.within == Window("time", 60)
     assert both(q, E2_STREAM) == {2: {ce(0, 2, 2)}, 4: {ce(2, 4, 4)}}
     # without the window; ([0,4],{4}) and ([2,4],{4}) are different CEs
-    assert both(parse_query(Q2), E2_STREAM) == {2: {ce(0, 2, 2)}, 4: {ce(2, 4, 4), ce(0, 4, 4)}, 5: {ce(1, 5, 5)}}
+    assert both(parse(Q2), E2_STREAM) == {2: {ce(0, 2, 2)}, 4: {ce(2, 4, 4), ce(0, 4, 4)}, 5: {ce(1, 5, 5)}}
 
 
 def test_partition_by_groups_are_one_key_and_null_drops_the_tuple():
@@ -150,21 +152,21 @@ def test_partition_by_groups_are_one_key_and_null_drops_the_tuple():
         (0, 2, 4), (1, 5), (3,)]
     stream = Stream([Event("A", k=1), Event("A"), Event("B", k=1.0), Event("B", k="1")])
     assert substreams(stream, (("k",),)) == [(0, 2), (3,)]
-    assert both(parse_query("SELECT * WHERE A ; B PARTITION BY [k]"), stream) == {2: {ce(0, 2, 0, 2)}}
+    assert both(parse("SELECT * WHERE A ; B PARTITION BY [k]"), stream) == {2: {ce(0, 2, 0, 2)}}
 
 
 def test_partition_by_counts_event_windows_on_global_positions():
     stream = Stream([Event("A", k=1), Event("A", k=2), Event("X", k=2), Event("B", k=1)])
     text = "SELECT * WHERE A ; B PARTITION BY [k] WITHIN {} EVENTS"
-    assert both(parse_query(text.format(2)), stream) == {}  # 3 − 0 > 2 although the k=1 substream is "A B"
-    assert both(parse_query(text.format(3)), stream) == {3: {ce(0, 3, 0, 3)}}
+    assert both(parse(text.format(2)), stream) == {}  # 3 − 0 > 2 although the k=1 substream is "A B"
+    assert both(parse(text.format(3)), stream) == {3: {ce(0, 3, 0, 3)}}
 
 
 # ---------------------------------------------------------------------------------------------- E3–E7
 
 
 def test_oracle_e3_kleene_skip_till_any_match():
-    q = parse_query("SELECT * WHERE A ; B+ ; C")
+    q = parse("SELECT * WHERE A ; B+ ; C")
     assert both(q, types("A B B C")) == {3: {ce(0, 3, 0, 1, 3), ce(0, 3, 0, 2, 3), ce(0, 3, 0, 1, 2, 3)}}
     assert both(q, types("A B X B C")) == {4: {ce(0, 4, 0, 1, 4), ce(0, 4, 0, 3, 4), ce(0, 4, 0, 1, 3, 4)}}
     assert len(both(q, types("A B B B B C"))[5]) == 2 ** 4 - 1
@@ -172,30 +174,30 @@ def test_oracle_e3_kleene_skip_till_any_match():
 
 def test_oracle_e4_duplicates_collapse_but_intervals_differ():
     """``SELECT c WHERE A;B;C as c``: AS binds tighter than ';'."""
-    q = parse_query("SELECT c WHERE A;B;C as c")
+    q = parse("SELECT c WHERE A;B;C as c")
     assert both(q, types("A B B C")) == {3: {ce(0, 3, 3)}}
     assert both(q, types("A A B C")) == {3: {ce(1, 3, 3), ce(0, 3, 3)}}
 
 
 def test_oracle_e5_or_inside_versus_outside_the_filter():
     stream = Stream([Event("B", v=1), Event("B", v=2)])
-    inside = parse_query("SELECT * WHERE (B+ as x) FILTER x[v=1 OR v=2]")
-    outside = parse_query("SELECT * WHERE (B+ as x) FILTER x[v=1] OR x[v=2]")
+    inside = parse("SELECT * WHERE (B+ as x) FILTER x[v=1 OR v=2]")
+    outside = parse("SELECT * WHERE (B+ as x) FILTER x[v=1] OR x[v=2]")
     assert both(inside, stream) == {0: {ce(0, 0, 0)}, 1: {ce(1, 1, 1), ce(0, 1, 0, 1)}}
     assert both(outside, stream) == {0: {ce(0, 0, 0)}, 1: {ce(1, 1, 1)}}
 
 
 def test_oracle_e6_window_boundary_is_inclusive_and_strict_is_configurable():
-    assert both(parse_query("SELECT * WHERE A;B WITHIN 2 EVENTS"), types("A X B")) == {2: {ce(0, 2, 0, 2)}}
-    assert both(parse_query("SELECT * WHERE A;B WITHIN 1 EVENTS"), types("A X B")) == {}
+    assert both(parse("SELECT * WHERE A;B WITHIN 2 EVENTS"), types("A X B")) == {2: {ce(0, 2, 0, 2)}}
+    assert both(parse("SELECT * WHERE A;B WITHIN 1 EVENTS"), types("A X B")) == {}
     strict = query(Seq(Atom("A"), Atom("B")), within=Window("events", 2, strict=True))  # CORE's '<'
     assert both(strict, types("A X B")) == {}
 
 
 def test_oracle_e7_precedence():
-    """``A;B OR C`` is ``(A;B) OR C`` (spec §1.5); ``A;(B OR C)`` differs."""
-    assert both(parse_query("SELECT * WHERE A;B OR C"), types("A C B")) == {1: {ce(1, 1, 1)}, 2: {ce(0, 2, 0, 2)}}
-    assert both(parse_query("SELECT * WHERE A;(B OR C)"), types("A C B")) == {
+    """``A;B OR C`` is ``(A;B) OR C`` (CORE's grammar; docs/decisions.md D25); ``A;(B OR C)`` differs."""
+    assert both(parse("SELECT * WHERE A;B OR C"), types("A C B")) == {1: {ce(1, 1, 1)}, 2: {ce(0, 2, 0, 2)}}
+    assert both(parse("SELECT * WHERE A;(B OR C)"), types("A C B")) == {
         1: {ce(0, 1, 0, 1)}, 2: {ce(0, 2, 0, 2)}}
 
 
@@ -209,15 +211,15 @@ E9_STREAM = Stream([Event("BUY" if k % 2 else "SELL", name="X", price=p)
 
 
 def test_oracle_e9_max_keeps_inclusion_maximal_data():
-    q = parse_query(Q3)
-    assert both(parse_query(Q3.replace("MAX ", "")), E9_STREAM) == {
+    q = parse(Q3)
+    assert both(parse(Q3.replace("MAX ", "")), E9_STREAM) == {
         4: {ce(0, 4, 0, 1, 4), ce(0, 4, 0, 3, 4), ce(0, 4, 0, 1, 3, 4), ce(2, 4, 2, 3, 4)}}
     assert nonempty(evaluate(q, E9_STREAM)) == {4: {ce(0, 4, 0, 1, 3, 4), ce(2, 4, 2, 3, 4)}}
 
 
 def test_oracle_e9_max_agrees_with_theorem_7_2_on_the_prefixed_automaton():
     """Seed 000's A_MAX on ``Σ*·A_Q3`` (runs from 0) outputs the same data sets as the reference."""
-    a = prefixed_selection_cea(parse_query(Q3), "MAX")
+    a = prefixed_selection_cea(parse(Q3), "MAX")
     assert a.run_complex_events(E9_STREAM)[4] == {frozenset({0, 1, 3, 4}), frozenset({2, 3, 4})}
 
 
@@ -233,28 +235,28 @@ def test_strategies_next_last_strict_on_a_small_example():
 def test_strategy_is_applied_before_the_window():
     """WHERE → SELECT → WITHIN: MAX picks ``[0,2]``, which ``WITHIN 1 EVENTS`` then drops."""
     text = "SELECT {} * WHERE (A+ as a) ; B WITHIN 1 EVENTS"
-    assert nonempty(evaluate(parse_query(text.format("MAX")), types("A A B"))) == {}
-    assert both(parse_query(text.format("ALL")), types("A A B")) == {2: {ce(1, 2, 1, 2)}}
+    assert nonempty(evaluate(parse(text.format("MAX")), types("A A B"))) == {}
+    assert both(parse(text.format("ALL")), types("A A B")) == {2: {ce(1, 2, 1, 2)}}
 
 
 def test_strict_compiles_and_comparative_strategies_raise():
-    q = parse_query("SELECT STRICT * WHERE A ; B+ ; C")
+    q = parse("SELECT STRICT * WHERE A ; B+ ; C")
     assert both(q, types("A B B C A B X B C")) == {3: {ce(0, 3, 0, 1, 2, 3)}}
-    assert [t for t in compile_query(q).transitions if t.target == 0] == []
+    assert [t for t in compile_automaton(q).transitions if t.target == 0] == []
     for name in ("NEXT", "LAST", "MAX"):
         with pytest.raises(UnsupportedError, match=name):
-            compile_query(parse_query(f"SELECT {name} * WHERE A ; B+ ; C"))
+            compile_automaton(parse(f"SELECT {name} * WHERE A ; B+ ; C"))
 
 
 # ---------------------------------------------------------------------------------------------- Kleene erratum
 
 
 def test_app_a_kleene_erratum_needs_the_loop_and_the_single_step_copy():
-    """App. A's ``+`` as printed stops ``B+`` at two contiguous iterations (spec §2.2, §7.2)."""
-    q = parse_query("SELECT * WHERE A ; B+ ; C")
-    printed = compile_query_printed(q)
+    """App. A's ``+`` as printed stops ``B+`` at two contiguous iterations (docs/decisions.md D23)."""
+    q = parse("SELECT * WHERE A ; B+ ; C")
+    printed = compile_automaton_printed(q)
     full = ce(0, 4, 0, 1, 2, 3, 4)
-    assert full in evaluate(q, types("A B B B C"))[4] and full in any_start_run(compile_query(q), types("A B B B C"))[4]
+    assert full in evaluate(q, types("A B B B C"))[4] and full in any_start_run(compile_automaton(q), types("A B B B C"))[4]
     assert full not in any_start_run(printed, types("A B B B C"))[4]  # (b) missing: 3 iterations of a 1-step body
     gap = ce(0, 4, 0, 1, 3, 4)
     assert gap in evaluate(q, types("A B X B C"))[4]
@@ -388,10 +390,10 @@ def test_reference_strategies_are_seed_000_selection_over_all_starts(strategy, p
 @settings(max_examples=500)
 @given(st.data(), patterns(contiguous=True), streams(max_length=7), windows)
 def test_theorem_1_compiled_cea_equals_reference(data, pattern, stream, within):
-    """Theorem 1 (App. A with the Kleene fix): any-start runs of ``compile_query(Q)`` give ``⟦Q⟧`` with windows
+    """Theorem 1 (App. A with the Kleene fix): any-start runs of ``compile_automaton(Q)`` give ``⟦Q⟧`` with windows
     and SELECT projection, on random patterns (AS, FILTER, OR, ;, +, :, :+) and streams of length ≤ 7."""
     q = query(pattern, select=data.draw(selects(pattern)), within=within)
-    a = compile_query(q)
+    a = compile_automaton(q)
     assert len(a.initial) == 1 and not [t for t in a.transitions if t.target in a.initial]
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
     assert ref == comp, report(q, stream, ref, comp)
@@ -414,7 +416,7 @@ def test_theorem_1_with_partition_by_time_window_and_consumption(data, pattern, 
 @settings(max_examples=200)
 @given(st.data(), st.one_of(patterns(), competing_patterns()), competing_streams)
 def test_theorem_7_2_strict_automaton_is_sound_for_any_start_runs(data, pattern, stream):
-    """``SELECT STRICT``: seed 000's STRICT automaton of ``compile_query``'s CEA, run from every start, keeps
+    """``SELECT STRICT``: seed 000's STRICT automaton of ``compile_automaton``'s CEA, run from every start, keeps
     exactly the CEs whose data has no gap (a property of one run), with or without projection."""
     q = query(pattern, strategy="STRICT", select=data.draw(selects(pattern)))
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
@@ -427,14 +429,14 @@ def test_theorem_7_2_strict_automaton_is_sound_for_any_start_runs(data, pattern,
 def test_app_a_printed_kleene_is_sound_but_incomplete(pattern, stream):
     """The printed ``+`` only loses CEs (its runs are runs of the fixed automaton)."""
     q = query(pattern)
-    fixed, printed = any_start_run(compile_query(q), stream), any_start_run(compile_query_printed(q), stream)
+    fixed, printed = any_start_run(compile_automaton(q), stream), any_start_run(compile_automaton_printed(q), stream)
     assert all(p <= f for p, f in zip(printed, fixed))
 
 
 @settings(max_examples=60)
 @given(st.one_of(patterns(depth=2), competing_patterns()), competing_streams, st.sampled_from(["NEXT", "LAST", "MAX"]))
 def test_theorem_7_2_on_prefixed_automaton_matches_reference_strategies(pattern, stream, strategy):
-    """Seed 000's A_SEL on ``Σ*·compile_query(Q)`` run from position 0 outputs the data sets the reference keeps:
+    """Seed 000's A_SEL on ``Σ*·compile_automaton(Q)`` run from position 0 outputs the data sets the reference keeps:
     the reference's strategy reading is seed 000's, lifted to any-start runs."""
     a = prefixed_selection_cea(query(pattern), strategy)
     ours = evaluate(query(pattern, strategy=strategy), stream)

@@ -1,8 +1,8 @@
-"""CEQL syntax (seed 001 §2, CORE.g4; spec core-tecs-ceql.md §1.5, §5.3, §6 E5/E7, §7.7, §7.13).
+"""CEQL syntax (seed 001, *CORE: a Complex Event Recognition Engine*, §2 and CORE's grammar; docs/decisions.md D25).
 
-The round trip ``parse_query(format_query(q)) == q`` is a property over generated queries; the paper's queries
-(Fig. 1, App. G, the Pn suite of §5.3) must parse to the intended ASTs; the precedence of §1.5 is checked on
-its oracle E7 against the seed-000 reference semantics; errors name line, column and what was expected.
+The round trip ``parse(format(q)) == q`` is a property over generated queries; the paper's queries
+(Fig. 1, App. G, the Pn suite of §5) must parse to the intended ASTs; the precedence of CORE's grammar is checked
+on ``A;B OR C`` against the seed-000 reference semantics; errors name line, column and what was expected.
 """
 
 from __future__ import annotations
@@ -15,24 +15,28 @@ from cer_theory.core.windows import Window
 from cer_theory.core.errors import SyntaxErrorCER, UnsupportedError
 from cer_theory.core.events import Stream
 from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
-                                       Predicate)
-from cer_theory.formalisms.cel.semantics import run_complex_events
+                                            Predicate, format_value)
+from cer_theory.formalisms.cel.parser import parse_predicate
+from cer_theory.formalisms.cel.printer import format_predicate
+from cer_theory.formalisms.cel.semantics import evaluate_complex_events
 from cer_theory.formalisms.cel.ast import (Atom, Conj, Contig, CPlus, Disj, Filter, In, Plus, Proj, Select, Seq,
                                        Strategy)
-from cer_theory.formalisms.ceql.parser import (KEYWORDS, STREAM_ATTRIBUTE, Query, StreamDeclaration, format_declaration,
-                                    format_expression, format_query, parse_declarations, parse_query)
+from cer_theory.formalisms.ceql.ast import KEYWORDS, Query, STREAM_ATTRIBUTE, StreamDeclaration
+from cer_theory.formalisms.ceql.declarations import Schema
+from cer_theory.formalisms.ceql.parser import parse, parse_declarations
+from cer_theory.formalisms.ceql.printer import format, format_declaration, format_expression
 from cer_theory.testing.strategies.ceql import expressions, queries
 
 A, B, C = Atom("A"), Atom("B"), Atom("C")
 
 
 def where(text: str) -> Query:
-    return parse_query(f"SELECT * WHERE {text}")
+    return parse(f"SELECT * WHERE {text}")
 
 
 def cond(text: str) -> Predicate:
     """The predicate inside ``A[...]``."""
-    pattern = parse_query(f"SELECT * WHERE A FILTER A[{text}]").pattern
+    pattern = parse(f"SELECT * WHERE A FILTER A[{text}]").pattern
     assert isinstance(pattern, Filter) and isinstance(pattern.condition, On)
     return pattern.condition.body
 
@@ -44,11 +48,30 @@ def on(var: str, attr: str, op: str, value: object) -> On:
 # ---------------------------------------------------------------------------------------------- round trip
 
 
+@pytest.mark.parametrize("value, ceql_text, cel_text", [
+    ("it's", "'it''s'", '"it\'s"'),
+    ('say "hi" \\ bye', '\'say "hi" \\ bye\'', '"say \\"hi\\" \\\\ bye"'),
+    (float("inf"), "1e999", "1e999"),
+    (float("-inf"), "-1e999", "-1e999"),
+    (1.5, "1.5", "1.5"),
+    (True, "true", "true"),
+])
+def test_one_value_printer_for_both_languages(value: object, ceql_text: str, cel_text: str) -> None:
+    """One ``format_value``: CORE's ``'…'`` (``''`` for a quote) for CEQL, ``"…"`` with backslash escapes for CEL,
+    infinities as ``±1e999`` in both; each reads back to the same constant."""
+    assert format_value(value, quote="'") == ceql_text  # type: ignore[arg-type]
+    assert format_value(value) == cel_text  # type: ignore[arg-type]
+    q = Query(Filter(A, on("A", "x", "=", value)))
+    assert parse(format(q)) == q
+    p = Cmp(Attr("x", "T"), "=", Const(value))  # type: ignore[arg-type]
+    assert parse_predicate(format_predicate(p)) == p
+
+
 @settings(max_examples=300)
 @given(queries())
-def test_format_query_round_trips(q: Query) -> None:
-    text = format_query(q)
-    assert parse_query(text) == q, text
+def test_format_round_trips(q: Query) -> None:
+    text = format(q)
+    assert parse(text) == q, text
 
 
 @settings(max_examples=150)
@@ -89,7 +112,7 @@ FIG1_Q3 = ("SELECT MAX * FROM Stock WHERE (BUY OR SELL) as low; (BUY OR SELL)+ a
 
 
 def test_fig1_q1_parses_to_the_filtered_sequence() -> None:
-    q = parse_query(FIG1_Q1)
+    q = parse(FIG1_Q1)
     sells = Seq(Seq(In(Atom("SELL"), "msft"), In(Atom("SELL"), "intel")), In(Atom("SELL"), "amzn"))
     assert q == Query(pattern=Filter(sells, And((
         on("msft", "name", "=", "MSFT"), on("msft", "price", ">", 100), on("intel", "name", "=", "INTC"),
@@ -97,7 +120,7 @@ def test_fig1_q1_parses_to_the_filtered_sequence() -> None:
 
 
 def test_fig1_q2_projection_partition_and_time_window() -> None:
-    q = parse_query(FIG1_Q2)
+    q = parse(FIG1_Q2)
     either = Disj(Atom("BUY"), Atom("SELL"))
     assert q.pattern == Seq(In(either, "s"), In(either, "b"))
     assert q.select == ("b",) and q.partition_by == (("name",), ("volume",))
@@ -106,7 +129,7 @@ def test_fig1_q2_projection_partition_and_time_window() -> None:
 
 
 def test_fig1_q3_max_strategy_and_kleene_variable() -> None:
-    q = parse_query(FIG1_Q3)
+    q = parse(FIG1_Q3)
     either = Disj(Atom("BUY"), Atom("SELL"))
     assert q.strategy == "MAX" and q.select is None and q.partition_by == (("name",),)
     assert isinstance(q.pattern, Filter)
@@ -136,19 +159,19 @@ APP_G = {
 
 @pytest.mark.parametrize("name", sorted(APP_G))
 def test_appendix_g_stock_queries(name: str) -> None:
-    q = parse_query(APP_G[name])
+    q = parse(APP_G[name])
     assert q.streams == ("S",) and q.within == Window("attribute", 30000, attribute="stock_time")
     assert isinstance(q.pattern, Filter) and isinstance(q.pattern.condition, And)
     assert all(isinstance(a, On) for a in q.pattern.condition.args)
     assert (q.partition_by, q.consume) == (((("volume",),), "ANY") if name in ("Q3", "Q6") else ((), None))
-    assert parse_query(format_query(q)) == q
+    assert parse(format(q)) == q
     if name == "Q7":
         assert q.pattern.body == Seq(Seq(In(Atom("SELL"), "msft"), In(Plus(Disj(Atom("BUY"), Atom("SELL"))), "qqq")),
                                      In(Atom("SELL"), "amat"))
         assert on("qqq", "volume", "=", 4000) in q.pattern.condition.args
 
 
-# The Pn benchmark suite of spec §5.3, "compressed into a generator" (verbatim apart from formatting).
+# The Pn benchmark suite of seed 001 §5, written as a generator (verbatim apart from formatting).
 STOCK_NAMES = ['INTC', 'RIMM', 'QQQ', 'IPIX', 'AMAT', 'CSCO', 'YHOO', 'DELL', 'ORCL', 'MSFT', 'INTC', 'RIMM'] * 2
 HOUSEHOLDS = [0, 2, 4, 6, 9, 10, 12, 14, 15, 4, 9, 10] * 2
 Z = dict(EHN='East Harlem North', MW='Midwood', GR='Gravesend', WB='West Brighton', LSW='Lincoln Square West',
@@ -188,7 +211,7 @@ def p_query(ds: str, n: int, no_output: bool = False, mult: int = 1) -> str:
 @pytest.mark.parametrize("n", [3, 6, 9, 12, 24])
 def test_pn_benchmark_queries(ds: str, n: int) -> None:
     for no_output, mult in ((False, 1), (True, 1), (True, 4)):
-        q = parse_query(p_query(ds, n, no_output, mult))
+        q = parse(p_query(ds, n, no_output, mult))
         assert isinstance(q.pattern, Filter)
         body = q.pattern.body
         if ds == "homes":  # ( ... ) as L: the whole sequence is bound to L, and L[value > 76] filters it
@@ -202,7 +225,7 @@ def test_pn_benchmark_queries(ds: str, n: int) -> None:
         assert len(conds) == n + no_output + (ds == "homes")
         attribute = {"stock": "stock_time", "homes": "plug_timestamp", "taxi": "dropoff_datetime"}[ds]
         assert q.within == Window("attribute", {"homes": 10}.get(ds, 10000) * mult, attribute=attribute)
-    taxi1 = parse_query(p_query("taxi", 3)).pattern.condition.args[0]  # type: ignore[attr-defined]
+    taxi1 = parse(p_query("taxi", 3)).pattern.condition.args[0]  # type: ignore[attr-defined]
     if ds == "taxi":
         assert taxi1 == On("loc1", And((Cmp(Attr("pickup_loc"), "=", Const("East Harlem North")),
                                         Cmp(Attr("dropoff_loc"), "=", Const("Midwood")))))
@@ -251,7 +274,7 @@ def test_precedence(text: str, expected: object) -> None:
 def test_oracle_e7_precedence_changes_the_output(text: str, formula: object, outputs: list[set]) -> None:
     pattern = where(text).pattern
     assert pattern == formula
-    assert [set(x) for x in run_complex_events(pattern, Stream.from_types("A C B"))] == outputs
+    assert [set(x) for x in evaluate_complex_events(pattern, Stream.from_types("A C B"))] == outputs
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -298,34 +321,34 @@ def test_expression_syntax(text: str, expected: Predicate) -> None:
     ("WITHIN 0.5 [`time`]", Window("attribute", 0.5, attribute="time")),
 ])
 def test_windows(text: str, window: Window) -> None:
-    q = parse_query(f"SELECT * WHERE A {text}")
+    q = parse(f"SELECT * WHERE A {text}")
     assert q.within == window
-    assert parse_query(format_query(q)) == q
+    assert parse(format(q)) == q
 
 
 def test_all_clauses_keywords_case_insensitive_and_comments() -> None:
-    q = parse_query("""
+    q = parse("""
         sElEcT next a, b -- a comment
         FrOm S1, S2 /* a block
         comment */ wHeRe A aS a ; b PARTITION by [x, y], [z] within 5 events Consume By partition LiMiT 7
     """)
     assert q == Query(pattern=Seq(In(A, "a"), Atom("b")), strategy="NEXT", select=("a", "b"), streams=("S1", "S2"),
                       partition_by=(("x", "y"), ("z",)), within=Window("events", 5), consume="PARTITION", limit=7)
-    assert parse_query("SELECT ALL * WHERE A") == parse_query("SELECT * WHERE A")  # ALL is the default
-    assert parse_query("SELECT NONE WHERE A").select == ()
-    assert parse_query("SELECT * WHERE A /* unterminated comment runs to the end").pattern == A
-    assert parse_query("SELECT * WHERE `Event` AS `by`").pattern == In(Atom("Event"), "by")
+    assert parse("SELECT ALL * WHERE A") == parse("SELECT * WHERE A")  # ALL is the default
+    assert parse("SELECT NONE WHERE A").select == ()
+    assert parse("SELECT * WHERE A /* unterminated comment runs to the end").pattern == A
+    assert parse("SELECT * WHERE `Event` AS `by`").pattern == In(Atom("Event"), "by")
 
 
 def test_to_cel_projection_and_strategies() -> None:
-    q = parse_query("SELECT a WHERE A AS a ; B")
+    q = parse("SELECT a WHERE A AS a ; B")
     assert q.to_cel() == Proj(Seq(In(A, "a"), B), ("a",))
-    assert parse_query("SELECT NEXT * WHERE A").to_cel(strategy=True) == Select(Strategy.NXT, A)
-    assert parse_query("SELECT LAST a WHERE A AS a").to_cel(strategy=True) == Select(Strategy.LAST,
+    assert parse("SELECT NEXT * WHERE A").to_cel(strategy=True) == Select(Strategy.NXT, A)
+    assert parse("SELECT LAST a WHERE A AS a").to_cel(strategy=True) == Select(Strategy.LAST,
                                                                                     Proj(In(A, "a"), ("a",)))
-    assert parse_query("SELECT STRICT * WHERE A").to_cel() == A  # the strategy only on request
+    assert parse("SELECT STRICT * WHERE A").to_cel() == A  # the strategy only on request
     with pytest.raises(UnsupportedError):
-        parse_query("SELECT ANY * WHERE A").to_cel(strategy=True)
+        parse("SELECT ANY * WHERE A").to_cel(strategy=True)
 
 
 def test_format_refuses_what_ceql_cannot_write() -> None:
@@ -334,7 +357,7 @@ def test_format_refuses_what_ceql_cannot_write() -> None:
               Query(pattern=A, within=Window("events", 3, strict=True)),
               Query(pattern=A, within=Window("time", 3, attribute="ts"))):
         with pytest.raises(UnsupportedError):
-            format_query(q)
+            format(q)
 
 
 def test_query_validates_its_fields() -> None:
@@ -365,12 +388,24 @@ def test_declarations() -> None:
     assert parse_declarations("") == []
 
 
+def test_schema_declares_itself_in_ceql() -> None:
+    """A schema (declared or inferred) prints as CORE's ``CREATE STREAM`` and reads back with the same kinds; a
+    reserved word as a name is backquoted."""
+    schema = Schema({"BUY": {"price": "num", "name": "str"}, "EVENT": {"ok": "bool", "note": None}})
+    text = schema.declaration("S")
+    assert text == ("CREATE STREAM S { EVENT BUY { name:string, price:double }, "
+                    "EVENT `EVENT` { note:string, ok:boolean } }")
+    (back,) = parse_declarations(text)
+    assert back == schema.to_declaration("S")
+    assert back.kinds() == {"BUY": {"name": "str", "price": "num"}, "EVENT": {"note": "str", "ok": "bool"}}
+
+
 # ---------------------------------------------------------------------------------------------- errors
 
 
 def _error(text: str, declarations: bool = False) -> SyntaxErrorCER:
     with pytest.raises(SyntaxErrorCER) as info:
-        (parse_declarations if declarations else parse_query)(text)
+        (parse_declarations if declarations else parse)(text)
     return info.value
 
 
@@ -413,7 +448,7 @@ def test_declaration_errors() -> None:
 
 
 def test_unchecked_variables_are_allowed_on_request() -> None:
-    q = parse_query("SELECT c WHERE A FILTER b[x > 1]", check_variables=False)
+    q = parse("SELECT c WHERE A FILTER b[x > 1]", check_variables=False)
     assert q.select == ("c",) and q.pattern == Filter(A, on("b", "x", ">", 1))
 
 
@@ -421,6 +456,6 @@ def test_unchecked_variables_are_allowed_on_request() -> None:
 @given(st.text(alphabet="SELECT*WHERAFILTR[]()x>1;:+ORANDNOT'\"`{}.,-\n", max_size=40))
 def test_no_lark_exception_escapes(text: str) -> None:
     try:
-        parse_query(text)
+        parse(text)
     except SyntaxErrorCER as e:
         assert e.line >= 1 and e.column >= 1

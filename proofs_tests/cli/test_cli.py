@@ -165,14 +165,14 @@ def test_star_property_command(capsys) -> None:
 
 
 def test_to_cel_command_round_trips(capsys, tmp_path: Path) -> None:
-    from cer_theory.formalisms.cel.semantics import run
+    from cer_theory.formalisms.cel.semantics import evaluate
     from cer_theory.core.events import Stream
     from cer_theory.formalisms.cel.parser import parse
 
     assert main(["to-cel", "R ; T", "--relations", "R,T,X"]) == 0
     back = parse(capsys.readouterr().out.splitlines()[1])
     s = Stream.from_types("R X T R T")
-    assert run(back, s) == run(parse("R ; T"), s)
+    assert evaluate(back, s) == evaluate(parse("R ; T"), s)
     assert main(["to-cel", "--star", "R ; T"]) == 0
     assert "Theorem 8.9" in capsys.readouterr().out
 

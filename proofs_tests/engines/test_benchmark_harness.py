@@ -103,21 +103,21 @@ def test_suite_follows_the_spec_generator_with_typos_fixed() -> None:
 
 @needs_ceql
 def test_suite_queries_all_parse_and_compile() -> None:
-    from cer_theory.formalisms.ceql.parser import parse_declarations, parse_query
+    from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 
     (decl,) = parse_declarations(DECLARATION)
     assert set(decl.events) == {"BUY", "SELL"}
     for name, q in SUITE.items():
-        query = parse_query(q.text)
+        query = parse(q.text)
         assert query.within is not None and query.within.attribute == "stock_time", name
         assert query.strategy == "ALL" and query.select is None
         assert (query.partition_by, query.consume) == (((("volume",),), "ANY") if name in ("Q3", "Q6")
                                                         else ((), None)), name
     if _have("cer_theory.formalisms.ceql.compile"):
-        from cer_theory.formalisms.ceql.compile import compile_query
+        from cer_theory.formalisms.ceql.compile import compile_automaton
 
         for name in ("P3", "P12'", "Q4", "Q7"):
-            assert len(compile_query(parse_query(SUITE[name].text)).initial) == 1
+            assert len(compile_automaton(parse(SUITE[name].text)).initial) == 1
 
 
 # ---------------------------------------------------------------------------------------------- the naive peer
@@ -143,9 +143,9 @@ def test_naive_peer_matches_the_automaton_reference(text: str) -> None:
     from benchmarks.naive import naive_evaluate
     from cer_theory.formalisms.ceql.compile import evaluate_compiled
     from cer_theory.core.events import Event
-    from cer_theory.formalisms.ceql.parser import parse_query
+    from cer_theory.formalisms.ceql.parser import parse
 
-    query = parse_query(text)
+    query = parse(text)
     for seed in (1, 2):
         raw = list(stock_stream(220, seed=seed, mean_gap_ms=40))
         expected = evaluate_compiled(query, [Event.from_dict(e) for e in raw])
@@ -162,10 +162,10 @@ def test_naive_peer_matches_the_ceql_semantics_on_p3() -> None:
     from benchmarks.naive import naive_evaluate
     from cer_theory.core.events import Event
     from cer_theory.formalisms.ceql.semantics import evaluate
-    from cer_theory.formalisms.ceql.parser import parse_query
+    from cer_theory.formalisms.ceql.parser import parse
 
     raw = list(stock_stream(90, seed=4, mean_gap_ms=20))
-    expected = set().union(*evaluate(parse_query(SUITE["P3"].text), [Event.from_dict(e) for e in raw]))
+    expected = set().union(*evaluate(parse(SUITE["P3"].text), [Event.from_dict(e) for e in raw]))
     assert expected and set(naive_evaluate(SUITE["P3"].text, raw)) == expected
 
 

@@ -20,7 +20,7 @@ from hypothesis import assume, given, settings
 from cer_theory.automata.cea import CEA
 from cer_theory.engines.cces import (BOTTOM, Cces, CcesError, CcesEvaluator, EnumerationStats, evaluate_cea,
                              evaluate_formula)
-from cer_theory.formalisms.cel.compile import compile_cel
+from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.cel.normal_form import single_variable
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
@@ -28,7 +28,7 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
 from cer_theory.automata.determinize.lazy import LazyDeterminizer
 from cer_theory.core.predicates.ast import TRUE, is_type
-from cer_theory.formalisms.cel.semantics import run_complex_events
+from cer_theory.formalisms.cel.semantics import evaluate_complex_events
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.testing.harness import first_mismatch
@@ -43,7 +43,7 @@ def _sets(*ces: tuple[int, ...]) -> frozenset[frozenset[int]]:
 
 
 def _compile(text: str) -> CEA:
-    return compile_cel(parse(text))
+    return compile_automaton(parse(text))
 
 
 # ------------------------------------------------------------------------------------------------ O4 (Fig. 7)
@@ -159,7 +159,7 @@ def test_O5_fig8_algorithm_2_trace(normal_form: bool) -> None:
 
 
 def _check_algorithm_2(phi: Formula, stream: Stream) -> None:
-    cea = compile_cel(phi)
+    cea = compile_automaton(phi)
     ev = CcesEvaluator(cea, debug=True)
     got, pairs = [], []
     for n, e in enumerate(stream):
@@ -177,7 +177,7 @@ def _check_algorithm_2(phi: Formula, stream: Stream) -> None:
             assert ev.cces.path_count(n1, n2) == len(ev.cces.ce_range(n1, n2))
         pairs.append([pair for _, pair in ev.output_lists()])
     for reference, expected in (("CEA run (Def. 5.2)", cea.run_complex_events(stream)),
-                                ("semantics", run_complex_events(phi, stream))):
+                                ("semantics", evaluate_complex_events(phi, stream))):
         mismatch = first_mismatch(phi, stream, expected, got, level="complex events", reference=reference,
                                   candidate="Algorithm 2")
         assert mismatch is None, str(mismatch)
@@ -197,7 +197,7 @@ def test_theorem_9_1_algorithm_2_equals_cea_and_semantics(phi: Formula, stream: 
 @pytest.mark.parametrize("name", ["φ1", "φ1'", "φ2", "φ2'", "φ3", "φ3'", "φ4"])
 def test_O1_running_example_via_algorithm_2(name: str) -> None:
     stream = fire_stream()
-    assert evaluate_formula(FORMULAS[name], stream) == run_complex_events(parse(FORMULAS[name]), stream)
+    assert evaluate_formula(FORMULAS[name], stream) == evaluate_complex_events(parse(FORMULAS[name]), stream)
 
 
 def test_footnote_2_outputs_can_be_enumerated_after_later_updates() -> None:
@@ -220,7 +220,7 @@ def test_O8_empty_complex_event_is_an_output() -> None:
 @pytest.mark.parametrize("strategy", ["STRICT", "NXT", "LAST", "MAX"])
 def test_O1_9_selection_via_algorithm_2(strategy: str) -> None:
     text, stream = f"{strategy}({FORMULAS['φ1']})", fire_stream()
-    assert evaluate_formula(text, stream) == run_complex_events(parse(text), stream)
+    assert evaluate_formula(text, stream) == evaluate_complex_events(parse(text), stream)
 
 
 @settings(max_examples=150)
@@ -228,7 +228,7 @@ def test_O1_9_selection_via_algorithm_2(strategy: str) -> None:
 def test_theorem_9_1_on_the_eager_normal_form(phi: Formula, stream: Stream) -> None:
     """Algorithm 2 run directly on the eager normal form (Prop. 9.2, then Prop. 5.5: footnote 3 keeps it
     single-variable) agrees with the lazy route and with the CEA run, without duplicates."""
-    cea = compile_cel(phi)
+    cea = compile_automaton(phi)
     try:
         nf = io_determinize(single_variable(cea), budget=200, complete=False)
     except SizeBudgetExceeded:
@@ -375,7 +375,7 @@ def _check_lazy_equals_eager(cea: CEA, stream: Stream) -> None:
 def test_proposition_5_5_lazy_equals_eager_determinization(phi: Formula, stream: Stream) -> None:
     """For every reached subset and event, the lazy Δ(R, t, L) equals the eager automaton's transition on the
     event's minterm, for every label set; the dead state ∅ appears only with complete=True."""
-    _check_lazy_equals_eager(compile_cel(phi), stream)
+    _check_lazy_equals_eager(compile_automaton(phi), stream)
 
 
 def _kth_from_last(k: int) -> CEA:

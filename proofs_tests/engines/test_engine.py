@@ -32,7 +32,8 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.ast import TRUE, And, On, Or, Predicate, cmp, conj, is_type
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus, Seq
-from cer_theory.formalisms.ceql.parser import STREAM_ATTRIBUTE, Query, parse_query
+from cer_theory.formalisms.ceql.ast import STREAM_ATTRIBUTE, Query
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.strategies.automata import random_ceas
 from cer_theory.testing.strategies.cel import unary_bodies, visible_variables
 from cer_theory.testing.strategies.predicates import events as predicate_events
@@ -147,7 +148,7 @@ def test_e1_matches_carry_their_events():
 
 
 def run_query(text: str, stream: Stream, **changes) -> dict[int, frozenset]:
-    q = parse_query(text)
+    q = parse(text)
     if changes:
         q = replace(q, **changes)
     engine_out = evaluate_query(q, stream, debug=True)
@@ -167,7 +168,7 @@ def test_oracle_e3_kleene_skip_till_any_match():
 
 def test_oracle_e3_update_stays_constant_while_outputs_double():
     """E3's claim: 2^k − 1 outputs for k B's, yet the nodes created per event do not grow with k."""
-    ev = Evaluator(compile_pattern(parse_query("SELECT * FROM S WHERE A ; B+ ; C").pattern), instrument=True,
+    ev = Evaluator(compile_pattern(parse("SELECT * FROM S WHERE A ; B+ ; C").pattern), instrument=True,
                    keep_per_event=True)
     for e in Stream.from_types("A " + "B " * 12):
         ev.process(e)
@@ -213,7 +214,7 @@ def test_oracle_e2_partition_by_and_time_window():
     q = "SELECT b FROM S WHERE (BUY OR SELL) AS s ; (BUY OR SELL) AS b PARTITION BY [name], [volume]"
     assert run_query(q, stream, within=Window("time", 60, "time")) == {2: {ce(0, 2, 2)}, 4: {ce(2, 4, 4)}}
     assert run_query(q, stream) == {2: {ce(0, 2, 2)}, 4: {ce(2, 4, 4), ce(0, 4, 4)}, 5: {ce(1, 5, 5)}}
-    engine = Engine(replace(parse_query(q), within=Window("time", 60, "time")))
+    engine = Engine(replace(parse(q), within=Window("time", 60, "time")))
     parts = {m.partition for m in engine.process(stream)}
     assert parts == {("MSFT", 100)}
 
@@ -229,7 +230,7 @@ def test_partition_by_null_goes_to_no_partition_and_is_counted():
     got = [m.complex_event for m in engine.process(stream)]
     assert sorted(got) == [ce(0, 3, 0, 3), ce(0, 5, 0, 5)]  # 1 = 1.0, but True is another partition
     assert engine.unpartitioned == 2
-    assert evaluate_query(q, stream) == evaluate(parse_query(q), stream)
+    assert evaluate_query(q, stream) == evaluate(parse(q), stream)
 
 
 def test_idle_partitions_expire_with_the_window():
@@ -256,7 +257,7 @@ def test_limit_caps_each_position_in_algorithm_2_order():
     text = E1_QUERY + " LIMIT 1"
     got = [m.complex_event for m in Engine(text).process(E1_STREAM)]
     assert got == [E1_J4[0], E1_J6[0]]
-    q = parse_query(text)
+    q = parse(text)
     assert limit_conforms(evaluate(q, E1_STREAM), evaluate_query(q, E1_STREAM), 1)
 
 
@@ -310,7 +311,7 @@ def test_engine_accepts_a_pyarrow_table():
 
 
 def test_process_batch_equals_process():
-    cea = compile_pattern(parse_query(E1_QUERY).pattern)
+    cea = compile_pattern(parse(E1_QUERY).pattern)
     batch = list(Evaluator(cea, Window("events", 5)).process_batch(list(E1_STREAM)))
     ev = Evaluator(cea, Window("events", 5))
     assert batch == [c for e in E1_STREAM for c in ev.process(e)] == E1_J4 + [ce(1, 6, 1, 2, 6), ce(1, 6, 1, 5, 6)]
@@ -325,7 +326,7 @@ def test_bounded_successor_cache_gives_the_same_outputs():
 
 
 def test_budget_bounds_the_lazy_determinization():
-    cea = compile_pattern(parse_query("SELECT * FROM S WHERE (R OR T)+ ; R ; (R OR T) ; (R OR T)").pattern)
+    cea = compile_pattern(parse("SELECT * FROM S WHERE (R OR T)+ ; R ; (R OR T) ; (R OR T)").pattern)
     ev = Evaluator(cea, budget=3)
     with pytest.raises(SizeBudgetExceeded):
         for e in Stream.from_types("R T R R T R T T R R"):
@@ -682,7 +683,7 @@ def test_the_inlined_loop_is_what_process_runs():
 def test_partitions_expire_least_recently_used_first_on_every_path():
     """An evaluator moves to the back of the expiry order whenever it reads an event (spec §7.5), so a partition
     read at every event never shields an idle one from expiring: B (last read at 1) leaves at 4, A stays."""
-    q = parse_query("SELECT * FROM S WHERE R ; T PARTITION BY [x] WITHIN 2 EVENTS")
+    q = parse("SELECT * FROM S WHERE R ; T PARTITION BY [x] WITHIN 2 EVENTS")
     stream = [Event("R", x=1), Event("R", x=2), Event("R", x=1), Event("R", x=1), Event("R", x=1)]
     assert_paths_equal_the_step(q, stream)
     engine = Engine(q)

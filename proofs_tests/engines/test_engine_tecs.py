@@ -25,7 +25,7 @@ from cer_theory.engines.core.tecs import Tecs, TecsError
 from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.core.windows import Window
 from cer_theory.core.events import Event
-from cer_theory.formalisms.ceql.parser import parse_query
+from cer_theory.formalisms.ceql.parser import parse
 
 
 def paths(t: Tecs, n: int, tau: int = 0) -> list[tuple[int, tuple[int, ...]]]:
@@ -192,7 +192,7 @@ def stock_stream(n: int, seed: int = 7) -> list[Event]:
 
 
 def run(window: Window | None, events: list[Event], **options) -> Evaluator:
-    ev = Evaluator(compile_pattern(parse_query(STOCK).pattern), window, **options)
+    ev = Evaluator(compile_pattern(parse(STOCK).pattern), window, **options)
     for e in events:
         ev.process(e)
     return ev
@@ -274,7 +274,7 @@ def test_selection_strategies_keep_constant_update_output_linear_delay_and_bound
     check the output against the reference; NEXT over every start lets an early run dominate for good, so it
     reports few CEs here.)"""
     events = stock_stream(20_000, seed=5)
-    query = parse_query(f"SELECT {strategy} * FROM S WHERE {KLEENE} WITHIN 40 EVENTS")
+    query = parse(f"SELECT {strategy} * FROM S WHERE {KLEENE} WITHIN 40 EVENTS")
     det = SelectionDeterminizer(compile_pattern(query.pattern), strategy)
     ev = SelectEvaluator(determinizer=det, window=query.within, instrument=True)
     outputs, live = 0, []

@@ -192,9 +192,9 @@ def test_plan_modes():
 
 
 def plan_query_mode(text: str) -> str:
-    from cer_theory.formalisms.ceql.parser import parse_query
+    from cer_theory.formalisms.ceql.parser import parse
 
-    return plan_query(parse_query(text)).mode
+    return plan_query(parse(text)).mode
 
 
 DECLARATION = "CREATE STREAM S { EVENT A { k:int, x:double, t:int }, EVENT B { k:int, x:double, t:int } }"

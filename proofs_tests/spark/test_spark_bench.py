@@ -36,10 +36,10 @@ def test_stream_parquet_is_the_generator_stream_in_order_and_cached(tmp_path: Pa
 
 def test_queries_plan_as_their_names_say() -> None:
     from cer_theory.spark.plan import plan_query
-    from cer_theory.formalisms.ceql.parser import parse_query
+    from cer_theory.formalisms.ceql.parser import parse
 
     for name, q in _queries().items():
-        assert plan_query(parse_query(q.text)).mode == name
+        assert plan_query(parse(q.text)).mode == name
 
 
 def _summary(rate: float, outputs: int | list) -> dict:

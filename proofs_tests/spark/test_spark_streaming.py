@@ -25,7 +25,7 @@ from cer_theory.formalisms.ceql.semantics import partition_attributes
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, task_query
 from cer_theory.spark.streaming import (KeySpec, KeyState, advance, check_streamable, read_stream,
                                         read_stream_output, start_stream, stream_job)
-from cer_theory.formalisms.ceql.parser import parse_query
+from cer_theory.formalisms.ceql.parser import parse
 
 COLUMNS = ("type", "k", "x", "t")
 KINDS = ("str", "str", "long", "long")
@@ -59,7 +59,7 @@ def report(expected: Counter, actual: Counter) -> str:
 
 
 def key_spec(query: str, *, checked: bool = True) -> KeySpec:
-    q = parse_query(query)
+    q = parse(query)
     runs = check_streamable(q) if checked else task_query(q)
     window = runs.within
     key = POSITION_ATTRIBUTE if window.attribute == POSITION_ATTRIBUTE else (window.attribute or "time")
@@ -117,7 +117,7 @@ def test_limit_is_refused_because_replay_can_differ():
                                                                                                  generate(seed, 150))]
     assert differs
     with pytest.raises(UnsupportedError, match="LIMIT"):
-        check_streamable(parse_query(query))
+        check_streamable(parse(query))
 
 
 @pytest.mark.parametrize("query, reason", [
@@ -129,7 +129,7 @@ def test_limit_is_refused_because_replay_can_differ():
 ])
 def test_unsupported_queries_say_why(query, reason):
     with pytest.raises(UnsupportedError, match=reason):
-        check_streamable(parse_query(query))
+        check_streamable(parse(query))
 
 
 def test_late_duplicated_and_out_of_order_events_are_reported():

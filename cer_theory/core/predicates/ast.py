@@ -91,11 +91,18 @@ class Const:
 Term = Union[Attr, Const]
 
 
-def format_value(value: Value) -> str:
+def format_value(value: Value, quote: str = '"') -> str:
+    """A constant as text that CEL and CEQL both read back: ``true``/``false``, numbers as Python writes them
+    (infinities as ``1e999``/``-1e999``, which parse to ±inf), strings in ``quote``: ``"…"`` with backslash
+    escapes (CEL and this predicate language), or ``'…'`` with ``''`` for a quote (CEQL, CORE's syntax)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
+        if quote == "'":
+            return "'" + value.replace("'", "''") + "'"
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, float) and math.isinf(value):
+        return "1e999" if value > 0 else "-1e999"
     return repr(value)
 
 

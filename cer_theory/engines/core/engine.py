@@ -1,7 +1,7 @@
 """The CORE engine: a CEQL query evaluated over a stream, incrementally (seed 001 §4; spec core-tecs-ceql.md §1.2,
 §1.4, §4).
 
-:class:`Engine` compiles the query (``compile_query``, Theorem 1) and runs Algorithm 1
+:class:`Engine` compiles the query (``compile_automaton``, Theorem 1) and runs Algorithm 1
 (:class:`~cer_theory.engines.core.evaluator.Evaluator`) over the stream, applying the clauses the automaton leaves
 out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the reference the tests compare against):
 
@@ -55,7 +55,7 @@ from cer_theory.core.windows import Window
 
 if TYPE_CHECKING:
     from cer_theory.automata.cea import CEA
-    from cer_theory.formalisms.ceql.parser import Query
+    from cer_theory.formalisms.ceql.ast import Query
 
 SELECT_STRATEGIES = tuple(STRATEGY_NAMES)
 """Strategies built into the determinization by :mod:`cer_theory.engines.core.selection` (see the module docstring)."""
@@ -120,7 +120,7 @@ class Engine:
     """A CEQL query over a stream: ``Engine(query).process(events)`` yields :class:`Match` objects as soon as
     their last event is read. ``process`` may be called repeatedly: positions continue across calls.
 
-    ``query`` is a :class:`~cer_theory.formalisms.ceql.parser.Query` or its text. Options: ``budget`` (det-states of the
+    ``query`` is a :class:`~cer_theory.formalisms.ceql.ast.Query` or its text. Options: ``budget`` (det-states of the
     lazy determinization), ``debug`` (tECS invariants checked after every event), ``instrument`` (node visits per
     output and union-list lengths in each evaluator's stats).
     """
@@ -128,10 +128,10 @@ class Engine:
     def __init__(self, query: Query | str, *, budget: int | None = DEFAULT_BUDGET, debug: bool = False,
                  instrument: bool = False) -> None:
         if isinstance(query, str):
-            from cer_theory.formalisms.ceql.parser import parse_query
+            from cer_theory.formalisms.ceql.parser import parse
 
-            query = parse_query(query)
-        from cer_theory.formalisms.ceql.compile import compile_pattern, compile_query
+            query = parse(query)
+        from cer_theory.formalisms.ceql.compile import compile_pattern, compile_automaton
         from cer_theory.formalisms.ceql.semantics import partition_attributes
 
         self.query = query
@@ -142,7 +142,7 @@ class Engine:
             self.cea: CEA = compile_pattern(query.pattern, select=query.select)
             self.det = SelectionDeterminizer(self.cea, self.strategy, budget=budget)
         else:
-            self.cea = compile_query(query, budget=budget)
+            self.cea = compile_automaton(query, budget=budget)
             self.det = Determinizer(self.cea, budget=budget)
         self.window: Window | None = query.within
         self.partition_attributes: tuple[str, ...] = partition_attributes(query.partition_by)

@@ -4,7 +4,7 @@ enumerating the CEs that end at each position with output-linear delay (Algorith
 
 Contract on the CEA (spec §2.1): runs may start at *any* position, so a fresh bottom node enters the initial
 state at every position; the paper asks for one initial state without incoming transitions (that is what
-``compile_query`` produces), but nothing here depends on it: the initial det-state is the set of initial states
+``compile_automaton`` produces), but nothing here depends on it: the initial det-state is the set of initial states
 and, by I/O-determinism, one start and one mark sequence still give one run. A transition marks iff its labels
 are non-empty.
 

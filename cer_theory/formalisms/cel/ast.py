@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from cer_theory.core.predicates.ast import And, Not, On, Or, Predicate, neg
 from cer_theory.core.strategies import Strategy  # re-exported: SELECT's strategies (seed 000 §7.1)
+from cer_theory.formalisms.cel.printer import format
 
 
 class Formula:
@@ -38,8 +39,7 @@ class Formula:
         return sum(1 for _ in self.walk())
 
     def __str__(self) -> str:
-        from cer_theory.formalisms.cel.printer import format_formula
-        return format_formula(self)
+        return format(self)
 
     def __repr__(self) -> str:
         return f"cel({str(self)!r})"
@@ -192,10 +192,10 @@ def relations(phi: Formula) -> frozenset[str]:
 
 
 def filter_literals(condition: Predicate) -> list[list[Predicate]]:
-    """The §2.3 reading of a FILTER condition as a disjunction of conjunctions of CEL atoms.
+    """The seed 000 §4 reading of a FILTER condition as a disjunction of conjunctions of CEL atoms.
 
     ``φ FILTER (P ∧ Q) = (φ FILTER P) FILTER Q`` and ``φ FILTER (P ∨ Q) = (φ FILTER P) OR (φ FILTER Q)``
-    (seed 000 §4, spec §2.3). NOT is pushed down to the atoms and negates the first-order predicate inside
+    (seed 000 §4). NOT is pushed down to the atoms and negates the first-order predicate inside
     the universal SO-extension: ``NOT (A.x > 3)`` is ``(¬ x>3)^SO(A)`` (docs/decisions.md, D3).
     Each returned literal is an atom or a negated atom; its slots are the CEL variables it reads.
     """

@@ -23,7 +23,7 @@ from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.building import Fresh, add_variable, disjoint_union, into, out_of, tr
 
 
-def compile_cel(phi: Formula, *, budget: int | None = None, trim: bool = False) -> CEA:
+def compile_automaton(phi: Formula, *, budget: int | None = None, trim: bool = False) -> CEA:
     """The CEA of Theorem 6.2 for a unary CEL formula, states renumbered 0..|Q|-1 breadth-first.
 
     The construction is kept as the paper gives it; ``trim=True`` drops states that no accepting run visits

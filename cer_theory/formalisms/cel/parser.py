@@ -28,7 +28,6 @@ naming line, column, what was found and what was expected.
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitEr
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import FALSE, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
-from cer_theory.core.parsing import syntax_error
+from cer_theory.core.parsing import describe_token, number, syntax_error, unescape
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
                       Strategy, Unless)
 
@@ -49,7 +48,6 @@ KEYWORDS = ("IN", "AS", "FILTER", "OR", "AND", "ALL", "UNLESS", "START", "PI", "
 """Reserved words (UPPERCASE, case-sensitive); ``true``/``false`` are reserved too (boolean constants)."""
 
 _UNICODE_OPS = {"≠": "!=", "≤": "<=", "≥": ">="}
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 
 
 # ---------------------------------------------------------------------------------------------- AST building
@@ -57,11 +55,10 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 
 def _const(tok: Token) -> Const:
     if tok.type == "NUMBER":
-        return Const(float(tok) if re.search(r"[.eE]", tok) else int(tok))
+        return Const(number(tok))
     if tok.type == "BOOL":
         return Const(tok == "true")
-    body = tok[1:-1]  # STRING
-    return Const(re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S))
+    return Const(unescape(tok[1:-1]))  # STRING
 
 
 def _term(x: Any) -> Attr | Const:
@@ -218,20 +215,9 @@ _CONSTANTS = {"NUMBER", "STRING", "BOOL"}
 _ORDER = ["NAME", "_NOT", "TRUE", "FALSE", "_LPAR", "_LSQB", "CMP_OP", "_DOT", "_COMMA", "_RPAR", "_RSQB", "$END"]
 
 
-def _describe_token(tok: Token) -> str:
-    if tok.type == "$END":
-        return "end of input"
-    if tok.type in _KEYWORD_TERMINALS:
-        return f"keyword {tok.value}"
-    if tok.type == "NAME":
-        return f"name {tok.value!r}"
-    if tok.type == "NUMBER":
-        return f"number {tok.value}"
-    if tok.type == "STRING":
-        return f"string {tok.value}"
-    if tok.type == "BOOL":
-        return f"constant {tok.value}"
-    return f"'{tok.value}'"
+_describe_token = functools.partial(describe_token, keywords=_KEYWORD_TERMINALS,
+                                    nouns={"NAME": "name", "NUMBER": "number", "STRING": "string",
+                                           "BOOL": "constant"}, quoted={"NAME"})
 
 
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Canonical text for CEL formulas and predicates (seed 000, Fig. 2): ``parse(format_formula(φ)) == φ``.
+"""Canonical text for CEL formulas and predicates (seed 000, Fig. 2): ``parse(format(φ)) == φ``.
 
 Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.cel.parser` (tightest first: postfix
 ``+``/``:+`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all left-associative, so a
@@ -9,20 +9,22 @@ back to the same AST.
 
 from __future__ import annotations
 
-import math
+from typing import TYPE_CHECKING
 
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate, format_value
-from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
-                      Unless)
+from cer_theory.core.predicates.ast import (And, Attr, BoolConst, Cmp, Const, IsType, Not, On, Opaque, Or, Predicate,
+                                            format_value)
+
+if TYPE_CHECKING:  # the AST imports this module for str(φ); the printer reads nodes by their operator
+    from cer_theory.formalisms.cel.ast import Formula
 
 # Binding levels: higher binds tighter.
 LOOSE, FILTER, SEQ, IN, POSTFIX, ATOMIC = range(6)
-_BOOL_OPS = {Disj: "OR", Conj: "AND", All: "ALL", Unless: "UNLESS"}
+_BOOL_OPS = ("OR", "AND", "ALL", "UNLESS")
 _UNICODE_CMP = {"<=": "≤", ">=": "≥", "!=": "≠"}
 
 
-def format_formula(phi: Formula, unicode: bool = False) -> str:
+def format(phi: Formula, unicode: bool = False) -> str:
     """Parseable text for ``phi`` with minimal parentheses."""
     return _fmt(phi, unicode)[0]
 
@@ -33,28 +35,31 @@ def _wrap(phi: Formula, minimum: int, uni: bool) -> str:
 
 
 def _fmt(phi: Formula, uni: bool) -> tuple[str, int]:
-    if isinstance(phi, Atom):
-        return phi.name, ATOMIC
-    if isinstance(phi, Plus):
-        return _wrap(phi.body, POSTFIX, uni) + "+", POSTFIX
-    if isinstance(phi, CPlus):
-        return _wrap(phi.body, POSTFIX, uni) + ("⊕" if uni else ":+"), POSTFIX
-    if isinstance(phi, In):
-        return f"{_wrap(phi.body, IN, uni)} IN {phi.var}", IN
-    if isinstance(phi, (Seq, Contig)):
-        op = ";" if isinstance(phi, Seq) else ":"
-        return f"{_wrap(phi.left, SEQ, uni)} {op} {_wrap(phi.right, SEQ + 1, uni)}", SEQ
-    if isinstance(phi, Filter):
-        return f"{_wrap(phi.body, FILTER, uni)} FILTER {format_condition(phi.condition, unicode=uni)}", FILTER
-    if isinstance(phi, tuple(_BOOL_OPS)):
-        op = _BOOL_OPS[type(phi)]
-        return f"{_wrap(phi.left, LOOSE, uni)} {op} {_wrap(phi.right, LOOSE + 1, uni)}", LOOSE  # type: ignore[attr-defined]
-    if isinstance(phi, Proj):
-        return f"{'π' if uni else 'PI'}[{','.join(phi.variables)}]({_fmt(phi.body, uni)[0]})", ATOMIC
-    if isinstance(phi, Start):
-        return f"START({_fmt(phi.body, uni)[0]})", ATOMIC
-    if isinstance(phi, Select):
-        return f"{phi.strategy.value}({_fmt(phi.body, uni)[0]})", ATOMIC
+    """Text and binding level of a node, read by its ``operator`` (seed 000, Fig. 2)."""
+    op = getattr(type(phi), "operator", None)
+    if op == "R":
+        return phi.name, ATOMIC  # type: ignore[attr-defined]
+    if op == "+":
+        return _wrap(phi.body, POSTFIX, uni) + "+", POSTFIX  # type: ignore[attr-defined]
+    if op == "⊕":
+        return _wrap(phi.body, POSTFIX, uni) + ("⊕" if uni else ":+"), POSTFIX  # type: ignore[attr-defined]
+    if op == "IN":
+        return f"{_wrap(phi.body, IN, uni)} IN {phi.var}", IN  # type: ignore[attr-defined]
+    if op in (";", ":"):
+        return f"{_wrap(phi.left, SEQ, uni)} {op} {_wrap(phi.right, SEQ + 1, uni)}", SEQ  # type: ignore[attr-defined]
+    if op == "FILTER":
+        condition = format_condition(phi.condition, unicode=uni)  # type: ignore[attr-defined]
+        return f"{_wrap(phi.body, FILTER, uni)} FILTER {condition}", FILTER  # type: ignore[attr-defined]
+    if op in _BOOL_OPS:
+        left, right = _wrap(phi.left, LOOSE, uni), _wrap(phi.right, LOOSE + 1, uni)  # type: ignore[attr-defined]
+        return f"{left} {op} {right}", LOOSE
+    if op == "π":
+        variables = ",".join(phi.variables)  # type: ignore[attr-defined]
+        return f"{'π' if uni else 'PI'}[{variables}]({_fmt(phi.body, uni)[0]})", ATOMIC  # type: ignore[attr-defined]
+    if op == "START":
+        return f"START({_fmt(phi.body, uni)[0]})", ATOMIC  # type: ignore[attr-defined]
+    if op == "SEL":
+        return f"{phi.strategy.value}({_fmt(phi.body, uni)[0]})", ATOMIC  # type: ignore[attr-defined]
     raise TypeError(f"not a CEL formula: {phi!r}")
 
 
@@ -71,14 +76,8 @@ def format_condition(p: Predicate, unicode: bool = False) -> str:
     return text if _is_literal(p) else f"({text})"
 
 
-def _value(v: object) -> str:
-    if isinstance(v, float) and math.isinf(v):
-        return "1e999" if v > 0 else "-1e999"
-    return format_value(v)  # type: ignore[arg-type]
-
-
 def _term(t: Attr | Const) -> str:
-    return _value(t.value) if isinstance(t, Const) else str(t)
+    return format_value(t.value) if isinstance(t, Const) else str(t)
 
 
 def format_predicate(p: Predicate, unicode: bool = False) -> str:
@@ -106,4 +105,4 @@ def format_predicate(p: Predicate, unicode: bool = False) -> str:
     return p.text()  # Opaque and future node types: their own text
 
 
-__all__ = ["format_formula", "format_predicate", "format_condition"]
+__all__ = ["format", "format_predicate", "format_condition"]

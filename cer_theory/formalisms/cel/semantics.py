@@ -206,12 +206,12 @@ def complex_events(phi: Formula, stream: Sequence[Event], n: int) -> frozenset[C
     return frozenset(m.support() for m in valuations(phi, stream, n))
 
 
-def run(phi: Formula, stream: Sequence[Event]) -> list[Valuations]:
+def evaluate(phi: Formula, stream: Sequence[Event]) -> list[Valuations]:
     """``[⟦φ⟧ᵛ_0(S), ⟦φ⟧ᵛ_1(S), …]`` for every position of the stream."""
     sem = CelSemantics(stream)
     return [sem.at(phi, n) for n in range(len(stream))]
 
 
-def run_complex_events(phi: Formula, stream: Sequence[Event]) -> list[frozenset[ComplexEvent]]:
+def evaluate_complex_events(phi: Formula, stream: Sequence[Event]) -> list[frozenset[ComplexEvent]]:
     """``[⟦φ⟧_0(S), ⟦φ⟧_1(S), …]``."""
-    return [frozenset(m.support() for m in out) for out in run(phi, stream)]
+    return [frozenset(m.support() for m in out) for out in evaluate(phi, stream)]

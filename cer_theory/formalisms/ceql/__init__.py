@@ -1,15 +1,19 @@
-"""CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition Engine*)."""
+"""CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition Engine*).
+
+The front door follows CEL's: :func:`parse` (text → :class:`Query`), :func:`format` (its canonical text),
+:func:`evaluate` (the reference semantics) and :func:`compile_automaton` (the CEA of seed 001 Theorem 1).
+"""
 
 from cer_theory.core.lazy import lazy_exports
 
 _EXPORTS = {
-    "Query": "parser",
-    "StreamDeclaration": "parser",
-    "parse_query": "parser",
+    "Query": "ast",
+    "StreamDeclaration": "ast",
+    "parse": "parser",
     "parse_declarations": "parser",
-    "format_query": "parser",
+    "format": "printer",
     "evaluate": "semantics",
-    "compile_query": "compile",
+    "compile_automaton": "compile",
     "Schema": "declarations",
 }
 __all__ = sorted(_EXPORTS)

@@ -1,6 +1,7 @@
-"""CEQL → CEA: seed 001, Theorem 1 and Appendix A (spec core-tecs-ceql.md §2), with the Kleene-closure fix.
+"""CEQL → CEA: seed 001 (*CORE: a Complex Event Recognition Engine*), Theorem 1 and Appendix A, with the
+Kleene-closure fix of docs/decisions.md D23.
 
-CORE's automata differ from seed 000's (Theorem 6.2, :mod:`cel_to_cea`) in how runs start: a run may start at
+CORE's automata differ from seed 000's (Theorem 6.2, :mod:`cer_theory.formalisms.cel.compile`) in how runs start: a run may start at
 *any* position, in the single initial state, which has no incoming transitions (§2.1), and the CE it yields is
 ``([i, j], marked positions)`` with ``i`` the run's first position. So atoms have no ``TRUE/∅`` self-loop on
 their initial state; ``;`` puts that loop on the *second* operand's initial states instead (the gap), and
@@ -16,23 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 
-
-from cer_theory.automata.cea import CEA, Transition
-from cer_theory.core.errors import UnsupportedError
-from cer_theory.core.events import Event
-from cer_theory.core.predicates.ast import TRUE, is_type
-from cer_theory.formalisms.cel.ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy)
 from cer_theory.automata.building import Fresh, add_variable, disjoint_union, into, out_of, tr
+from cer_theory.automata.cea import CEA, Transition
+from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
+from cer_theory.core.events import CoreComplexEvent, Event
+from cer_theory.core.predicates.ast import TRUE, is_type
+from cer_theory.core.strategies import Strategy, ceql_strategy
+from cer_theory.core.windows import Window
+from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq
 from cer_theory.formalisms.cel.compile import _filter
 from cer_theory.automata.determinize.selection import select_cea
-from cer_theory.core.errors import DEFAULT_BUDGET
-
-from cer_theory.core.events import CoreComplexEvent
-from cer_theory.core.windows import Window
-from cer_theory.formalisms.ceql.parser import Query
-
-_STRATEGIES = {"ALL": None, "ANY": None, "NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX,
-               "STRICT": Strategy.STRICT}
+from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.semantics import evaluate_pattern
 
 
 def _vcea(phi: Formula, fresh: Fresh, *, kleene_fix: bool) -> CEA:
@@ -80,7 +76,7 @@ def _vcea(phi: Formula, fresh: Fresh, *, kleene_fix: bool) -> CEA:
 
 
 def _kleene(a: CEA, fresh: Fresh, *, contiguous: bool, fix: bool) -> CEA:
-    """``ψ+`` (App. A) with the spec's fix [ours, verified; [code] KleeneCEA.java]: a fresh s receives a copy of
+    """``ψ+`` (App. A) with the fix of docs/decisions.md D23 (as CORE's code builds it): a fresh s receives a copy of
     every transition into F and sends a copy of every transition out of I; the fix adds (a) ``s --TRUE/∅--> s``
     (the gap between iterations; left out for the contiguous ``:+``) and (b) for each transition I→F a copy
     ``s → s`` (one-transition iterations, e.g. ``B+`` past two iterations). ``fix=False`` is App. A as printed.
@@ -122,14 +118,7 @@ def compile_pattern(pattern: Formula, *, select: Iterable[str] | None = None, kl
     return _single_initial(a, fresh).relabel_states()
 
 
-def _query_strategy(query: Query) -> Strategy | None:
-    name = (query.strategy or "ALL").upper()
-    if name not in _STRATEGIES:
-        raise UnsupportedError(f"unknown selection strategy {query.strategy!r}; CEQL has {', '.join(_STRATEGIES)}")
-    return _STRATEGIES[name]
-
-
-def compile_query(query: Query, *, budget: int | None = DEFAULT_BUDGET) -> CEA:
+def compile_automaton(query: Query, *, budget: int | None = DEFAULT_BUDGET) -> CEA:
     """The CEA of a CEQL query (seed 001, Theorem 1): ``⟦Q⟧`` = the any-start runs of the result, before windows,
     PARTITION BY, CONSUME BY and LIMIT (applied by the evaluator).
 
@@ -141,7 +130,7 @@ def compile_query(query: Query, *, budget: int | None = DEFAULT_BUDGET) -> CEA:
     (position 0 in seed 000), so an any-start run would be compared with later-starting runs only. They raise
     :class:`UnsupportedError` (see :func:`prefixed_selection_cea` for the runs-from-0 reading).
     """
-    strategy = _query_strategy(query)
+    strategy = ceql_strategy(query.strategy or "ALL")
     a = compile_pattern(query.pattern, select=query.select)
     if strategy is None:
         return a
@@ -152,8 +141,8 @@ def compile_query(query: Query, *, budget: int | None = DEFAULT_BUDGET) -> CEA:
                            f"no any-start construction is known, so the engine does not support {query.strategy}")
 
 
-def compile_query_printed(query: Query) -> CEA:
-    """``compile_query`` with ``+`` exactly as App. A prints it (no TRUE/∅ loop on s, no I→F copy on s): kept to
+def compile_automaton_printed(query: Query) -> CEA:
+    """``compile_automaton`` with ``+`` exactly as App. A prints it (no TRUE/∅ loop on s, no I→F copy on s): kept to
     exhibit the erratum. ``A;B+;C`` on ``A B B B C`` misses ``{0,1,2,3,4}``; ``A;B+;C`` on ``A B X B C`` misses
     ``{0,1,3,4}`` (a gap between iterations). Selection strategies are not compiled."""
     return compile_pattern(query.pattern, select=query.select, kleene_fix=False)
@@ -162,11 +151,11 @@ def compile_query_printed(query: Query) -> CEA:
 def prefixed_selection_cea(query: Query, strategy: Strategy | str, *,
                            budget: int | None = DEFAULT_BUDGET) -> CEA:
     """Seed 000's ``A_SEL`` (Theorem 7.2) for the automaton ``A'`` whose runs start at 0: ``A'`` is
-    ``compile_query`` plus a fresh initial state r with ``r --TRUE/∅--> r`` and a copy of every transition out of
+    ``compile_automaton`` plus a fresh initial state r with ``r --TRUE/∅--> r`` and a copy of every transition out of
     q0, so ``⟦A'⟧ᵛ_j(S)`` collects the valuations of all any-start runs ending at j. Its runs from position 0
     (``CEA.run``) output the data ``D`` of the CEs that :func:`cer_theory.formalisms.ceql.semantics.select_strategy`
     keeps, without the intervals: a check of the reference's strategy reading, not an engine automaton."""
-    strat = _STRATEGIES[strategy.upper()] if isinstance(strategy, str) else strategy
+    strat = ceql_strategy(strategy) if isinstance(strategy, str) else strategy
     a = compile_pattern(query.pattern, select=query.select)
     if strat is None:
         return a
@@ -182,12 +171,10 @@ def prefixed_selection_cea(query: Query, strategy: Strategy | str, *,
 
 def evaluate_compiled(query: Query, stream: Sequence[Event], *, budget: int | None = DEFAULT_BUDGET
                       ) -> list[frozenset[CoreComplexEvent]]:
-    """The automaton-side reference for a whole query: :func:`any_start_run` of :func:`compile_query` on each
+    """The automaton-side reference for a whole query: :func:`any_start_run` of :func:`compile_automaton` on each
     PARTITION BY substream, with WITHIN and CONSUME BY applied exactly as
     :func:`cer_theory.formalisms.ceql.semantics.evaluate_pattern` applies them (LIMIT is not applied)."""
-    from cer_theory.formalisms.ceql.semantics import evaluate_pattern
-
-    cea = compile_query(query, budget=budget)
+    cea = compile_automaton(query, budget=budget)
     return evaluate_pattern(query.pattern, stream, select=query.select, strategy=None,
                             partition_by=query.partition_by, within=query.within, consume=query.consume,
                             complex_events=lambda _phi, sub, _sel: any_start_run(cea, sub))
@@ -198,8 +185,6 @@ def any_start_run(cea: CEA, stream: Sequence[Event], window: Window | None = Non
     """``⟦A⟧^ε(S)`` of seed 001 §3 by brute force: a run may start at any position i in an initial state; an
     accepting run over ``t_i … t_j`` yields ``([i, j], {k | step k marks})``. ``out[j]`` collects the CEs
     ending at j (as a set), with ``window`` applied to ``(key(i), key(j))`` when given."""
-    from cer_theory.core.events import CoreComplexEvent
-
     n = len(stream)
     out: list[set[CoreComplexEvent]] = [set() for _ in range(n)]
     for i in range(n):
@@ -222,5 +207,5 @@ def any_start_run(cea: CEA, stream: Sequence[Event], window: Window | None = Non
     return [frozenset(s) for s in out]
 
 
-__all__ = ["compile_pattern", "compile_query", "compile_query_printed", "prefixed_selection_cea", "any_start_run",
-           "evaluate_compiled"]
+__all__ = ["compile_pattern", "compile_automaton", "compile_automaton_printed", "prefixed_selection_cea",
+           "any_start_run", "evaluate_compiled"]

@@ -1,4 +1,5 @@
-"""Checking events against a stream declaration (CORE's ``CREATE STREAM``), declared or inferred from the data.
+"""Checking events against a stream declaration (CORE's ``CREATE STREAM``, seed 001 *CORE: a Complex Event
+Recognition Engine*, §2), declared or inferred from the data.
 
 An event matches a declaration when its type is declared and every attribute it carries is declared for that
 type with the same kind (number, string, boolean). A missing attribute is NULL and allowed. A mismatch is a
@@ -12,9 +13,14 @@ from collections.abc import Iterable, Iterator
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import kind
-from cer_theory.formalisms.ceql.parser import StreamDeclaration
+from cer_theory.formalisms.ceql.ast import StreamDeclaration
+from cer_theory.formalisms.ceql.printer import format_declaration
 
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
+"""How a message names a predicate kind."""
+
+KIND_DATATYPES = {"num": "double", "str": "string", "bool": "boolean", None: "string"}
+"""The CORE datatype that declares a kind (an attribute of unknown kind is declared a string)."""
 
 
 class Schema:
@@ -66,9 +72,14 @@ class Schema:
                                             f"{value!r}", source=source, line=line, field=name)
             yield event
 
+    def to_declaration(self, name: str = "S") -> StreamDeclaration:
+        """The schema as a stream declaration, types and attributes in sorted order."""
+        return StreamDeclaration(name, {t: {a: KIND_DATATYPES[k] for a, k in sorted(attrs.items())}
+                                        for t, attrs in sorted(self.kinds.items())})
+
     def declaration(self, name: str = "S") -> str:
         """The schema as CORE's ``CREATE STREAM`` text."""
-        names = {"num": "double", "str": "string", "bool": "boolean", None: "string"}
-        events = ", ".join(f"EVENT {t} {{ " + ", ".join(f"{a}:{names[k]}" for a, k in sorted(attrs.items())) + " }"
-                           for t, attrs in sorted(self.kinds.items()))
-        return f"CREATE STREAM {name} {{ {events} }}"
+        return format_declaration(self.to_declaration(name))
+
+
+__all__ = ["Schema", "KIND_NAMES", "KIND_DATATYPES"]

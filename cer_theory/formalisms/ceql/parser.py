@@ -1,22 +1,22 @@
-"""CEQL, the query language of CORE (seed 001 §2; spec core-tecs-ceql.md §1, §1.5, §7.7, §7.13).
+"""The CEQL parser (seed 001, *CORE: a Complex Event Recognition Engine*, §2 and Fig. 1).
 
 A query is ``SELECT [strategy] vars|*|NONE [FROM streams] WHERE pattern [PARTITION BY [a,b], [c]]
 [WITHIN n EVENTS | [h HOURS] [m MINUTES] [s SECONDS] | n [attr]] [CONSUME BY ANY|PARTITION|NONE] [LIMIT n]``.
 The grammar is ``ceql.lark`` (LALR(1)), condensed from CORE's ``CORE.g4``; the paper gives only the abstract
-grammar, so the precedence is the one the spec infers from ANTLR's alternative order (§1.5), tightest first:
+grammar, so the precedence is the one CORE's ANTLR grammar gives by its alternatives' order, tightest first:
 
 =====================  =================================  ==========================================
 level                  operators                          notes
 =====================  =================================  ==========================================
 1 (tightest)           postfix ``AS x``, ``+``, ``:+``    applied left to right: ``H+ AS hs`` = ``(H+) AS hs``
-2                      ``OR``, ``;``, ``:``               one level, left-associative (oracle E7)
+2                      ``OR``, ``;``, ``:``               one level, left-associative (as in CORE)
 3 (loosest)            ``FILTER f``                       applies to the whole pattern before it
 =====================  =================================  ==========================================
 
 So ``A ; B OR C`` is ``(A ; B) OR C`` and ``SELL AS a ; SELL AS b FILTER …`` filters the sequence. A FILTER
 can be nested only inside parentheses: ``(A FILTER a[x > 1]) ; B``. ``S>T`` is an event of type T from stream
-S (see :data:`STREAM_ATTRIBUTE`). Keywords are case-insensitive and reserved; a name in backquotes
-(`` `event` ``) may be anything. Comments are ``-- …`` and ``/* … */``.
+S (see :data:`~cer_theory.formalisms.ceql.ast.STREAM_ATTRIBUTE`). Keywords are case-insensitive and reserved; a
+name in backquotes (`` `event` ``) may be anything. Comments are ``-- …`` and ``/* … */``.
 
 FILTER conditions are ``Var[expr]`` blocks joined by AND (tighter) and OR, and are kept as written: a
 :class:`~cer_theory.core.predicates.ast.And` / :class:`~cer_theory.core.predicates.ast.Or` tree over
@@ -32,142 +32,35 @@ Windows: ``WITHIN n EVENTS`` is ``Window("events", n)`` (positions); ``WITHIN 1 
 ``Window("time", 5400)``: durations are in **seconds** (the singular units HOUR, MINUTE, SECOND are accepted
 too) and read the timestamp attribute ``"time"`` (``attribute=None``; a caller such as a ``--time-attribute``
 option may override it); ``WITHIN n [attr]`` is ``Window("attribute", n, attribute="attr")``, the values of
-that attribute. All windows are inclusive, as in the paper (spec §7.4).
+that attribute. All windows are inclusive, as in the paper (seed 001 §2).
 
-:func:`parse_query` and :func:`format_query` round-trip: ``parse_query(format_query(q)) == q``.
+:func:`parse` returns a :class:`~cer_theory.formalisms.ceql.ast.Query`; with
+:func:`cer_theory.formalisms.ceql.printer.format` it round-trips: ``parse(format(q)) == q``.
 Every error is a :class:`~cer_theory.core.errors.SyntaxErrorCER` with line, column and what was expected.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 
+from cer_theory.core.errors import CerError, SyntaxErrorCER
+from cer_theory.core.events import TYPE_KEY
+from cer_theory.core.parsing import describe_token, number, syntax_error, unescape
+from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
+                                            Predicate)
 from cer_theory.core.windows import Window
-from cer_theory.core.errors import CerError, SyntaxErrorCER, UnsupportedError
-from cer_theory.core.events import TYPE_KEY, Value
-from cer_theory.core.predicates.ast import (And, Arith, Attr, BoolConst, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
-                              Predicate, format_term)
-from cer_theory.core.parsing import syntax_error
-from cer_theory.formalisms.cel.ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Strategy,
-                      variables)
+from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
+from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.lexicon import STREAM_ATTRIBUTE
 
 GRAMMAR_PATH = Path(__file__).with_name("ceql.lark")
 
-KEYWORDS = ("SELECT", "FROM", "WHERE", "PARTITION", "BY", "WITHIN", "CONSUME", "LIMIT", "ALL", "ANY", "LAST",
-            "MAX", "NEXT", "STRICT", "NONE", "AS", "OR", "AND", "NOT", "FILTER", "IN", "LIKE", "EVENTS", "HOUR",
-            "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS", "TRUE", "FALSE", "CREATE", "DECLARE", "STREAM",
-            "EVENT")
-"""Reserved words (case-insensitive). A reserved word is a name only in backquotes: `` `event` ``."""
-
-STRATEGIES = ("ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT")
-"""Selection strategies CORE's grammar accepts; ALL (no strategy) is the default."""
-
-CONSUME_POLICIES = ("ANY", "PARTITION", "NONE")
-
-STREAM_ATTRIBUTE = "stream"
-"""``S>T`` (an event of type T from stream S) is the formula ``T FILTER T[stream = 'S']``: whoever merges the
-streams of a FROM clause tags each event with the name of its stream in this attribute."""
-
-DEFAULT_TIME_ATTRIBUTE = "time"
-"""The timestamp attribute a duration window (``WITHIN 10 SECONDS``) reads, unless the caller overrides it."""
-
-DATATYPE_KINDS = {"int": "num", "long": "num", "double": "num", "float": "num", "primary_time": "num",
-                  "string": "str", "boolean": "bool", "bool": "bool"}
-"""Declared attribute datatypes (CORE's ``int string double long boolean primary_time``) → predicate kinds."""
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_KEYWORD_SET = frozenset(k.lower() for k in KEYWORDS)
-
-
-# ---------------------------------------------------------------------------------------------- the AST
-
-
-@dataclass(frozen=True)
-class Query:
-    """A CEQL query (seed 001 §2, Fig. 1).
-
-    * ``strategy``: ``"ALL"`` (default: no strategy), ``"ANY"``, ``"NEXT"``, ``"LAST"``, ``"MAX"``, ``"STRICT"``;
-    * ``select``: the projected variables, ``None`` for ``*`` (no projection), ``()`` for ``SELECT NONE``;
-    * ``streams``: the FROM streams (``()`` when FROM is omitted: the single input stream);
-    * ``pattern``: the WHERE pattern as a CEL formula (Atom, In for AS, Filter, Seq, Contig, Disj, Plus, CPlus);
-    * ``partition_by``: the PARTITION BY groups, e.g. ``(("name",), ("volume",))`` for ``[name], [volume]``;
-    * ``within``: the window or None; ``consume``: ``"ANY"``, ``"PARTITION"``, ``"NONE"`` or None;
-      ``limit``: LIMIT n or None.
-    """
-
-    pattern: Formula
-    strategy: str = "ALL"
-    select: tuple[str, ...] | None = None
-    streams: tuple[str, ...] = ()
-    partition_by: tuple[tuple[str, ...], ...] = ()
-    within: Window | None = None
-    consume: str | None = None
-    limit: int | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.pattern, Formula):
-            raise TypeError(f"the pattern is a CEL formula, got {self.pattern!r}")
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"unknown selection strategy {self.strategy!r}; expected one of {STRATEGIES}")
-        if self.consume is not None and self.consume not in CONSUME_POLICIES:
-            raise ValueError(f"unknown CONSUME BY policy {self.consume!r}; expected one of {CONSUME_POLICIES}")
-        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
-                                       or self.limit < 0):
-            raise ValueError(f"LIMIT is a non-negative integer, got {self.limit!r}")
-        if self.within is not None and not isinstance(self.within, Window):
-            raise TypeError(f"within is a Window, got {self.within!r}")
-        object.__setattr__(self, "select", None if self.select is None else tuple(self.select))
-        object.__setattr__(self, "streams", tuple(self.streams))
-        object.__setattr__(self, "partition_by", tuple(tuple(g) for g in self.partition_by))
-        if any(not g for g in self.partition_by):
-            raise ValueError("a PARTITION BY group needs at least one attribute")
-
-    def variables(self) -> frozenset[str]:
-        """The variables the pattern can bind (event types and AS names)."""
-        return variables(self.pattern)
-
-    def to_cel(self, *, strategy: bool = False) -> Formula:
-        """The CEL formula of the WHERE pattern with SELECT's projection: ``PI[vars](pattern)`` (``SELECT *``
-        gives the pattern itself).
-
-        With ``strategy=True`` a selection strategy is applied *after* the projection (spec §1.4) with seed
-        000's operator of the same name (NEXT is seed 000's NXT); ANY has no seed-000 counterpart and raises
-        :class:`UnsupportedError`. Windows, PARTITION BY, CONSUME BY and LIMIT are not CEL.
-        """
-        phi = self.pattern if self.select is None else Proj(self.pattern, self.select)
-        if not strategy or self.strategy == "ALL":
-            return phi
-        if self.strategy == "ANY":
-            raise UnsupportedError("the ANY selection strategy has no seed-000 (CEL) counterpart")
-        return Select(Strategy({"NEXT": "NXT"}.get(self.strategy, self.strategy)), phi)
-
-    def __str__(self) -> str:
-        return format_query(self)
-
-
-@dataclass(frozen=True)
-class StreamDeclaration:
-    """``CREATE STREAM name { EVENT T { attr:datatype, … }, … }``: the event types of a stream and their
-    attributes with the *declared* datatypes, lower-cased (``"int"``, ``"double"``, ``"string"``, …; see
-    :data:`DATATYPE_KINDS` and :meth:`kinds`)."""
-
-    name: str
-    events: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def kinds(self) -> dict[str, dict[str, str | None]]:
-        """The predicate kinds (``num``, ``str``, ``bool``) of the attributes; None for an unknown datatype."""
-        return {t: {a: DATATYPE_KINDS.get(d) for a, d in attrs.items()} for t, attrs in self.events.items()}
-
-
-# ---------------------------------------------------------------------------------------------- parsing
+# ---------------------------------------------------------------------------------------------- AST building
 
 
 class _Positioned(Exception):
@@ -187,17 +80,11 @@ def _unquote_name(tok: Token) -> Token:
     return tok
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
-
-
 def _string(tok: Token) -> str:
+    """CORE's ``'…'`` (no escapes, ``''`` is a quote) or ``"…"`` (backslash escapes, as in CEL)."""
     if tok.type == "SQSTRING":
         return tok[1:-1].replace("''", "'")
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), tok[1:-1], flags=re.S)
-
-
-def _number(tok: Token) -> int | float:
-    return float(tok) if re.search(r"[.eE]", tok) else int(tok)
+    return unescape(tok[1:-1])
 
 
 def _first_token(x: Any) -> Token | None:
@@ -249,13 +136,13 @@ class _Builder(Transformer):
         return ("partition_by", tuple(tuple(str(n) for n in g) for g in c[1:]))
 
     def within_events(self, c: list) -> tuple[str, Any]:
-        n = _number(c[0])
+        n = number(c[0])
         if not isinstance(n, int):
             raise _Positioned(f"a window of EVENTS needs a whole number, got {c[0]}", c[0])
         return ("within", Window("events", n))
 
     def within_attribute(self, c: list) -> tuple[str, Any]:
-        return ("within", Window("attribute", _number(c[0]), attribute=str(c[1])))
+        return ("within", Window("attribute", number(c[0]), attribute=str(c[1])))
 
     def within_time(self, c: list) -> tuple[str, Any]:
         return ("within", c[0])
@@ -264,14 +151,14 @@ class _Builder(Transformer):
         scale = {"H": 3600, "M": 60, "S": 1}
         total: int | float = 0
         for amount, unit in zip(c[0::2], c[1::2]):
-            total += _number(amount) * scale[unit[0].upper()]
+            total += number(amount) * scale[unit[0].upper()]
         return Window("time", total)
 
     def consume(self, c: list) -> tuple[str, Any]:
         return ("consume", c[0].upper())
 
     def limit(self, c: list) -> tuple[str, Any]:
-        n = _number(c[0])
+        n = number(c[0])
         if not isinstance(n, int):
             raise _Positioned(f"LIMIT needs a whole number, got {c[0]}", c[0])
         return ("limit", n)
@@ -407,7 +294,7 @@ class _Builder(Transformer):
         return ("range", None, c[0])
 
     def signed(self, c: list) -> int | float:
-        n = _number(c[-1])
+        n = number(c[-1])
         return -n if len(c) == 2 else n
 
     def arith(self, c: list) -> Arith:
@@ -433,7 +320,7 @@ class _Builder(Transformer):
         return operand
 
     def number(self, c: list) -> Const:
-        return Const(_number(c[0]))
+        return Const(number(c[0]))
 
     def string_const(self, c: list) -> Const:
         return Const(c[0][0])
@@ -509,12 +396,12 @@ def _lark() -> Lark:
                 start=["query_start", "declarations_start"], maybe_placeholders=False)
 
 
-def parse_query(text: str, *, check_variables: bool = True) -> Query:
+def parse(text: str, *, check_variables: bool = True) -> Query:
     """Parse a CEQL query; raises :class:`SyntaxErrorCER` (line, column, expected) on bad input.
 
     With ``check_variables`` (the default) SELECT may name only variables the pattern binds, and a FILTER
     only variables its filtered pattern binds: the semantics would make such a name vacuous (an unbound
-    variable passes every filter, spec §1.1), which is almost always a typo.
+    variable passes every filter, seed 001 Fig. 2), which is almost always a typo.
     """
     result = _run(text, "query_start", check_variables)
     assert isinstance(result, Query)
@@ -579,18 +466,9 @@ _CLAUSES = ["_FROM", "_WHERE", "PARTITION", "_WITHIN", "_CONSUME", "_LIMIT"]
 _UNITS = ["EVENTS", "HOURS", "MINUTES", "SECONDS"]
 
 
-def _describe_token(tok: Token) -> str:
-    if tok.type == "$END":
-        return "end of input"
-    if tok.type in _KEYWORD_TERMINALS:
-        return f"keyword {tok.value}"
-    if tok.type in _NAMES:
-        return f"name {tok.value}" if tok.type == "QNAME" else f"name {tok.value!r}"
-    if tok.type == "NUMBER":
-        return f"number {tok.value}"
-    if tok.type in _STRINGS:
-        return f"string {tok.value}"
-    return f"'{tok.value}'"
+_describe_token = functools.partial(describe_token, keywords=_KEYWORD_TERMINALS,
+                                    nouns={"NAME": "name", "QNAME": "name", "NUMBER": "number",
+                                           "SQSTRING": "string", "DQSTRING": "string"}, quoted={"NAME"})
 
 
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
@@ -675,197 +553,4 @@ def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
                                 "`": "unterminated backquoted name"})
 
 
-# ---------------------------------------------------------------------------------------------- printing
-
-FILTER_LEVEL, BINARY_LEVEL, POSTFIX_LEVEL, ATOMIC_LEVEL = range(4)
-
-
-def format_name(name: str) -> str:
-    """A name as CEQL text: bare when it is an identifier and not a keyword, in backquotes otherwise."""
-    if _IDENT.match(name) and name.lower() not in _KEYWORD_SET:
-        return name
-    return "`" + name.replace("`", "``") + "`"
-
-
-def format_value(value: Value) -> str:
-    """A constant as CEQL text: numbers as Python writes them, strings in CORE's ``'…'`` (``''`` for a quote)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, float) and math.isinf(value):
-        return "1e999" if value > 0 else "-1e999"
-    return repr(value)
-
-
-def _attr(a: Attr) -> str:
-    if a.slot is not None:
-        raise UnsupportedError(f"CEQL attributes are unqualified inside Var[...]: cannot print {a}")
-    return format_name(a.name)
-
-
-def format_expression(p: Predicate) -> str:
-    """The CEQL text of a unary predicate (the inside of ``Var[…]``)."""
-    if isinstance(p, Or):
-        return " OR ".join(f"({format_expression(a)})" if isinstance(a, Or) else format_expression(a)
-                           for a in p.args)
-    if isinstance(p, And):
-        return " AND ".join(f"({format_expression(a)})" if isinstance(a, (And, Or)) else format_expression(a)
-                            for a in p.args)
-    if isinstance(p, Not):
-        inner = format_expression(p.arg)
-        return "NOT " + (f"({inner})" if isinstance(p.arg, (And, Or)) else inner)
-    if isinstance(p, Cmp):
-        return (f"{format_term(p.left, _attr, format_value)} {p.op} "
-                f"{format_term(p.right, _attr, format_value)}")
-    if isinstance(p, IsType):
-        if p.slot is not None:
-            raise UnsupportedError(f"CEQL attributes are unqualified inside Var[...]: cannot print {p.text()}")
-        return f"{TYPE_KEY} = {format_value(p.name)}"
-    if isinstance(p, Like):
-        return f"{_attr(p.term)} LIKE {format_value(p.pattern)}"
-    if isinstance(p, InSet):
-        vals = ", ".join(format_value(c.value) for c in p.sorted_values())
-        return f"{_attr(p.term)} {'NOT IN' if p.negated else 'IN'} {{{vals}}}"
-    if isinstance(p, InRange):
-        lo = "" if p.low is None else format_value(p.low)
-        hi = "" if p.high is None else format_value(p.high)
-        return f"{_attr(p.term)} {'NOT IN' if p.negated else 'IN'} {{{lo}..{hi}}}"
-    if isinstance(p, BoolConst):
-        raise UnsupportedError("CEQL has no TRUE/FALSE condition")
-    raise UnsupportedError(f"{type(p).__name__} {p.text()} has no CEQL syntax")
-
-
-def format_filter(p: Predicate) -> str:
-    """A FILTER condition: ``Var[expr]`` blocks joined by AND / OR (nested same-operator groups in parens)."""
-    if isinstance(p, On):
-        return f"{format_name(p.var)}[{format_expression(p.body)}]"
-    if isinstance(p, Or):
-        return " OR ".join(f"({format_filter(a)})" if isinstance(a, Or) else format_filter(a) for a in p.args)
-    if isinstance(p, And):
-        return " AND ".join(f"({format_filter(a)})" if isinstance(a, (And, Or)) else format_filter(a)
-                            for a in p.args)
-    raise UnsupportedError(f"a CEQL FILTER condition is Var[...] blocks joined by AND/OR, got {p.text()}")
-
-
-def _stream_atom(phi: Formula) -> tuple[str, str] | None:
-    """(stream, type) if ``phi`` is the formula of ``stream>type``."""
-    if (isinstance(phi, Filter) and isinstance(phi.body, Atom) and isinstance(phi.condition, On)
-            and phi.condition.var == phi.body.name and isinstance(phi.condition.body, Cmp)):
-        c = phi.condition.body
-        if (c.left == Attr(STREAM_ATTRIBUTE) and c.op == "=" and isinstance(c.right, Const)
-                and isinstance(c.right.value, str)):
-            return c.right.value, phi.body.name
-    return None
-
-
-def _pattern(phi: Formula) -> tuple[str, int]:
-    sa = _stream_atom(phi)
-    if sa is not None:
-        return f"{format_name(sa[0])}>{format_name(sa[1])}", ATOMIC_LEVEL
-    if isinstance(phi, Atom):
-        return format_name(phi.name), ATOMIC_LEVEL
-    if isinstance(phi, In):
-        return f"{_wrap(phi.body, POSTFIX_LEVEL)} AS {format_name(phi.var)}", POSTFIX_LEVEL
-    if isinstance(phi, Plus):
-        return _wrap(phi.body, POSTFIX_LEVEL) + "+", POSTFIX_LEVEL
-    if isinstance(phi, CPlus):
-        return _wrap(phi.body, POSTFIX_LEVEL) + ":+", POSTFIX_LEVEL
-    if isinstance(phi, (Seq, Contig, Disj)):
-        op = {Seq: ";", Contig: ":", Disj: "OR"}[type(phi)]
-        return f"{_wrap(phi.left, BINARY_LEVEL)} {op} {_wrap(phi.right, POSTFIX_LEVEL)}", BINARY_LEVEL
-    if isinstance(phi, Filter):
-        return f"{_wrap(phi.body, FILTER_LEVEL)} FILTER {format_filter(phi.condition)}", FILTER_LEVEL
-    raise UnsupportedError(f"{type(phi).__name__} ({phi}) has no CEQL syntax; CEQL patterns use event types, "
-                           f"AS, ;, :, OR, +, :+ and FILTER")
-
-
-def _wrap(phi: Formula, minimum: int) -> str:
-    text, level = _pattern(phi)
-    return f"({text})" if level < minimum else text
-
-
-def format_pattern(phi: Formula) -> str:
-    """The CEQL text of a WHERE pattern, with the fewest parentheses."""
-    return _pattern(phi)[0]
-
-
-def _format_number(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
-def format_window(w: Window) -> str:
-    """The text after WITHIN."""
-    if w.strict:
-        raise UnsupportedError("a strict window (end - start < size) has no CEQL syntax")
-    if w.size < 0 or (isinstance(w.size, float) and not math.isfinite(w.size)):
-        raise UnsupportedError(f"a window size is a non-negative finite number, got {w.size!r}")
-    if w.kind == "events":
-        if not float(w.size).is_integer():
-            raise UnsupportedError(f"a window of EVENTS has a whole size, got {w.size!r}")
-        return f"{int(w.size)} EVENTS"
-    if w.kind == "attribute":
-        if w.attribute is None:
-            raise UnsupportedError("an attribute window needs its attribute")
-        return f"{_format_number(w.size)} [{format_name(w.attribute)}]"
-    if w.attribute is not None:
-        raise UnsupportedError(f"CEQL durations read the default timestamp; cannot print one over {w.attribute!r}")
-    whole = math.floor(w.size)
-    hours, rest = divmod(whole, 3600)
-    minutes, seconds = divmod(rest, 60)
-    frac = w.size - whole
-    parts = []
-    if hours:
-        parts.append(f"{hours} HOURS")
-    if minutes:
-        parts.append(f"{minutes} MINUTES")
-    if seconds or frac or not parts:
-        sec = seconds + frac if frac else seconds
-        parts.append(f"{_format_number(sec)} SECONDS")
-    return " ".join(parts)
-
-
-def format_query(q: Query) -> str:
-    """Canonical CEQL text for ``q``: ``parse_query(format_query(q)) == q``.
-
-    Raises :class:`UnsupportedError` for what CEQL cannot write: pattern operators other than those of CEQL,
-    filter conditions that are not ``Var[...]`` blocks joined by AND/OR, TRUE/FALSE and opaque predicates,
-    strict windows and duration windows over a non-default timestamp.
-    """
-    parts = ["SELECT"]
-    if q.strategy != "ALL":
-        parts.append(q.strategy)
-    if q.select is None:
-        parts.append("*")
-    elif not q.select:
-        parts.append("NONE")
-    else:
-        parts.append(", ".join(map(format_name, q.select)))
-    if q.streams:
-        parts += ["FROM", ", ".join(map(format_name, q.streams))]
-    parts += ["WHERE", format_pattern(q.pattern)]
-    if q.partition_by:
-        parts += ["PARTITION BY", ", ".join("[" + ", ".join(map(format_name, g)) + "]" for g in q.partition_by)]
-    if q.within is not None:
-        parts += ["WITHIN", format_window(q.within)]
-    if q.consume is not None:
-        parts += ["CONSUME BY", q.consume]
-    if q.limit is not None:
-        parts += ["LIMIT", str(q.limit)]
-    return " ".join(parts)
-
-
-def format_declaration(d: StreamDeclaration) -> str:
-    """``CREATE STREAM S { EVENT T { a:int, … }, … }`` (parses back with :func:`parse_declarations`)."""
-    events = ", ".join(f"EVENT {format_name(t)} {{ " + ", ".join(f"{format_name(a)}:{format_name(k)}"
-                                                              for a, k in attrs.items()) + " }"
-                       for t, attrs in d.events.items())
-    return f"CREATE STREAM {format_name(d.name)} {{ {events} }}"
-
-
-__all__ = [
-    "Query", "StreamDeclaration", "parse_query", "parse_declarations", "format_query", "format_pattern",
-    "format_filter", "format_expression", "format_window", "format_declaration", "format_name", "format_value",
-    "KEYWORDS", "STRATEGIES", "CONSUME_POLICIES", "STREAM_ATTRIBUTE", "DEFAULT_TIME_ATTRIBUTE", "DATATYPE_KINDS",
-    "GRAMMAR_PATH",
-]
+__all__ = ["parse", "parse_declarations", "GRAMMAR_PATH"]

@@ -1,4 +1,5 @@
-"""Reference semantics of CEQL, the query language of CORE (seed 001, §2 and Fig. 2; spec core-tecs-ceql.md §1).
+"""Reference semantics of CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition
+Engine*, §2 and Fig. 2).
 
 Brute force by design, like :mod:`cer_theory.formalisms.cel.semantics`. It is the ground truth for the CEQL compiler
 (:mod:`cer_theory.formalisms.ceql.compile`) and for the tECS engine.
@@ -8,16 +9,16 @@ which is *tight* (``R`` gets ``[i,i]``, ``;`` gets ``[V1.start, V2.end]``), and 
 they empty the start position out of the data. :class:`CoreSemantics` therefore indexes valuations by their
 interval: ``interval(φ, i, j)`` is the set of μ with ``V(time) = [i, j]``.
 
-Query-level clauses, in the order of spec §1.2 (FROM merges, PARTITION BY splits, then WHERE, SELECT, WITHIN run
-on each substream), with our decisions where seed 001 is silent (spec §1.4, §7.5–7.6):
+Query-level clauses, in the order of seed 001 §2 (FROM merges, PARTITION BY splits, then WHERE, SELECT, WITHIN run
+on each substream), with our decisions where seed 001 is silent (docs/decisions.md, D20–D22):
 
 * **PARTITION BY** ``[a],[b]`` means the same as ``[a,b]`` (Fig. 1 Q2: "same name *and* same volume"); a tuple
   with a missing value in any listed attribute belongs to no substream. Substreams keep **global** positions,
-  and a window counted in ``EVENTS`` counts global positions (spec §7.5, recommended).
+  and a window counted in ``EVENTS`` counts global positions (D22).
 * **Selection strategies** (CORE defers to seed 000 [33]): among all CEs ending at ``j`` (every start), keep
   those whose data ``D`` seed 000's rule selects (§7.1, on supports, after SELECT's projection): STRICT keeps
   ``D`` without gaps, NEXT/LAST the ``≤_next``/``≤_last``-greatest ``D``, MAX the set-inclusion-maximal ``D``
-  (oracle E9). CEs that share the selected ``D`` with different intervals are all kept. This is seed 000's
+  (D20). CEs that share the selected ``D`` with different intervals are all kept. This is seed 000's
   ``SEL(⟦φ⟧ᵛ_j(S))`` with runs starting anywhere. ``ALL`` and ``ANY`` apply no strategy.
 * **WITHIN** filters *after* the strategy (WHERE → SELECT → WITHIN, as CORE's automaton-level strategies and
   enumeration-time windows do): a strategy may pick a CE that the window then drops.
@@ -33,30 +34,19 @@ on each substream), with our decisions where seed 001 is silent (spec §1.4, §7
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
 
-from cer_theory.core.events import CoreComplexEvent
-from cer_theory.core.windows import Window
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.core.events import Event, Valuation
+from cer_theory.core.events import CoreComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import kind
-from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq, Strategy
+from cer_theory.core.strategies import Strategy, ceql_strategy, consume_policy
+from cer_theory.core.windows import Window
+from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq
 from cer_theory.formalisms.cel.semantics import FilterRule, is_interval, le_last, le_next
-
-if TYPE_CHECKING:  # the Query AST lives in syntax.ceql; only its fields are read here
-    from cer_theory.formalisms.ceql.parser import Query
+from cer_theory.formalisms.ceql.ast import Query
 
 Valuations = frozenset[Valuation]
 EMPTY: Valuations = frozenset()
-
-STRATEGIES: Mapping[str, Strategy | None] = {
-    "ALL": None, "ANY": None, "NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX,
-    "STRICT": Strategy.STRICT,
-}
-"""CEQL's ``SELECT <strategy>`` keywords ([code] grammar) and the seed 000 §7.1 strategy each one means."""
-
-CONSUME_POLICIES = ("ANY", "PARTITION", "NONE")
 
 CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequence[Iterable[CoreComplexEvent]]]
 """``(pattern, substream, select) -> per-end-position CEs`` in substream positions."""
@@ -66,7 +56,7 @@ CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequen
 
 
 class CoreSemantics:
-    """``⟦φ⟧(S)`` of seed 001 Fig. 2 (spec §1.3) for one stream, memoised per (subformula, i, j).
+    """``⟦φ⟧(S)`` of seed 001 Fig. 2 for one stream, memoised per (subformula, i, j).
 
     ``interval(φ, i, j)`` holds the μ of the valuations ``V = ([i, j], μ) ∈ ⟦φ⟧(S)``.
     """
@@ -189,7 +179,7 @@ def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEv
     """Apply a selection strategy to the CEs ending at one position (see the module docstring): seed 000 §7.1's
     rule on the data sets ``D``; every CE whose ``D`` is selected is kept."""
     ces = frozenset(ces)
-    strat = strategy if isinstance(strategy, Strategy) or strategy is None else _strategy(strategy)
+    strat = strategy if isinstance(strategy, Strategy) or strategy is None else ceql_strategy(strategy)
     if strat is None or not ces:
         return ces
     data = {c: frozenset(c.positions) for c in ces}
@@ -204,13 +194,6 @@ def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEv
         if best is None or le(best, d):
             best = d
     return frozenset(c for c in ces if data[c] == best)
-
-
-def _strategy(name: str) -> Strategy | None:
-    try:
-        return STRATEGIES[name.upper()]
-    except KeyError:
-        raise UnsupportedError(f"unknown selection strategy {name!r}; CEQL has {', '.join(STRATEGIES)}") from None
 
 
 # ---------------------------------------------------------------------------------------------- PARTITION BY
@@ -260,10 +243,8 @@ def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Itera
     automaton's any-start runs instead so that both sides share this clause handling.
     """
     source = complex_events or (lambda phi, sub, sel: pattern_complex_events(phi, sub, select=sel))
-    policy = None if consume is None else consume.upper()
-    if policy is not None and policy not in CONSUME_POLICIES:
-        raise UnsupportedError(f"unknown consumption policy {consume!r}; CEQL has CONSUME BY ANY | PARTITION | NONE")
-    strat = strategy if isinstance(strategy, Strategy) or strategy is None else _strategy(strategy)
+    policy = consume_policy(consume)
+    strat = strategy if isinstance(strategy, Strategy) or strategy is None else ceql_strategy(strategy)
     keep = None if select is None else tuple(select)
 
     n = len(stream)
@@ -318,4 +299,4 @@ def limit_conforms(expected: Sequence[frozenset[CoreComplexEvent]], actual: Sequ
 
 
 __all__ = ["CoreSemantics", "pattern_complex_events", "select_strategy", "partition_attributes", "substreams",
-           "evaluate_pattern", "evaluate", "limit_conforms", "STRATEGIES", "CONSUME_POLICIES"]
+           "evaluate_pattern", "evaluate", "limit_conforms"]

@@ -1,5 +1,5 @@
 """Hypothesis strategies for CEQL queries (seed 001 §2; cer_theory.formalisms.ceql.parser), for the round-trip property
-``parse_query(format_query(q)) == q`` and for tests that need random queries.
+``parse(format(q)) == q`` and for tests that need random queries.
 
 Queries are drawn in the *canonical* form the parser builds: conditions use the raw ``And``/``Or``/``Not``
 constructors (so nested groups are kept), ``type = 'R'`` is an ``IsType`` (never a ``Cmp`` on ``type`` with
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cer_theory.core.windows import Window
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, InSet, Like, Not, On, Or, Predicate
-from cer_theory.formalisms.ceql.parser import CONSUME_POLICIES, STRATEGIES, STREAM_ATTRIBUTE, Query
+from cer_theory.formalisms.ceql.ast import CONSUME_POLICIES, Query, STRATEGIES, STREAM_ATTRIBUTE
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
 from cer_theory.testing.strategies.predicates import atoms, extended_atoms
 

@@ -1,0 +1,107 @@
+"""The abstract syntax of CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition
+Engine*, §2 and Fig. 1), and its lexical constants.
+
+A :class:`Query` is ``SELECT [strategy] vars|*|NONE [FROM streams] WHERE pattern [PARTITION BY …] [WITHIN …]
+[CONSUME BY …] [LIMIT n]``; its WHERE pattern is a CEL formula (:mod:`cer_theory.formalisms.cel.ast`), as seed 001
+§2 builds CEQL's patterns from CEL's operators. A :class:`StreamDeclaration` is CORE's ``CREATE STREAM``.
+``str(q)`` is the canonical CEQL text of :mod:`cer_theory.formalisms.ceql.printer`. The lexical constants are
+defined in :mod:`cer_theory.formalisms.ceql.lexicon` and re-exported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.strategies import CEQL_STRATEGIES, CONSUME_POLICIES, ceql_strategy
+from cer_theory.core.windows import Window
+from cer_theory.formalisms.cel.ast import Formula, Proj, Select, variables
+from cer_theory.formalisms.ceql.lexicon import DATATYPE_KINDS, DEFAULT_TIME_ATTRIBUTE, KEYWORDS, STREAM_ATTRIBUTE
+from cer_theory.formalisms.ceql.printer import format
+
+STRATEGIES: tuple[str, ...] = tuple(CEQL_STRATEGIES)
+"""The ``SELECT`` strategy keywords CORE's grammar accepts (:data:`cer_theory.core.strategies.CEQL_STRATEGIES`
+in order); ALL (no strategy) is the default."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """A CEQL query (seed 001 §2, Fig. 1).
+
+    * ``strategy``: ``"ALL"`` (default: no strategy), ``"ANY"``, ``"NEXT"``, ``"LAST"``, ``"MAX"``, ``"STRICT"``;
+    * ``select``: the projected variables, ``None`` for ``*`` (no projection), ``()`` for ``SELECT NONE``;
+    * ``streams``: the FROM streams (``()`` when FROM is omitted: the single input stream);
+    * ``pattern``: the WHERE pattern as a CEL formula (Atom, In for AS, Filter, Seq, Contig, Disj, Plus, CPlus);
+    * ``partition_by``: the PARTITION BY groups, e.g. ``(("name",), ("volume",))`` for ``[name], [volume]``;
+    * ``within``: the window or None; ``consume``: ``"ANY"``, ``"PARTITION"``, ``"NONE"`` or None;
+      ``limit``: LIMIT n or None.
+    """
+
+    pattern: Formula
+    strategy: str = "ALL"
+    select: tuple[str, ...] | None = None
+    streams: tuple[str, ...] = ()
+    partition_by: tuple[tuple[str, ...], ...] = ()
+    within: Window | None = None
+    consume: str | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pattern, Formula):
+            raise TypeError(f"the pattern is a CEL formula, got {self.pattern!r}")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown selection strategy {self.strategy!r}; expected one of {STRATEGIES}")
+        if self.consume is not None and self.consume not in CONSUME_POLICIES:
+            raise ValueError(f"unknown CONSUME BY policy {self.consume!r}; expected one of {CONSUME_POLICIES}")
+        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
+                                       or self.limit < 0):
+            raise ValueError(f"LIMIT is a non-negative integer, got {self.limit!r}")
+        if self.within is not None and not isinstance(self.within, Window):
+            raise TypeError(f"within is a Window, got {self.within!r}")
+        object.__setattr__(self, "select", None if self.select is None else tuple(self.select))
+        object.__setattr__(self, "streams", tuple(self.streams))
+        object.__setattr__(self, "partition_by", tuple(tuple(g) for g in self.partition_by))
+        if any(not g for g in self.partition_by):
+            raise ValueError("a PARTITION BY group needs at least one attribute")
+
+    def variables(self) -> frozenset[str]:
+        """The variables the pattern can bind (event types and AS names)."""
+        return variables(self.pattern)
+
+    def to_cel(self, *, strategy: bool = False) -> Formula:
+        """The CEL formula of the WHERE pattern with SELECT's projection: ``PI[vars](pattern)`` (``SELECT *``
+        gives the pattern itself).
+
+        With ``strategy=True`` a selection strategy is applied *after* the projection (seed 001 §2 defers the
+        strategies to seed 000 §7.1) with seed 000's operator of the same name (NEXT is seed 000's NXT); ANY
+        has no seed-000 counterpart and raises :class:`UnsupportedError`. Windows, PARTITION BY, CONSUME BY
+        and LIMIT are not CEL.
+        """
+        phi = self.pattern if self.select is None else Proj(self.pattern, self.select)
+        if not strategy:
+            return phi
+        if self.strategy == "ANY":
+            raise UnsupportedError("the ANY selection strategy has no seed-000 (CEL) counterpart")
+        meaning = ceql_strategy(self.strategy)
+        return phi if meaning is None else Select(meaning, phi)
+
+    def __str__(self) -> str:
+        return format(self)
+
+
+@dataclass(frozen=True)
+class StreamDeclaration:
+    """``CREATE STREAM name { EVENT T { attr:datatype, … }, … }``: the event types of a stream and their
+    attributes with the *declared* datatypes, lower-cased (``"int"``, ``"double"``, ``"string"``, …; see
+    :data:`DATATYPE_KINDS` and :meth:`kinds`)."""
+
+    name: str
+    events: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def kinds(self) -> dict[str, dict[str, str | None]]:
+        """The predicate kinds (``num``, ``str``, ``bool``) of the attributes; None for an unknown datatype."""
+        return {t: {a: DATATYPE_KINDS.get(d) for a, d in attrs.items()} for t, attrs in self.events.items()}
+
+
+__all__ = ["Query", "StreamDeclaration", "KEYWORDS", "STRATEGIES", "CONSUME_POLICIES", "STREAM_ATTRIBUTE",
+           "DEFAULT_TIME_ATTRIBUTE", "DATATYPE_KINDS"]
