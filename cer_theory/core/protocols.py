@@ -71,7 +71,7 @@ class Level:
 
     ``project`` maps an output of this level or any finer one to this level (the identity on its own outputs);
     ``sort_key`` and ``to_json`` fix how a position's outputs are printed, so every evaluator prints the same
-    JSON line for the same set of outputs.
+    JSON line for the same set of outputs; ``from_json`` reads one back (an external engine's output).
     """
 
     name: str
@@ -79,6 +79,7 @@ class Level:
     project: Callable[[Any], Hashable]
     sort_key: Callable[[Any], Any]
     to_json: Callable[[Any], Any]
+    from_json: Callable[[Any], Hashable] | None = None
 
     def outputs(self, outputs: Outputs) -> list[frozenset]:
         """Every position's outputs seen at this level."""

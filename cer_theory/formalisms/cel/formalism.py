@@ -33,8 +33,12 @@ def _ce_json(c: ComplexEvent) -> list[int]:
     return sorted(c)
 
 
+def _ce_from_json(positions: list[int]) -> ComplexEvent:
+    return frozenset(positions)
+
+
 VALUATIONS = Level("valuations", "valuations", _valuation, Valuation.sort_key, Valuation.to_json)
-COMPLEX_EVENTS = Level("complex events", "complex_events", support, _ce_sort_key, _ce_json)
+COMPLEX_EVENTS = Level("complex events", "complex_events", support, _ce_sort_key, _ce_json, _ce_from_json)
 
 CEL = register(Formalism(
     name="cel",

@@ -35,7 +35,11 @@ def _to_json(c: CoreComplexEvent) -> dict:
     return c.to_json()
 
 
-COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json)
+def _from_json(obj: dict) -> CoreComplexEvent:
+    return CoreComplexEvent(int(obj["start"]), int(obj["end"]), tuple(int(p) for p in obj["positions"]))
+
+
+COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json, _from_json)
 
 CEQL = register(Formalism(
     name="ceql",
