@@ -169,12 +169,25 @@ def to_complex_events(outputs: Outputs) -> list[frozenset]:
 # ---------------------------------------------------------------------------------------------- one formalism
 
 
-def compare(formalism: Formalism, ast: Any, stream: Stream, *, candidate: str | Evaluator,
-            reference: str | Evaluator = "semantics", level: str | None = None) -> Mismatch | None:
+EvaluatorLike = str | Evaluator | Callable[[Any, Stream], Outputs]
+"""An evaluator of the record by name, an :class:`Evaluator`, or a plain function (read as producing the
+record's finest level)."""
+
+
+def _evaluator(formalism: Formalism, x: EvaluatorLike) -> Evaluator:
+    if isinstance(x, str):
+        return formalism.evaluator(x)
+    if isinstance(x, Evaluator):
+        return x
+    name = getattr(x, "__name__", "candidate")
+    return Evaluator(name, f"the function {name}", formalism.levels[0].name, run=x)
+
+
+def compare(formalism: Formalism, ast: Any, stream: Stream, *, candidate: EvaluatorLike,
+            reference: EvaluatorLike = "semantics", level: str | None = None) -> Mismatch | None:
     """Run two evaluators of ``formalism`` on ``ast`` and ``stream``; compare them at ``level`` (by default the
     finest level both produce) and return the first mismatch."""
-    ref = formalism.evaluator(reference) if isinstance(reference, str) else reference
-    cand = formalism.evaluator(candidate) if isinstance(candidate, str) else candidate
+    ref, cand = _evaluator(formalism, reference), _evaluator(formalism, candidate)
     at = formalism.level(level) if level is not None else formalism.coarser(ref.level, cand.level)
     finest_common = formalism.coarser(ref.level, cand.level)
     if formalism.coarser(at.name, finest_common.name) is not at:
@@ -192,7 +205,7 @@ def _text(formalism: Formalism, ast: Any) -> str:
         return repr(ast)
 
 
-def check(phi: Any, stream: Stream, *, candidate: str | Evaluator = "cea", reference: str | Evaluator = "semantics",
+def check(phi: Any, stream: Stream, *, candidate: EvaluatorLike = "cea", reference: EvaluatorLike = "semantics",
           level: str | None = None, logic: str = "cel") -> Mismatch | None:
     """:func:`compare` for the formalism named ``logic`` (CEL by default)."""
     return compare(get(logic), phi, stream, candidate=candidate, reference=reference, level=level)
@@ -228,8 +241,9 @@ class Property:
 
 
 def properties(formalism: Formalism, *, max_examples: int = 40) -> list[Property]:
-    """The standard property tests of a record: ``round trip`` (print/parse), and ``semantics = E`` for every
-    other evaluator E on generated (formula, stream) pairs in E's fragment, compared at the finest common level.
+    """The standard property tests of a record: ``round trip`` (print/parse, also of the differential cases when
+    they come from another strategy), and ``semantics = E`` for every other evaluator E on generated (formula,
+    stream) pairs in E's fragment, compared at the finest common level.
     A failure raises ``AssertionError`` with the :class:`Mismatch` report of the shrunk example."""
     config = settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                                        HealthCheck.filter_too_much])
@@ -241,6 +255,14 @@ def properties(formalism: Formalism, *, max_examples: int = 40) -> list[Property
         assert_round_trip(formalism, ast)
 
     out.append(Property(formalism.name, "round trip", round_trip))
+    if formalism.strategies.printable is not None:
+        # the differential cases are drawn elsewhere: they too must print, since external engines get them as text
+        @config
+        @given(ast=formalism.formulas())
+        def cases_round_trip(ast: Any) -> None:
+            assert_round_trip(formalism, ast)
+
+        out.append(Property(formalism.name, "round trip of the differential cases", cases_round_trip))
     for name, evaluator in formalism.evaluators.items():
         if name == "semantics":
             continue

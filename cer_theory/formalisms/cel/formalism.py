@@ -59,7 +59,7 @@ CEL = register(Formalism(
     # the semantics is the default: it is the only evaluator of n-ary filters, and the CLI's streams are small
     default="semantics",
     levels=(VALUATIONS, COMPLEX_EVENTS),
-    strategies=Strategies(formulas="cer_theory.testing.strategies.cel:formulas",
+    strategies=Strategies(formulas="cer_theory.testing.strategies.cel:registry_formulas",
                           streams="cer_theory.testing.strategies:streams"),
 ))
 
