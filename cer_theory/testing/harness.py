@@ -69,6 +69,14 @@ def _fmt_stream(stream: Sequence[object] | None) -> str:
     return shown + (f" … ({more} more, {len(stream)} events)" if more > 0 else "")
 
 
+def _fmt_formula(formula: object) -> str:
+    """The formula's text; its repr when it has no text (a CEQL query with a strict window cannot be printed)."""
+    try:
+        return str(formula)
+    except (CerError, ValueError, TypeError):
+        return repr(formula)
+
+
 def _difference(a: Output, b: Output) -> Output:
     if isinstance(a, Counter) or isinstance(b, Counter):
         return Counter(a) - Counter(b)
@@ -94,7 +102,7 @@ class Mismatch:
         width = max(len(self.reference), len(self.candidate), 7)
         lines = [
             f"{self.reference} and {self.candidate} disagree on {self.level} at n = {self.n}",
-            f"  formula: {self.formula}",
+            f"  formula: {_fmt_formula(self.formula)}",
             f"  stream:  {_fmt_stream(self.stream)}",
             f"  {self.reference:>{width}}: {_fmt_set(self.expected)}",
             f"  {self.candidate:>{width}}: {_fmt_set(self.actual)}",
@@ -157,7 +165,8 @@ def report(formula: object, stream: Sequence[object] | None, expected: Sequence[
     mismatch = first_mismatch(formula, stream, expected, actual, level=level, reference=reference,
                               candidate=candidate)
     if mismatch is None:
-        return f"{reference} and {candidate} agree on every position of {formula}"
+        return (f"{reference} and {candidate} output the same at every position of {_fmt_formula(formula)} "
+                f"(any difference is in their order)")
     return str(mismatch)
 
 
