@@ -9,7 +9,7 @@ differential harness (:mod:`cer_theory.testing.harness`) and the registry tests 
 The record lives in ``core`` and imports no formalism. Parts of a record that live in a *higher* layer (an engine
 evaluator, hypothesis strategies in ``cer_theory.testing``) are named by a ``"module:attribute"`` reference and
 imported on first use, as packaging entry points are: the formalism names its engine without importing it, so
-dependencies still point one way and looking up a record stays cheap (docs/decisions.md, "the registry").
+dependencies still point one way and looking up a record stays cheap (docs/decisions.md, D33).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import pytest
 from cer_theory.core import protocols
 from cer_theory.core.errors import RegistryError, SyntaxErrorCER
 from cer_theory.core.events import Stream
-from cer_theory.core.protocols import Automaton, Evaluator, Formalism, get, names, register, resolve
+from cer_theory.core.protocols import Automaton, Evaluator, get, names, records, register, resolve
 from cer_theory.testing.harness import properties
 
 STANDARD = [(name, prop.name) for name in names() for prop in properties(get(name))]
@@ -31,7 +31,7 @@ def test_standard_properties_of_every_registered_formalism(name: str, prop: str)
 
 
 def test_cel_and_ceql_are_registered_with_their_papers_and_evaluators() -> None:
-    assert names()[:2] == ["cel", "ceql"]
+    assert names()[:2] == ["cel", "ceql"] and [r.name for r in records()] == names()
     cel, ceql = get("cel"), get("ceql")
     assert (cel.paper.seed, ceql.paper.seed) == ("000", "001")
     assert list(cel.evaluators) == ["semantics", "cea", "cces"] and cel.default == "semantics"
