@@ -342,11 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("eval", help="evaluate a formula on a stream (JSON Lines out)",
                        description="Evaluate a formula of a registered formalism on a stream, one JSON line per "
-                                   "position with outputs. --via names one of the formalism's evaluators (CEL: "
-                                   "semantics, cea, cces; CEQL: semantics, cea, engine).")
+                                   "position with outputs, by one of the formalism's evaluators. An unknown "
+                                   "--logic or --via is refused with the list of choices.")
     e.add_argument("formula", help="the formula's text, or @FILE to read it from a file")
     e.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
-    e.add_argument("--logic", default="cel", help="the formalism (default cel; also ceql)")
+    e.add_argument("--logic", default="cel", help="the formalism's registry name (default cel)")
     e.add_argument("--via", help="the evaluator (default: the formalism's; for CEL the reference semantics)")
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.set_defaults(func=cmd_eval)
