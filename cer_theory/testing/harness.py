@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, seed as hypothesis_seed, settings
 from hypothesis import strategies as st
 
 from cer_theory.core.errors import CerError, UnsupportedError
-from cer_theory.core.events import Event, Stream, Valuation
+from cer_theory.core.events import Event, Stream
 from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
 
 Output = Collection[Any]
@@ -171,8 +171,8 @@ def report(formula: object, stream: Sequence[object] | None, expected: Sequence[
 
 
 def to_complex_events(outputs: Outputs) -> list[frozenset]:
-    """Valuation outputs → complex-event outputs (``sup``, seed 000 §3)."""
-    return [frozenset(m.support() if isinstance(m, Valuation) else frozenset(m) for m in out) for out in outputs]
+    """CEL valuation outputs → complex-event outputs (``sup``, seed 000 §3), by CEL's registered levels."""
+    return get("cel").level("complex events").outputs(outputs)
 
 
 # ---------------------------------------------------------------------------------------------- one formalism
