@@ -1,6 +1,7 @@
 """The ``cer-theory`` command line.
 
-``eval``          evaluate a CEL formula on a stream file, one JSON object per output position;
+``eval``          evaluate a formula (CEL, or ``--logic ceql``, …) on a stream file, one JSON object per output
+                  position, by the evaluator ``--via`` names (the formalism registry lists them);
 ``draw``          draw the CEA of a unary CEL formula (Theorems 6.2 and 7.2) as SVG, PNG, PDF or DOT;
 ``determinize``   its I/O-deterministic CEA (Prop. 5.5);      ``normal-form``  single-variable + I/O-det (§9.2);
 ``star-property`` decide the *-property (Def. 8.4), with a counterexample stream when it fails;
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cer_theory.core.errors import DEFAULT_BUDGET, CerError, UnsupportedError
-from cer_theory.core.events import Stream, Valuation
+from cer_theory.core.events import Stream
 
 
 def _read_formula(text: str):
@@ -37,31 +38,25 @@ def _read_formula(text: str):
     return parse(text)
 
 
-def _evaluate(phi, stream: Stream, via: str) -> list[frozenset]:
-    from cer_theory.testing.harness import EVALUATORS
-
-    return EVALUATORS[via](phi, stream)
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
-    from cer_theory.testing.harness import CE_ONLY
+    """Evaluate a formula of a registered formalism with one of its evaluators: one JSON line per position that
+    has outputs, printed at the coarsest level (complex events) or, with ``--valuations``, the finest."""
+    from cer_theory.core.protocols import get
 
-    phi = _read_formula(args.formula)
+    logic = get(args.logic)
+    evaluator = logic.evaluator(args.via or logic.default)
+    level = logic.level("valuations") if args.valuations else logic.levels[-1]
+    if logic.coarser(evaluator.level, level.name) is not level:
+        finer = [name for name, ev in logic.evaluators.items() if logic.coarser(ev.level, level.name) is level]
+        raise UnsupportedError(f"--via {evaluator.name} computes {evaluator.level} only ({evaluator.description}); "
+                               f"drop --valuations or use --via {'|'.join(finer)}")
+    text = Path(args.formula[1:]).read_text(encoding="utf-8") if args.formula.startswith("@") else args.formula
+    ast = logic.parse(text)
     stream = Stream.load(args.stream)
-    if args.valuations and args.via in CE_ONLY:
-        raise UnsupportedError(f"--via {args.via} computes complex events only (seed 000 §9, normal form); "
-                               f"drop --valuations or use --via semantics|cea")
-    outputs = _evaluate(phi, stream, args.via)
     out = sys.stdout
-    for n, vals in enumerate(outputs):
-        if not vals:
-            continue
-        if args.valuations:
-            body = sorted(vals, key=lambda m: m.sort_key())
-            out.write(json.dumps({"n": n, "valuations": [m.to_json() for m in body]}) + "\n")
-        else:
-            ces = sorted({tuple(sorted(m.support() if isinstance(m, Valuation) else m)) for m in vals})
-            out.write(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}) + "\n")
+    for n, outputs in enumerate(level.outputs(evaluator(ast, stream))):
+        if outputs:
+            out.write(json.dumps(level.json_line(n, outputs)) + "\n")
     return 0
 
 
@@ -345,12 +340,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cer-theory", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    e = sub.add_parser("eval", help="evaluate a CEL formula on a stream (JSON Lines out)")
-    e.add_argument("formula", help="CEL text, or @FILE to read it from a file")
+    e = sub.add_parser("eval", help="evaluate a formula on a stream (JSON Lines out)",
+                       description="Evaluate a formula of a registered formalism on a stream, one JSON line per "
+                                   "position with outputs, by one of the formalism's evaluators. An unknown "
+                                   "--logic or --via is refused with the list of choices.")
+    e.add_argument("formula", help="the formula's text, or @FILE to read it from a file")
     e.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
-    e.add_argument("--via", choices=["semantics", "cea", "cces"], default="semantics",
-                   help="reference semantics (default), the compiled automaton (Theorems 6.2 and 7.2), or the "
-                        "§9 algorithm (complex events only)")
+    e.add_argument("--logic", default="cel", help="the formalism's registry name (default cel)")
+    e.add_argument("--via", help="the evaluator (default: the formalism's; for CEL the reference semantics)")
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.set_defaults(func=cmd_eval)
 

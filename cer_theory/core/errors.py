@@ -67,3 +67,7 @@ class SizeBudgetExceeded(CerError, RuntimeError):
 
 class PredicateError(CerError, ValueError):
     """A predicate that cannot be built, evaluated or translated as asked."""
+
+
+class RegistryError(CerError, LookupError):
+    """An unknown formalism or evaluator name (``--logic``, ``--via``); the message lists the known ones."""

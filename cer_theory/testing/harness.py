@@ -1,12 +1,14 @@
 """Differential conformance testing: one formula, one stream, two evaluators, every position compared.
 
-The reference is the denotational semantics (:mod:`cer_theory.formalisms.cel.semantics`); candidates are the compiled
-automaton, later the engines, or *your* engine. A disagreement becomes a :class:`Mismatch` whose text shows
-the formula, the stream, the first position n that differs and what each side output there, so a shrunk
+Every formalism registers a :class:`~cer_theory.core.protocols.Formalism` record; :func:`properties` turns a
+record into the standard property tests (the print/parse round trip, and the reference semantics against every
+other registered evaluator on generated (formula, stream) pairs), so a new formalism gets them by registering.
+A disagreement becomes a :class:`Mismatch` whose text (:func:`report`, the one failure report of the test suite)
+shows the formula, the stream, the first position n that differs and what each side output there, so a shrunk
 hypothesis failure reads as a counterexample.
 
 Point this at your own engine with :func:`check_engine` (a Python callable) or :class:`CommandEngine` (any
-program that speaks the ``cer-theory eval`` JSON-lines contract).
+program that speaks the ``cer-theory eval`` JSON-lines contract), on cases from :func:`conformance_cases`.
 """
 
 from __future__ import annotations
@@ -15,53 +17,95 @@ import json
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from cer_theory.core.events import Stream, Valuation
-from cer_theory.formalisms.cel import semantics as cel_semantics
-from cer_theory.formalisms.cel.ast import Formula
+from hypothesis import HealthCheck, given, seed as hypothesis_seed, settings
+from hypothesis import strategies as st
 
-Level = Literal["valuations", "complex events"]
-Outputs = Sequence[frozenset]
-"""Per-position outputs ``[out_0, out_1, …]``: sets of Valuations or of complex events (frozensets)."""
-Evaluator = Callable[[Formula, Stream], Outputs]
+from cer_theory.core.errors import CerError, UnsupportedError
+from cer_theory.core.events import Event, Stream
+from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
+
+Output = Collection[Any]
+"""One position's outputs: a set, or a :class:`~collections.Counter` when duplicates matter (an engine that may
+report a complex event twice)."""
+
+SHOWN_EVENTS = 40
+"""Streams longer than this are shown cut, in reports."""
+
+
+# ---------------------------------------------------------------------------------------------- the report
 
 
 def _fmt_item(x: object) -> str:
-    if isinstance(x, Valuation):
-        return repr(x)
-    return "{" + ",".join(map(str, sorted(x))) + "}"  # type: ignore[arg-type]
+    if isinstance(x, (frozenset, set)) and all(isinstance(p, int) for p in x):
+        return "{" + ",".join(map(str, sorted(x))) + "}"
+    return repr(x)
 
 
-def _fmt_set(items: Iterable[object]) -> str:
-    return "{" + ", ".join(sorted(map(_fmt_item, items))) + "}" if items else "∅"
+def _fmt_set(items: Output) -> str:
+    if not items:
+        return "∅"
+    if isinstance(items, Counter):
+        shown = [_fmt_item(x) + (f" ×{k}" if k > 1 else "") for x, k in items.items() if k > 0]
+    else:
+        shown = [_fmt_item(x) for x in items]
+    return "{" + ", ".join(sorted(shown)) + "}"
+
+
+def _fmt_event(e: object) -> str:
+    return repr(e) if isinstance(e, Event) else json.dumps(e, default=str) if isinstance(e, Mapping) else repr(e)
+
+
+def _fmt_stream(stream: Sequence[object] | None) -> str:
+    if stream is None:
+        return "(not shown)"
+    shown = " ".join(f"{k}:{_fmt_event(e)}" for k, e in enumerate(stream[:SHOWN_EVENTS]))
+    more = len(stream) - SHOWN_EVENTS
+    return shown + (f" … ({more} more, {len(stream)} events)" if more > 0 else "")
+
+
+def _fmt_formula(formula: object) -> str:
+    """The formula's text; its repr when it has no text (a CEQL query with a strict window cannot be printed)."""
+    try:
+        return str(formula)
+    except (CerError, ValueError, TypeError):
+        return repr(formula)
+
+
+def _difference(a: Output, b: Output) -> Output:
+    if isinstance(a, Counter) or isinstance(b, Counter):
+        return Counter(a) - Counter(b)
+    return frozenset(a) - frozenset(b)
 
 
 @dataclass(frozen=True)
 class Mismatch:
-    """The first position where two evaluators disagree."""
+    """The first position where two evaluators disagree: what each output there (sets, or multisets)."""
 
-    formula: Formula | str
-    stream: Stream
+    formula: object
+    stream: Sequence[object] | None
     n: int
-    level: Level
-    expected: frozenset
-    actual: frozenset
+    level: str
+    expected: Output
+    actual: Output
     reference: str = "semantics"
     candidate: str = "candidate"
     note: str = field(default="")
 
     def __str__(self) -> str:
-        missing, extra = self.expected - self.actual, self.actual - self.expected
+        missing, extra = _difference(self.expected, self.actual), _difference(self.actual, self.expected)
+        width = max(len(self.reference), len(self.candidate), 7)
         lines = [
             f"{self.reference} and {self.candidate} disagree on {self.level} at n = {self.n}",
-            f"  formula: {self.formula}",
-            f"  stream:  {' '.join(f'{k}:{e!r}' for k, e in enumerate(self.stream))}",
-            f"  {self.reference:>10}: {_fmt_set(self.expected)}",
-            f"  {self.candidate:>10}: {_fmt_set(self.actual)}",
+            f"  formula: {_fmt_formula(self.formula)}",
+            f"  stream:  {_fmt_stream(self.stream)}",
+            f"  {self.reference:>{width}}: {_fmt_set(self.expected)}",
+            f"  {self.candidate:>{width}}: {_fmt_set(self.actual)}",
         ]
         if missing:
             lines.append(f"  only in {self.reference}: {_fmt_set(missing)}")
@@ -72,91 +116,206 @@ class Mismatch:
         return "\n".join(lines)
 
 
-def first_mismatch(formula: Formula | str, stream: Stream, expected: Outputs, actual: Outputs, *,
-                   level: Level, reference: str = "semantics", candidate: str = "candidate") -> Mismatch | None:
-    """Compare per-position outputs; a missing position in ``actual`` counts as the empty output."""
-    for n in range(len(stream)):
-        exp = frozenset(expected[n]) if n < len(expected) else frozenset()
-        act = frozenset(actual[n]) if n < len(actual) else frozenset()
+def _at(outputs: Sequence[Output], n: int, multiset: bool) -> Output:
+    out = outputs[n] if n < len(outputs) else ()
+    return Counter(out) if multiset else frozenset(out)
+
+
+def first_mismatch(formula: object, stream: Sequence[object] | None, expected: Sequence[Output],
+                   actual: Sequence[Output], *, level: str, reference: str = "semantics",
+                   candidate: str = "candidate") -> Mismatch | None:
+    """Compare per-position outputs; a missing position counts as the empty output. Positions hold sets (or
+    Counters, compared as multisets so that a duplicated output is a difference)."""
+    multiset = any(isinstance(o, Counter) for o in (*expected, *actual))
+    length = len(stream) if stream is not None else max(len(expected), len(actual))
+    for n in range(length):
+        exp, act = _at(expected, n, multiset), _at(actual, n, multiset)
         if exp != act:
             return Mismatch(formula, stream, n, level, exp, act, reference, candidate)
-    if len(actual) > len(stream):
-        return Mismatch(formula, stream, len(stream), level, frozenset(), frozenset(actual[len(stream)]),
-                        reference, candidate, note="output past the end of the stream")
+    for n in range(length, len(actual)):
+        if actual[n]:
+            return Mismatch(formula, stream, n, level, _at(expected, n, multiset), _at(actual, n, multiset),
+                            reference, candidate, note="output past the end of the stream")
     return None
 
 
+def by_position(outputs: Iterable[Any], position: Callable[[Any], int]) -> list[Counter]:
+    """A flat collection of outputs (a list or a Counter) → per-position multisets, ``position`` giving each
+    output's position (e.g. the end of a CORE complex event)."""
+    items = outputs.items() if isinstance(outputs, Counter) else ((x, 1) for x in outputs)
+    grouped: dict[int, Counter] = {}
+    for x, k in items:
+        grouped.setdefault(position(x), Counter())[x] += k
+    out = [Counter() for _ in range(max(grouped, default=-1) + 1)]
+    for n, c in grouped.items():
+        out[n] = c
+    return out
+
+
+def report(formula: object, stream: Sequence[object] | None, expected: Sequence[Output] | Counter,
+           actual: Sequence[Output] | Counter, *, level: str = "complex events", reference: str = "semantics",
+           candidate: str = "candidate", position: Callable[[Any], int] | None = None) -> str:
+    """The one failure report: the first position where ``expected`` and ``actual`` differ, with the formula, the
+    stream and both outputs there. Outputs are per position (sequences of sets or Counters) or, with ``position``,
+    flat multisets grouped by it. Use it as an assertion message: ``assert a == b, report(q, s, a, b)``."""
+    if position is not None:
+        expected, actual = by_position(expected, position), by_position(actual, position)
+    elif isinstance(expected, Counter) or isinstance(actual, Counter):
+        raise TypeError("report: flat multisets of outputs need position= to group them by position")
+    mismatch = first_mismatch(formula, stream, expected, actual, level=level, reference=reference,
+                              candidate=candidate)
+    if mismatch is None:
+        return (f"{reference} and {candidate} output the same at every position of {_fmt_formula(formula)} "
+                f"(any difference is in their order)")
+    return str(mismatch)
+
+
 def to_complex_events(outputs: Outputs) -> list[frozenset]:
-    """Valuation outputs → complex-event outputs (``sup``)."""
-    return [frozenset(m.support() if isinstance(m, Valuation) else frozenset(m) for m in out) for out in outputs]
+    """CEL valuation outputs → complex-event outputs (``sup``, seed 000 §3), by CEL's registered levels."""
+    return get("cel").level("complex events").outputs(outputs)
 
 
-# ---------------------------------------------------------------------------------------------- evaluators
+# ---------------------------------------------------------------------------------------------- one formalism
 
 
-def semantics(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
-    """The reference: ``⟦φ⟧ᵛ_n(S)`` for every n (seed 000, Fig. 3)."""
-    return cel_semantics.evaluate(phi, stream)
+EvaluatorLike = str | Evaluator | Callable[[Any, Stream], Outputs]
+"""An evaluator of the record by name, an :class:`Evaluator`, or a plain function (read as producing the
+record's finest level)."""
 
 
-def compiled_cea(phi: Formula, stream: Stream) -> list[frozenset[Valuation]]:
-    """The automaton of Theorem 6.2 (with Theorem 7.2 for selection strategies) run on the stream (Def. 5.2)."""
-    from cer_theory.formalisms.cel.selection import compile_with_selection
-
-    return compile_with_selection(phi).run(stream)
-
-
-def cces(phi: Formula, stream: Stream) -> list[frozenset]:
-    """Seed 000 §9: Algorithm 2 over the CCES, on the lazily determinized normal form (complex events only)."""
-    from cer_theory.engines.cces import evaluate_formula
-
-    return evaluate_formula(phi, stream)
+def _evaluator(formalism: Formalism, x: EvaluatorLike) -> Evaluator:
+    if isinstance(x, str):
+        return formalism.evaluator(x)
+    if isinstance(x, Evaluator):
+        return x
+    name = getattr(x, "__name__", "candidate")
+    return Evaluator(name, f"the function {name}", formalism.levels[0].name, run=x)
 
 
-EVALUATORS: dict[str, Evaluator] = {"semantics": semantics, "cea": compiled_cea, "cces": cces}
-CE_ONLY = frozenset({"cces"})
-"""Evaluators that output complex events, not valuations."""
+def compare(formalism: Formalism, ast: Any, stream: Stream, *, candidate: EvaluatorLike,
+            reference: EvaluatorLike = "semantics", level: str | None = None) -> Mismatch | None:
+    """Run two evaluators of ``formalism`` on ``ast`` and ``stream``; compare them at ``level`` (by default the
+    finest level both produce) and return the first mismatch."""
+    ref, cand = _evaluator(formalism, reference), _evaluator(formalism, candidate)
+    at = formalism.level(level) if level is not None else formalism.coarser(ref.level, cand.level)
+    finest_common = formalism.coarser(ref.level, cand.level)
+    if formalism.coarser(at.name, finest_common.name) is not at:
+        raise UnsupportedError(f"{cand.name} outputs {cand.level} only: compare it with {ref.name} on "
+                               f"{finest_common.name}, not {at.name}")
+    expected, actual = at.outputs(ref(ast, stream)), at.outputs(cand(ast, stream))
+    return first_mismatch(_text(formalism, ast), stream, expected, actual, level=at.name, reference=ref.name,
+                          candidate=cand.name)
 
 
-def check(phi: Formula, stream: Stream, *, candidate: str | Evaluator = "cea", reference: str | Evaluator =
-          "semantics", level: Level = "valuations") -> Mismatch | None:
-    """Run two evaluators (names from :data:`EVALUATORS`, or callables) and return the first mismatch."""
-    ref = EVALUATORS[reference] if isinstance(reference, str) else reference
-    cand = EVALUATORS[candidate] if isinstance(candidate, str) else candidate
-    expected, actual = ref(phi, stream), cand(phi, stream)
-    if level == "complex events":
-        expected, actual = to_complex_events(expected), to_complex_events(actual)
-    return first_mismatch(phi, stream, expected, actual, level=level,
-                          reference=reference if isinstance(reference, str) else getattr(ref, "__name__", "reference"),
-                          candidate=candidate if isinstance(candidate, str) else getattr(cand, "__name__", "candidate"))
+def _text(formalism: Formalism, ast: Any) -> str:
+    try:
+        return formalism.format(ast)
+    except (CerError, ValueError, TypeError):  # a report must not fail because the printer does
+        return repr(ast)
 
 
-def assert_agree(phi: Formula, stream: Stream, **kwargs) -> None:
+def check(phi: Any, stream: Stream, *, candidate: EvaluatorLike = "cea", reference: EvaluatorLike = "semantics",
+          level: str | None = None, logic: str = "cel") -> Mismatch | None:
+    """:func:`compare` for the formalism named ``logic`` (CEL by default)."""
+    return compare(get(logic), phi, stream, candidate=candidate, reference=reference, level=level)
+
+
+def assert_agree(phi: Any, stream: Stream, **kwargs: Any) -> None:
     """``check`` as an assertion whose message is the full mismatch report."""
     mismatch = check(phi, stream, **kwargs)
     if mismatch is not None:
         raise AssertionError(str(mismatch))
 
 
+def assert_round_trip(formalism: Formalism, ast: Any) -> None:
+    """``parse(format(ast)) == ast``: the printer writes what the parser reads back."""
+    text = formalism.format(ast)
+    back = formalism.parse(text)
+    if back != ast:
+        raise AssertionError(f"{formalism.name}: print/parse round trip changed the formula\n"
+                             f"  printed:   {text}\n  reprinted: {_text(formalism, back)}\n"
+                             f"  before: {ast!r}\n  after:  {back!r}")
+
+
+@dataclass(frozen=True)
+class Property:
+    """One standard property of a formalism, as a hypothesis test (call ``test()`` to run it)."""
+
+    formalism: str
+    name: str
+    test: Callable[[], None]
+
+    def __repr__(self) -> str:
+        return f"Property({self.formalism!r}, {self.name!r})"
+
+
+def properties(formalism: Formalism, *, max_examples: int = 40) -> list[Property]:
+    """The standard property tests of a record: ``round trip`` (print/parse, also of the differential cases when
+    they come from another strategy), and ``semantics = E`` for every other evaluator E on generated (formula,
+    stream) pairs in E's fragment, compared at the finest common level.
+    A failure raises ``AssertionError`` with the :class:`Mismatch` report of the shrunk example."""
+    config = settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                                       HealthCheck.filter_too_much])
+    out: list[Property] = []
+
+    @config
+    @given(ast=formalism.printable())
+    def round_trip(ast: Any) -> None:
+        assert_round_trip(formalism, ast)
+
+    out.append(Property(formalism.name, "round trip", round_trip))
+    if formalism.strategies.printable is not None:
+        # the differential cases are drawn elsewhere: they too must print, since external engines get them as text
+        @config
+        @given(ast=formalism.formulas())
+        def cases_round_trip(ast: Any) -> None:
+            assert_round_trip(formalism, ast)
+
+        out.append(Property(formalism.name, "round trip of the differential cases", cases_round_trip))
+    for name, evaluator in formalism.evaluators.items():
+        if name == "semantics":
+            continue
+        out.append(Property(formalism.name, f"semantics = {name}", _differential(formalism, evaluator, config)))
+    return out
+
+
+def _differential(formalism: Formalism, evaluator: Evaluator, config: settings) -> Callable[[], None]:
+    @config
+    @given(ast=formalism.formulas().filter(evaluator.handles), stream=formalism.streams())
+    def semantics_equals(ast: Any, stream: Stream) -> None:
+        mismatch = compare(formalism, ast, stream, candidate=evaluator)
+        if mismatch is not None:
+            raise AssertionError(str(mismatch))
+
+    return semantics_equals
+
+
 # ---------------------------------------------------------------------------------------------- external engines
 
-EngineFn = Callable[[str, list[dict]], Mapping[int, Iterable[Iterable[int]]]]
-"""Your engine as a function: (CEL text, events as dicts with a "type" key) → {n: complex events at n}."""
+EngineFn = Callable[[str, list[dict]], Mapping[int, Iterable[Any]]]
+"""Your engine as a function: (formula text, events as dicts with a "type" key) → {n: complex events at n}, each
+complex event as JSON (for CEL a list of positions; for CEQL ``{"start", "end", "positions"}``)."""
 
 
-def check_engine(engine: EngineFn, cases: Iterable[tuple[Formula, Stream]], *, name: str = "engine",
-                 stop_at_first: bool = True) -> list[Mismatch]:
-    """Compare an engine's complex events with the reference semantics on every (formula, stream) case."""
+def check_engine(engine: EngineFn, cases: Iterable[tuple[Any, Stream]], *, name: str = "engine",
+                 logic: str = "cel", stop_at_first: bool = True) -> list[Mismatch]:
+    """Compare an engine's complex events with the reference semantics of ``logic`` on every (formula, stream)
+    case; the engine receives the formula as text (the formalism's printer)."""
+    formalism = get(logic)
+    level = formalism.levels[-1]
+    if level.from_json is None:
+        raise UnsupportedError(f"{logic}: its {level.name} have no JSON reading, so external engines cannot be checked")
     mismatches: list[Mismatch] = []
-    for phi, stream in cases:
-        got = engine(str(phi), [e.to_dict() for e in stream])
-        actual = [frozenset(frozenset(c) for c in got.get(n, ())) for n in range(len(stream))]
-        extra = [n for n in got if not 0 <= n < len(stream)]
-        expected = cel_semantics.evaluate_complex_events(phi, stream)
-        m = first_mismatch(phi, stream, expected, actual, level="complex events", candidate=name)
-        if m is None and extra:
-            m = Mismatch(phi, stream, extra[0], "complex events", frozenset(), frozenset(), "semantics", name,
-                         note=f"output at positions {extra} outside the stream")
+    for ast, stream in cases:
+        text = formalism.format(ast)
+        got = engine(text, [e.to_dict() for e in stream])
+        actual = [frozenset(level.from_json(c) for c in got.get(n, ())) for n in range(len(stream))]
+        outside = sorted(n for n in got if not 0 <= n < len(stream))
+        expected = level.outputs(formalism.semantics(ast, stream))
+        m = first_mismatch(text, stream, expected, actual, level=level.name, candidate=name)
+        if m is None and outside:
+            m = Mismatch(text, stream, outside[0], level.name, frozenset(), frozenset(), "semantics", name,
+                         note=f"output at positions {outside} outside the stream")
         if m is not None:
             mismatches.append(m)
             if stop_at_first:
@@ -164,24 +323,23 @@ def check_engine(engine: EngineFn, cases: Iterable[tuple[Formula, Stream]], *, n
     return mismatches
 
 
-def conformance_cases(count: int = 200, *, seed: int = 0, max_length: int = 8,
-                      selection: bool = True) -> list[tuple[Formula, Stream]]:
-    """A reproducible list of generated (formula, stream) cases, for engines tested outside pytest."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+def conformance_cases(count: int = 200, *, seed: int = 0, logic: str = "cel",
+                      formulas: st.SearchStrategy | None = None,
+                      streams: st.SearchStrategy | None = None) -> list[tuple[Any, Stream]]:
+    """A reproducible list of ``count`` generated (formula, stream) cases, for engines tested outside pytest:
+    the same ``seed`` gives the same cases, another seed other cases. The strategies default to the record's."""
+    formalism = get(logic)
+    pairs = st.tuples(formulas if formulas is not None else formalism.formulas(),
+                      streams if streams is not None else formalism.streams())
+    cases: list[tuple[Any, Stream]] = []
 
-    from cer_theory.testing.strategies.cel import formulas
-    from cer_theory.testing.strategies import streams
-
-    cases: list[tuple[Formula, Stream]] = []
-
-    @settings(max_examples=count, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(st.tuples(formulas(selection=selection), streams(max_length=max_length)))
-    def collect(case: tuple[Formula, Stream]) -> None:
+    # database=None and a fixed seed: hypothesis replays exactly the same generation for the same seed
+    @hypothesis_seed(seed)
+    @settings(max_examples=count, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(pairs)
+    def collect(case: tuple[Any, Stream]) -> None:
         cases.append(case)
 
-    del seed  # derandomized: the same cases every time
     collect()
     return cases
 
@@ -198,7 +356,7 @@ class CommandEngine:
     command: str
     timeout: float = 60.0
 
-    def __call__(self, formula: str, events: list[dict]) -> dict[int, list[list[int]]]:
+    def __call__(self, formula: str, events: list[dict]) -> dict[int, list[Any]]:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "stream.jsonl"
             path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
@@ -206,9 +364,14 @@ class CommandEngine:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, check=False)
         if proc.returncode != 0:
             raise RuntimeError(f"{argv[0]} exited with {proc.returncode}: {proc.stderr.strip()}")
-        out: dict[int, list[list[int]]] = {}
+        out: dict[int, list[Any]] = {}
         for line in proc.stdout.splitlines():
             if line.strip():
                 obj = json.loads(line)
                 out[int(obj["n"])] = obj["complex_events"]
         return out
+
+
+__all__ = ["CommandEngine", "EngineFn", "Mismatch", "Property", "assert_agree", "assert_round_trip", "by_position",
+           "check", "check_engine", "compare", "conformance_cases", "first_mismatch", "properties", "report",
+           "to_complex_events"]

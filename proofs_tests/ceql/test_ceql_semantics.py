@@ -26,6 +26,7 @@ from cer_theory.formalisms.cel.ast import (Atom, Contig, CPlus, Disj, Filter, Fo
                                        Strategy)
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.testing.harness import report
 from cer_theory.testing.strategies.cel import unary_bodies, visible_variables
 from cer_theory.testing.strategies import Schema
 from cer_theory.testing.strategies import streams as _streams
@@ -48,19 +49,8 @@ def nonempty(outputs) -> dict[int, frozenset]:
 def both(q, stream) -> dict[int, frozenset]:
     """The reference output, after checking that the compiled automaton's any-start runs give the same."""
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
-    assert ref == comp, report(q, stream, ref, comp)
+    assert ref == comp, report(q, stream, ref, comp, candidate="compiled CEA")
     return nonempty(ref)
-
-
-def report(q, stream, expected, actual) -> str:
-    lines = [f"pattern: {q.pattern}  select={q.select} strategy={q.strategy} partition={q.partition_by} "
-             f"within={q.within} consume={q.consume}",
-             "stream:  " + " ".join(f"{k}:{e!r}" for k, e in enumerate(stream))]
-    for j, (e, a) in enumerate(zip(expected, actual)):
-        if e != a:
-            lines.append(f"  j={j}: reference {sorted(e)} vs compiled {sorted(a)}; "
-                         f"only reference {sorted(e - a)}, only compiled {sorted(a - e)}")
-    return "\n".join(lines)
 
 
 def seq(*parts: Formula) -> Formula:
@@ -396,7 +386,7 @@ def test_theorem_1_compiled_cea_equals_reference(data, pattern, stream, within):
     a = compile_automaton(q)
     assert len(a.initial) == 1 and not [t for t in a.transitions if t.target in a.initial]
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
-    assert ref == comp, report(q, stream, ref, comp)
+    assert ref == comp, report(q, stream, ref, comp, candidate="compiled CEA")
 
 
 @settings(max_examples=300)
@@ -410,7 +400,7 @@ def test_theorem_1_with_partition_by_time_window_and_consumption(data, pattern, 
     q = query(pattern, strategy=strategy, select=data.draw(selects(pattern)), partition_by=partition,
               within=within, consume=consume)
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
-    assert ref == comp, report(q, stream, ref, comp)
+    assert ref == comp, report(q, stream, ref, comp, candidate="compiled CEA")
 
 
 @settings(max_examples=200)
@@ -421,7 +411,7 @@ def test_theorem_7_2_strict_automaton_is_sound_for_any_start_runs(data, pattern,
     q = query(pattern, strategy="STRICT", select=data.draw(selects(pattern)))
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
     target(float(sum(len(a) for a in evaluate(query(pattern, select=q.select), stream)) - sum(map(len, ref))))
-    assert ref == comp, report(q, stream, ref, comp)
+    assert ref == comp, report(q, stream, ref, comp, candidate="compiled CEA")
 
 
 @settings(max_examples=300)

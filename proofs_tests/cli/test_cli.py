@@ -145,6 +145,62 @@ def test_cces_valuations_is_a_clear_error(capsys) -> None:
     assert "complex events only" in capsys.readouterr().err
 
 
+# ---------------------------------------------------------------------------------------------- eval --logic
+
+
+CEQL_STREAM = '{"type": "A"}\n{"type": "B"}\n{"type": "A"}\n{"type": "B"}\n'
+
+
+@pytest.mark.parametrize("via", [None, "semantics", "cea", "engine"])
+def test_eval_logic_ceql_prints_interval_complex_events(capsys, tmp_path: Path, via: str | None) -> None:
+    """``--logic ceql``: seed 001's complex events ``([i, j], D)`` at their end position j, through every
+    evaluator of the CEQL record (the engine by default)."""
+    stream = tmp_path / "s.jsonl"
+    stream.write_text(CEQL_STREAM)
+    argv = ["eval", "SELECT * FROM S WHERE A ; B", "--stream", str(stream), "--logic", "ceql"]
+    assert main(argv + (["--via", via] if via else [])) == 0
+    assert _lines(capsys) == [
+        {"n": 1, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}]},
+        {"n": 3, "complex_events": [{"start": 0, "end": 3, "positions": [0, 3]},
+                                    {"start": 2, "end": 3, "positions": [2, 3]}]}]
+
+
+def test_eval_logic_ceql_reads_the_query_from_a_file(capsys, tmp_path: Path) -> None:
+    query, stream = tmp_path / "q.ceql", tmp_path / "s.jsonl"
+    query.write_text("SELECT * FROM S\nWHERE A ; B+\nWITHIN 2 EVENTS\n")
+    stream.write_text(CEQL_STREAM)
+    assert main(["eval", f"@{query}", "--stream", str(stream), "--logic", "ceql"]) == 0
+    by_engine = capsys.readouterr().out
+    assert main(["eval", f"@{query}", "--stream", str(stream), "--logic", "ceql", "--via", "semantics"]) == 0
+    assert capsys.readouterr().out == by_engine
+    assert [line["n"] for line in map(json.loads, by_engine.splitlines())] == [1, 3]
+
+
+def test_eval_unknown_logic_exits_2_listing_the_formalisms(capsys) -> None:
+    assert main(["eval", "R", "--stream", FIRE, "--logic", "ltl"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown logic 'ltl'" in err and "cel" in err and "ceql" in err
+
+
+@pytest.mark.parametrize("logic, via, choices", [("cel", "engine", "semantics, cea, cces"),
+                                                 ("ceql", "cces", "semantics, cea, engine")])
+def test_eval_unknown_via_exits_2_listing_the_logics_evaluators(capsys, logic: str, via: str, choices: str) -> None:
+    formula = "R" if logic == "cel" else "SELECT * WHERE R"
+    assert main(["eval", formula, "--stream", FIRE, "--logic", logic, "--via", via]) == 2
+    err = capsys.readouterr().err
+    assert f"no evaluator {via!r}" in err and choices in err
+
+
+def test_eval_ceql_has_no_valuations(capsys) -> None:
+    assert main(["eval", "SELECT * WHERE R", "--stream", FIRE, "--logic", "ceql", "--valuations"]) == 2
+    assert "no output level 'valuations'" in capsys.readouterr().err
+
+
+def test_eval_ceql_syntax_error_exits_2(capsys) -> None:
+    assert main(["eval", "SELECT * WHERE R ;", "--stream", FIRE, "--logic", "ceql"]) == 2
+    assert "line 1, column" in capsys.readouterr().err
+
+
 def test_construction_commands(capsys, tmp_path: Path) -> None:
     assert main(["determinize", "R ; T+", "--dot", str(tmp_path / "d.dot")]) == 0
     out = capsys.readouterr().out

@@ -35,6 +35,7 @@ from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus,
 from cer_theory.formalisms.ceql.ast import STREAM_ATTRIBUTE, Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.strategies.automata import random_ceas
+from cer_theory.testing.harness import report
 from cer_theory.testing.strategies.cel import unary_bodies, visible_variables
 from cer_theory.testing.strategies.predicates import events as predicate_events
 from cer_theory.testing.strategies.predicates import ATTRS, unary_predicates, values
@@ -51,14 +52,6 @@ def ce(i: int, j: int, *positions: int) -> CoreComplexEvent:
 
 def nonempty(outputs) -> dict[int, frozenset]:
     return {j: frozenset(out) for j, out in enumerate(outputs) if out}
-
-
-def report(what: str, stream, expected, actual) -> str:
-    lines = [what, "stream: " + " ".join(f"{k}:{e!r}" for k, e in enumerate(stream))]
-    for j, (e, a) in enumerate(zip(expected, actual)):
-        if frozenset(e) != frozenset(a):
-            lines.append(f"  j={j}: expected {sorted(e)} got {sorted(a)}")
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------- E1
@@ -152,7 +145,8 @@ def run_query(text: str, stream: Stream, **changes) -> dict[int, frozenset]:
     if changes:
         q = replace(q, **changes)
     engine_out = evaluate_query(q, stream, debug=True)
-    assert engine_out == evaluate(q, stream), report(text, stream, evaluate(q, stream), engine_out)
+    assert engine_out == evaluate(q, stream), report(text, stream, evaluate(q, stream), engine_out,
+                                                     candidate="engine")
     return nonempty(engine_out)
 
 
@@ -358,7 +352,8 @@ def run_evaluator(ev: Evaluator, stream) -> list[list[CoreComplexEvent]]:
 def assert_same(expected, actual, what: str, stream) -> None:
     for out in actual:
         assert len(out) == len(set(out)), f"duplicate outputs {out}\n{what}"
-    assert [frozenset(a) for a in actual] == list(expected), report(what, stream, expected, actual)
+    assert [frozenset(a) for a in actual] == list(expected), report(what, stream, expected, actual,
+                                                                    reference="any-start runs", candidate="evaluator")
 
 
 @settings(max_examples=300)
@@ -500,15 +495,15 @@ def test_engine_equals_ceql_reference_semantics(q, stream):
     positions and time, PARTITION BY (global positions, NULL → no partition), CONSUME BY, strategies."""
     expected = evaluate(q, stream)
     actual = evaluate_query(q, stream, debug=True)
-    assert actual == expected, report(str(q), stream, expected, actual)
+    assert actual == expected, report(q, stream, expected, actual, candidate="engine")
 
 
 @settings(max_examples=150)
 @given(queries(), timed_streams(max_length=10))
 def test_engine_without_debug_equals_ceql_reference_semantics(q, stream):
     """The same without debug mode: the engine's own loop and the evaluators' quiet-event shortcut are on."""
-    assert evaluate_query(q, stream) == evaluate(q, stream), report(str(q), stream, evaluate(q, stream),
-                                                                    evaluate_query(q, stream))
+    assert evaluate_query(q, stream) == evaluate(q, stream), report(q, stream, evaluate(q, stream),
+                                                                    evaluate_query(q, stream), candidate="engine")
 
 
 @settings(max_examples=100)
@@ -539,7 +534,7 @@ def test_engine_selection_strategies_through_the_determinization(q, stream, stra
     q = replace(q, strategy=strategy)
     expected = evaluate(q, stream)
     actual = evaluate_query(q, stream, debug=True)
-    assert actual == expected, report(str(q), stream, expected, actual)
+    assert actual == expected, report(q, stream, expected, actual, candidate="engine")
 
 
 # ---------------------------------------------------------------------------------------------- one step, many paths

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from cer_theory.engines.core import Engine
 from cer_theory.core.events import iter_file
 from cer_theory.spark import BadRowsError, plan_query, read_events, run
+from cer_theory.testing.harness import report
 
 pytestmark = pytest.mark.spark
 
@@ -42,12 +43,6 @@ def engine_output(query: str, events: list[dict]) -> Counter:
 def spark_output(result) -> Counter:
     rows = result.matches.select("start", "end", "positions").collect()
     return Counter((r.start, r.end, tuple(r.positions)) for r in rows)
-
-
-def report(query: str, events: list[dict], expected: Counter, actual: Counter) -> str:
-    missing, extra = expected - actual, actual - expected
-    return (f"query: {query}\nstream ({len(events)} events): {events[:40]}\n"
-            f"missing from Spark: {sorted(missing)[:10]}\nextra or duplicated in Spark: {sorted(extra)[:10]}")
 
 
 @st.composite
@@ -93,7 +88,8 @@ def test_partitioned_plan_equals_the_engine(spark, query, events):
     result = run(spark, frame(spark, events), query)
     assert result.plan.mode == "partitioned"
     expected, actual = engine_output(query, events), spark_output(result)
-    assert actual == expected, report(query, events, expected, actual)
+    assert actual == expected, report(query, events, expected, actual, reference="engine", candidate="Spark",
+                                      position=lambda ce: ce[1])
     assert result.unpartitioned == sum(1 for e in events if e.get("k") is None)
 
 
@@ -103,7 +99,8 @@ def test_sliced_plan_equals_the_engine(spark, query, events, slices):
     result = run(spark, frame(spark, events), query, slices=slices, with_events=False)
     assert result.plan.mode == "sliced" and result.tasks == slices
     expected, actual = engine_output(query, events), spark_output(result)
-    assert actual == expected, report(query, events, expected, actual)
+    assert actual == expected, report(query, events, expected, actual, reference="engine", candidate="Spark",
+                                      position=lambda ce: ce[1])
 
 
 @pytest.mark.parametrize("query, reason", [

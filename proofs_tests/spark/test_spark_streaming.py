@@ -26,6 +26,7 @@ from cer_theory.spark.plan import POSITION_ATTRIBUTE, task_query
 from cer_theory.spark.streaming import (KeySpec, KeyState, advance, check_streamable, read_stream,
                                         read_stream_output, start_stream, stream_job)
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.testing.harness import report
 
 COLUMNS = ("type", "k", "x", "t")
 KINDS = ("str", "str", "long", "long")
@@ -48,11 +49,6 @@ def engine_output(query: str, events: list[dict]) -> Counter:
     """The engine over the events in position order (positions dense from 0: engine positions = stream's)."""
     plain = [{a: v for a, v in e.items() if a != "position"} for e in events]
     return Counter((m.start, m.end, m.positions) for m in Engine(query).process(plain))
-
-
-def report(expected: Counter, actual: Counter) -> str:
-    return (f"missing: {sorted(expected - actual)[:10]}\nextra or duplicated: {sorted(actual - expected)[:10]}\n"
-            f"({sum(expected.values())} expected, {sum(actual.values())} found)")
 
 
 # ------------------------------------------------------------------------------------ the replay, no Spark
@@ -102,7 +98,8 @@ def test_replay_over_random_micro_batches_is_the_engine(query):
     for seed in range(12):
         events = generate(seed, 120)
         expected, actual = engine_output(query, events), replay_output(spec, events, random.Random(seed))
-        assert actual == expected, f"seed {seed}\n" + report(expected, actual)
+        assert actual == expected, f"seed {seed}\n" + report(query, events, expected, actual, reference="engine",
+                                                              candidate="replay", position=lambda ce: ce[1])
         total += sum(expected.values())
     assert total > 0  # the comparison saw complex events
 
@@ -195,7 +192,8 @@ def uninterrupted(spark, tmp_path_factory):
 def test_partitioned_time_window_stream_is_the_engine(spark, uninterrupted):
     counts, messages, out = uninterrupted
     expected, actual = engine_output(PARTITIONED, RESTART_EVENTS), streamed(spark, out)
-    assert actual == expected, report(expected, actual)
+    assert actual == expected, report(PARTITIONED, RESTART_EVENTS, expected, actual, reference="engine",
+                                      candidate="streaming", position=lambda ce: ce[1])
     assert sum(expected.values()) > 10
     assert counts["batches"] >= 2 and counts["matches"] == sum(expected.values()) and counts["rejected"] == 0
     assert len(messages) == counts["batches"] and "complex event(s)" in messages[0]
@@ -213,7 +211,8 @@ def test_unpartitioned_events_window_stream_is_the_engine(spark, tmp_path):
     counts = stream_job(spark, str(tmp_path / "in"), UNPARTITIONED, output=str(tmp_path / "out"),
                         checkpoint=str(tmp_path / "ck"), format="parquet", max_files_per_trigger=2)
     expected, actual = engine_output(UNPARTITIONED, events), streamed(spark, tmp_path / "out")
-    assert actual == expected, report(expected, actual)
+    assert actual == expected, report(UNPARTITIONED, events, expected, actual, reference="engine",
+                                      candidate="streaming", position=lambda ce: ce[1])
     assert sum(expected.values()) > 10 and counts["batches"] >= 2
     # One key: the state has one partition (set when the checkpoint is new, kept in its offset log).
     assert '"spark.sql.shuffle.partitions":"1"' in (tmp_path / "ck" / "offsets" / "0").read_text()
@@ -234,7 +233,8 @@ def test_restart_from_the_checkpoint_loses_and_duplicates_nothing(spark, tmp_pat
     second = stream_job(spark, str(inp), PARTITIONED, output=out, checkpoint=ck)
     after = streamed(spark, tmp_path / "out")
     assert first["matches"] == sum(before.values()) > 0 and second["matches"] > 0
-    assert after == whole == expected, report(expected, after)
+    assert after == whole == expected, report(PARTITIONED, events, expected, after, reference="engine",
+                                              candidate="restarted streaming", position=lambda ce: ce[1])
     # A crash after the last data batch wrote its output but before Spark committed it: its commit (and what
     # came after it, a no-data batch) is gone. The restart re-executes it from its logged offsets and state
     # version, and the sink overwrites that batch's output instead of adding to it.

@@ -179,6 +179,13 @@ def formulas(relations: Sequence[str] = ("R", "T", "U"), variables: Sequence[str
     return _formula(max_depth, cfg)
 
 
+def registry_formulas() -> st.SearchStrategy[Formula]:
+    """The formulas of CEL's registry record (the standard differential properties, ``conformance_cases``):
+    unary, every operator and strategy, nesting at most 3 (deeper UNLESS products make the compiled automaton
+    large without finding other disagreements)."""
+    return formulas(max_depth=3)
+
+
 def unary_formulas(**kwargs: object) -> st.SearchStrategy[Formula]:
     """:func:`formulas` with unary filters only (the fragment compiled by Theorem 6.2)."""
     return formulas(unary=True, **kwargs)  # type: ignore[arg-type]
@@ -233,5 +240,5 @@ def fragment_formulas(extra: Sequence[str] = (), relations: Sequence[str] = ("R"
     return _fragment_formula(max_depth, cfg, kinds)
 
 
-__all__ = ["formulas", "unary_formulas", "conditions", "unary_bodies", "visible_variables",
+__all__ = ["registry_formulas", "formulas", "unary_formulas", "conditions", "unary_bodies", "visible_variables",
            "fragment_formulas"]

@@ -17,7 +17,9 @@ from cer_theory.core.windows import Window
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, InSet, Like, Not, On, Or, Predicate
 from cer_theory.formalisms.ceql.ast import CONSUME_POLICIES, Query, STRATEGIES, STREAM_ATTRIBUTE
+from cer_theory.core.events import Event, Stream
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
+from cer_theory.testing.strategies import Schema, streams
 from cer_theory.testing.strategies.predicates import atoms, extended_atoms
 
 EVENT_TYPES = ("BUY", "SELL", "R", "Event")
@@ -127,4 +129,73 @@ def queries(draw: st.DrawFn, max_leaves: int = 5) -> Query:
     )
 
 
-__all__ = ["queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS"]
+# ---------------------------------------------------------------------------------------------- evaluable queries
+
+EVALUABLE_TYPES = ("R", "T", "U")
+"""The relations of :func:`evaluable_queries`: those of :data:`MATCHING` streams, so that most queries match."""
+
+MATCHING = Schema(types=EVALUABLE_TYPES)
+"""Streams of R, T, U with ``x`` in 0..3 (sometimes absent)."""
+
+
+_X_TESTS = st.builds(lambda op, v: Cmp(Attr("x"), op, Const(v)), st.sampled_from(["<=", ">=", "=", "!=", "<", ">"]),
+                    st.sampled_from([0, 1, 2, 3]))
+_BODIES = st.one_of(_X_TESTS, _X_TESTS.map(Not), st.lists(_X_TESTS, min_size=2, max_size=2).map(tuple).map(Or),
+                    st.lists(_X_TESTS, min_size=2, max_size=2).map(tuple).map(And))
+"""``var[…]`` bodies on ``x`` ∈ 0..3 (which hold often), in the raw form the parser builds."""
+
+
+@st.composite
+def evaluable_patterns(draw: st.DrawFn, depth: int = 3) -> Formula:
+    """WHERE patterns over R/T/U that match often: AS, FILTER ``var[x …]`` blocks (one, or an AND/OR of two) on
+    bound variables, OR, ``;``, ``:`` and ``+``. Shrinks towards an atom."""
+    kind = "atom" if depth <= 0 else draw(st.sampled_from(["atom", "atom", "seq", "seq", "contig", "plus", "as",
+                                                            "filter", "or"]))
+    if kind == "atom":
+        return Atom(draw(st.sampled_from(EVALUABLE_TYPES)))
+    sub = evaluable_patterns(depth - 1)
+    if kind in ("seq", "contig", "or"):
+        return {"seq": Seq, "contig": Contig, "or": Disj}[kind](draw(sub), draw(sub))
+    if kind == "plus":
+        return Plus(draw(sub))
+    body = draw(sub)
+    if kind == "as":
+        return In(body, draw(st.sampled_from(("A", "B"))))
+    block = st.builds(On, st.sampled_from(sorted(variables(body))), _BODIES)
+    shape = draw(st.sampled_from(["one", "one", "and", "or"]))
+    condition = draw(block) if shape == "one" else (And if shape == "and" else Or)((draw(block), draw(block)))
+    return Filter(body, condition)
+
+
+@st.composite
+def evaluable_queries(draw: st.DrawFn) -> Query:
+    """Queries the reference semantics, the compiled CEA and the engine all evaluate on :func:`timed_streams`,
+    in the form the parser builds (so they print and read back): every strategy, SELECT projections, windows on
+    positions and on ``time``, PARTITION BY ``[x]`` and CONSUME BY; no LIMIT (the reference semantics leaves it
+    to the engine, seed 001 §2) and no strict windows (CEQL cannot write them)."""
+    pattern = draw(evaluable_patterns())
+    names = sorted(variables(pattern))
+    select = draw(st.one_of(st.none(), st.lists(st.sampled_from(names), unique=True, max_size=2).map(tuple)))
+    size = st.integers(0, 4)
+    within = draw(st.one_of(st.none(), st.builds(Window, st.just("events"), size),
+                            st.builds(Window, st.just("time"), size)))
+    return Query(pattern=pattern, select=select, within=within,
+                 strategy=draw(st.sampled_from(["ALL", "ALL", "ANY", "STRICT", "NEXT", "LAST", "MAX"])),
+                 partition_by=draw(st.sampled_from([(), (), (("x",),)])),
+                 consume=draw(st.sampled_from([None, None, "ANY", "PARTITION", "NONE"])))
+
+
+@st.composite
+def timed_streams(draw: st.DrawFn, max_length: int = 7) -> Stream:
+    """Streams of R/T/U with ``x`` in 0..3 (sometimes absent) and a non-decreasing ``time`` (ties included)."""
+    events = draw(streams(MATCHING, max_length=max_length))
+    steps = draw(st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=len(events), max_size=len(events)))
+    out, time = [], 0
+    for e, d in zip(events, steps):
+        time += d
+        out.append(Event(e.type, {**e.attributes, "time": time}))
+    return Stream(out)
+
+
+__all__ = ["queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS",
+           "evaluable_patterns", "evaluable_queries", "timed_streams", "MATCHING", "EVALUABLE_TYPES"]

@@ -1,0 +1,66 @@
+"""CEL's record in the formalism registry (seed 000, *A Formal Framework for Complex Event Recognition*).
+
+Outputs have two levels: the valuations ``⟦φ⟧ᵛ_n(S)`` of Fig. 3 and, one level coarser, their complex events
+``sup(μ)`` (§3). Three evaluators must agree with the semantics: the CEA of Theorem 6.2 (with the selection
+automata of Theorem 7.2) run as in Def. 5.2, and Algorithm 2 over the CCES of §9 (complex events only, on
+unary formulas whose normal form it builds).
+"""
+
+from __future__ import annotations
+
+from cer_theory.core.events import ComplexEvent, Valuation
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.formalisms.cel.ast import is_unary
+from cer_theory.formalisms.cel.parser import parse
+from cer_theory.formalisms.cel.printer import format
+from cer_theory.formalisms.cel.semantics import evaluate
+
+
+def support(output: Valuation | ComplexEvent) -> ComplexEvent:
+    """A valuation's complex event ``sup(μ)`` (seed 000 §3); a complex event is its own."""
+    return output.support() if isinstance(output, Valuation) else frozenset(output)
+
+
+def _valuation(output: Valuation) -> Valuation:
+    return output
+
+
+def _ce_sort_key(c: ComplexEvent) -> tuple[int, ...]:
+    return tuple(sorted(c))
+
+
+def _ce_json(c: ComplexEvent) -> list[int]:
+    return sorted(c)
+
+
+def _ce_from_json(positions: list[int]) -> ComplexEvent:
+    return frozenset(positions)
+
+
+VALUATIONS = Level("valuations", "valuations", _valuation, Valuation.sort_key, Valuation.to_json)
+COMPLEX_EVENTS = Level("complex events", "complex_events", support, _ce_sort_key, _ce_json, _ce_from_json)
+
+CEL = register(Formalism(
+    name="cel",
+    paper=Paper("000", "A Formal Framework for Complex Event Recognition"),
+    summary="CEL formulas and complex event automata",
+    parse=parse,
+    format=format,
+    semantics=evaluate,
+    compile="cer_theory.formalisms.cel.selection:compile_with_selection",
+    evaluators={
+        "semantics": Evaluator("semantics", "the reference semantics (Fig. 3), n-ary filters included",
+                               "valuations", run=evaluate),
+        "cea": Evaluator("cea", "the compiled automaton (Theorems 6.2 and 7.2) run as in Def. 5.2", "valuations",
+                         compile="cer_theory.formalisms.cel.selection:compile_with_selection", accepts=is_unary),
+        "cces": Evaluator("cces", "Algorithm 2 over the CCES of §9 (complex events only)", "complex events",
+                          run="cer_theory.engines.cces.evaluator:evaluate_formula", accepts=is_unary),
+    },
+    # the semantics is the default: it is the only evaluator of n-ary filters, and the CLI's streams are small
+    default="semantics",
+    levels=(VALUATIONS, COMPLEX_EVENTS),
+    strategies=Strategies(formulas="cer_theory.testing.strategies.cel:registry_formulas",
+                          streams="cer_theory.testing.strategies:streams"),
+))
+
+__all__ = ["CEL", "COMPLEX_EVENTS", "VALUATIONS", "support"]

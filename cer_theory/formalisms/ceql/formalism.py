@@ -1,0 +1,70 @@
+"""CEQL's record in the formalism registry (seed 001, *CORE: a Complex Event Recognition Engine*).
+
+A query's outputs at position j are the complex events ``([i, j], D)`` it reports there (§2: the interval is part
+of the output). Two evaluators must agree with the reference semantics (``semantics.evaluate``): the CEA of
+Theorem 1 run from every start (``compile.evaluate_compiled``; NEXT, LAST and MAX have no any-start automaton,
+see ``compile.compile_automaton``) and the engine of §4 (Algorithm 1 over the tECS, the default of
+``cer-theory eval --logic ceql``). LIMIT is applied by the engine only (decisions in ``semantics``).
+"""
+
+from __future__ import annotations
+
+from cer_theory.core.events import CoreComplexEvent
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.formalisms.ceql.printer import format
+from cer_theory.formalisms.ceql.semantics import evaluate
+
+COMPILED_STRATEGIES = frozenset({"ALL", "ANY", "STRICT"})
+"""The selection strategies ``compile_automaton`` compiles for runs that start anywhere (seed 001 Theorem 1)."""
+
+
+def compiles(query: Query) -> bool:
+    """Whether the query's strategy has an any-start automaton (NEXT, LAST and MAX do not)."""
+    return query.strategy in COMPILED_STRATEGIES
+
+
+def _identity(c: CoreComplexEvent) -> CoreComplexEvent:
+    return c
+
+
+def _sort_key(c: CoreComplexEvent) -> tuple:
+    return c.start, c.end, c.positions
+
+
+def _to_json(c: CoreComplexEvent) -> dict:
+    return c.to_json()
+
+
+def _from_json(obj: dict) -> CoreComplexEvent:
+    return CoreComplexEvent(int(obj["start"]), int(obj["end"]), tuple(int(p) for p in obj["positions"]))
+
+
+COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json, _from_json)
+
+CEQL = register(Formalism(
+    name="ceql",
+    paper=Paper("001", "CORE: a Complex Event Recognition Engine"),
+    summary="CEQL queries, evaluated by CORE's engine",
+    parse=parse,
+    format=format,
+    semantics=evaluate,
+    compile="cer_theory.formalisms.ceql.compile:compile_automaton",
+    evaluators={
+        "semantics": Evaluator("semantics", "the reference semantics (§2), brute force; LIMIT not applied",
+                               "complex events", run=evaluate),
+        "cea": Evaluator("cea", "the CEA of Theorem 1, run from every start (ALL, ANY and STRICT)",
+                         "complex events", run="cer_theory.formalisms.ceql.compile:evaluate_compiled",
+                         accepts=compiles),
+        "engine": Evaluator("engine", "the engine: Algorithm 1 over the tECS (§4)", "complex events",
+                            run="cer_theory.engines.core.engine:evaluate_query"),
+    },
+    default="engine",
+    levels=(COMPLEX_EVENTS,),
+    strategies=Strategies(formulas="cer_theory.testing.strategies.ceql:evaluable_queries",
+                          streams="cer_theory.testing.strategies.ceql:timed_streams",
+                          printable="cer_theory.testing.strategies.ceql:queries"),
+))
+
+__all__ = ["CEQL", "COMPILED_STRATEGIES", "COMPLEX_EVENTS", "compiles"]
