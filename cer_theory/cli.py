@@ -44,14 +44,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from cer_theory.core.protocols import get
 
     logic = get(args.logic)
+    text = Path(args.formula[1:]).read_text(encoding="utf-8") if args.formula.startswith("@") else args.formula
+    ast = logic.parse(text)
     evaluator = logic.evaluator(args.via or logic.default)
+    if args.via is None and not evaluator.handles(ast):
+        # the default is the fast evaluator; a formula outside its fragment falls back to the reference semantics
+        evaluator = logic.evaluator("semantics")
     level = logic.level("valuations") if args.valuations else logic.levels[-1]
     if logic.coarser(evaluator.level, level.name) is not level:
         finer = [name for name, ev in logic.evaluators.items() if logic.coarser(ev.level, level.name) is level]
         raise UnsupportedError(f"--via {evaluator.name} computes {evaluator.level} only ({evaluator.description}); "
                                f"drop --valuations or use --via {'|'.join(finer)}")
-    text = Path(args.formula[1:]).read_text(encoding="utf-8") if args.formula.startswith("@") else args.formula
-    ast = logic.parse(text)
     stream = Stream.load(args.stream)
     out = sys.stdout
     for n, outputs in enumerate(level.outputs(evaluator(ast, stream))):

@@ -80,6 +80,8 @@ class Level:
     sort_key: Callable[[Any], Any]
     to_json: Callable[[Any], Any]
     from_json: Callable[[Any], Hashable] | None = None
+    position: str = "n"
+    """The JSON key of the position (seed 002's streaming outputs say ``k``)."""
 
     def outputs(self, outputs: Outputs) -> list[frozenset]:
         """Every position's outputs seen at this level."""
@@ -87,7 +89,7 @@ class Level:
 
     def json_line(self, n: int, out: frozenset) -> dict[str, Any]:
         """The JSON object ``{"n": n, key: [...]}`` of position n (outputs sorted by ``sort_key``)."""
-        return {"n": n, self.key: [self.to_json(x) for x in sorted(out, key=self.sort_key)]}
+        return {self.position: n, self.key: [self.to_json(x) for x in sorted(out, key=self.sort_key)]}
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,7 @@ KNOWN: Mapping[str, str] = MappingProxyType({
     "cel": "cer_theory.formalisms.cel.formalism",
     "ceql": "cer_theory.formalisms.ceql.formalism",
     "socel": "cer_theory.formalisms.socel.formalism",
+    "focel": "cer_theory.formalisms.socel.formalism",
     "sremo": "cer_theory.formalisms.sremo.formalism",
 })
 """The one table of formalism modules: each registers its record when imported. A module that does not exist

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import CerError
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.declarations import Schema
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
@@ -130,8 +131,6 @@ def declaration_kinds(declaration: str | Sequence[StreamDeclaration] | None) -> 
     """Event type → attribute → kind from ``CREATE STREAM`` text or parsed declarations (None: none given)."""
     if declaration is None:
         return None
-    from cer_theory.formalisms.ceql.declarations import Schema
-
     decls = parse_declarations(declaration) if isinstance(declaration, str) else declaration
     return Schema.from_declarations(decls).kinds
 

@@ -16,12 +16,14 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.events import iter_file
+from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.spark.batch import SparkRun, run
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from cer_theory.spark.batch import SparkRun
 
 SAMPLE_EVENTS = "stocks.jsonl"
 SAMPLE_QUERY = "stocks.ceql"
@@ -93,9 +95,6 @@ def write_matches(result: SparkRun, output: str, fmt: str) -> int:
 def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
     """Compare Spark's complex events with the single-process engine's over the same file (the rejected rows
     left out, positions mapped back to the input's rows). Raises CerError on a difference."""
-    from cer_theory.engines.core import Engine
-    from cer_theory.core.events import iter_file
-
     rejected = {r.position for r in result.rejected.filter("fatal").select("position").collect()}
     accepted = [(row, event) for row, (_, event) in enumerate(iter_file(path)) if row not in rejected]
     kept = [row for row, _ in accepted]  # engine position → input row
@@ -114,8 +113,6 @@ def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fm
             rejected_output: str | None = None, check_path: str | None = None, progress: float = 5.0,
             emit: Callable[[str], None] = print, **options: object) -> JobReport:
     """Evaluate, write the matches (and the rejected rows, if any), optionally check against the engine."""
-    from cer_theory.spark.batch import run
-
     t0 = time.perf_counter()
     with Progress(spark, progress, emit):
         result = run(spark, df, query, **options)  # type: ignore[arg-type]

@@ -54,8 +54,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import CerError, UnsupportedError
+from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.formalisms.ceql.semantics import partition_attributes
 from cer_theory.spark.batch import READ_OPTIONS, REJECTED_SCHEMA, declaration_kinds, input_format, query_id_of
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, task_query
 from cer_theory.spark.validate import UNPARTITIONED, check_rows, normalize_columns, spark_kind
@@ -224,8 +226,6 @@ def _replay(spec: KeySpec, replay: list[list[Any]], first_new: int, resume: int)
     """A fresh engine over ``replay``; the matches ending at ``replay[first_new:]`` and the new resume point."""
     import pandas as pd
 
-    from cer_theory.engines.core import Engine
-
     frame = pd.DataFrame([v[1:] for v in replay], columns=list(spec.columns))
     if spec.window_key == POSITION_ATTRIBUTE:
         frame[POSITION_ATTRIBUTE] = [v[0] for v in replay]
@@ -332,8 +332,6 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
     from pyspark.sql import types as T
 
     runs = check_streamable(query)
-    from cer_theory.formalisms.ceql.semantics import partition_attributes
-
     parts = partition_attributes(query.partition_by)
     if "type" not in source.columns:
         raise CerError(f"the events need a 'type' column (columns: {', '.join(source.columns)})")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query
 
 OUTPUT_SCHEMA = "start long, end long, positions array<long>"
@@ -56,8 +57,6 @@ class _PositionMap:
 
 def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` body: the complex events of the task's events, one output batch per input batch."""
-    from cer_theory.engines.core import Engine
-
     engine: Engine | None = None
     positions = _PositionMap()
     current = None

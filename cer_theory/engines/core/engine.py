@@ -42,22 +42,21 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from cer_theory.core.errors import DEFAULT_BUDGET
-from cer_theory.core.errors import StreamFormatError
-from cer_theory.core.events import TYPE_KEY, Event
+from cer_theory.automata.cea import CEA
+from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError
+from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
-from cer_theory.engines.core.selection import STRATEGY_NAMES, SelectEvaluator, SelectionDeterminizer
-from cer_theory.core.events import CoreComplexEvent
+from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.core.windows import Window
+from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.compile import compile_automaton, compile_pattern
+from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.formalisms.ceql.semantics import partition_attributes
 
-if TYPE_CHECKING:
-    from cer_theory.automata.cea import CEA
-    from cer_theory.formalisms.ceql.ast import Query
-
-SELECT_STRATEGIES = tuple(STRATEGY_NAMES)
+SELECT_STRATEGIES = BUILT_KEYWORDS
 """Strategies built into the determinization by :mod:`cer_theory.engines.core.selection` (see the module docstring)."""
 
 _INF = float("inf")
@@ -128,12 +127,7 @@ class Engine:
     def __init__(self, query: Query | str, *, budget: int | None = DEFAULT_BUDGET, debug: bool = False,
                  instrument: bool = False) -> None:
         if isinstance(query, str):
-            from cer_theory.formalisms.ceql.parser import parse
-
             query = parse(query)
-        from cer_theory.formalisms.ceql.compile import compile_pattern, compile_automaton
-        from cer_theory.formalisms.ceql.semantics import partition_attributes
-
         self.query = query
         self.strategy = (query.strategy or "ALL").upper()
         self._select = self.strategy in SELECT_STRATEGIES

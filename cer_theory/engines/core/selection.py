@@ -37,14 +37,17 @@ from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.bitmask import Determinizer
 from cer_theory.automata.determinize.step import Move, MoveTable, SubsetStep, select_successor
 from cer_theory.core.errors import DEFAULT_BUDGET
-from cer_theory.core.strategies import Strategy
+from cer_theory.core.strategies import Strategy, ceql_keyword, ceql_strategy
 from cer_theory.engines.core.evaluator import Evaluator
 
 Key = tuple[frozenset, frozenset, frozenset, frozenset]
 """A det-state of A⁺_SEL: (R, E, W, T) as sets of A⁺ state indices."""
 
-STRATEGY_NAMES = {"NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX}
-"""CEQL's names of the strategies built here."""
+BUILT = (Strategy.NXT, Strategy.LAST, Strategy.MAX)
+"""The strategies built into the determinization here."""
+
+BUILT_KEYWORDS = tuple(ceql_keyword(s) for s in BUILT)
+"""Their CEQL keywords (``NEXT``, ``LAST``, ``MAX``)."""
 
 _EMPTY: frozenset = frozenset()
 
@@ -63,8 +66,8 @@ class SelectionDeterminizer(Determinizer):
 
     def __init__(self, cea: CEA, strategy: Strategy | str, *, budget: int | None = DEFAULT_BUDGET,
                  cache_limit: int = 1 << 20) -> None:
-        strategy = STRATEGY_NAMES.get(strategy, strategy) if isinstance(strategy, str) else strategy
-        if strategy not in (Strategy.NXT, Strategy.LAST, Strategy.MAX):
+        strategy = ceql_strategy(strategy) if isinstance(strategy, str) else strategy
+        if strategy not in BUILT:
             raise ValueError(f"SelectionDeterminizer builds NEXT, LAST or MAX, not {strategy!r}")
         self.strategy = strategy
         self._idle_rows: dict[tuple[int, int], int] = {}
@@ -144,4 +147,4 @@ class SelectEvaluator(Evaluator):
         return bool(self.table) or self.initial != self.det.initial
 
 
-__all__ = ["SelectionDeterminizer", "SelectEvaluator", "STRATEGY_NAMES"]
+__all__ = ["BUILT", "BUILT_KEYWORDS", "SelectionDeterminizer", "SelectEvaluator"]

@@ -1,0 +1,74 @@
+"""SREMO's record in the formalism registry (seed 002, *Complex Event Recognition with Symbolic Register
+Transducers*).
+
+The outputs at position k are the streaming matches of Def. 32 that end at k (the last-• reading, D43): sets of
+0-based positions. The compiled SRT (Thm. 27) run by Alg. 1 must agree with the reference semantics; expressions
+with a complement ``!e`` have no SRT here and are evaluated by the semantics only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.events import Event
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.formalisms.sremo.ast import Expr
+from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.parser import parse
+from cer_theory.formalisms.sremo.printer import to_text
+from cer_theory.formalisms.sremo.semantics import outputs
+
+Outputs = list[frozenset]
+
+
+def compiles(e: Expr) -> bool:
+    """Whether Thm. 27's construction covers ``e`` (everything but a complement)."""
+    try:
+        compile_srt(e)
+    except UnsupportedError:
+        return False
+    return True
+
+
+def run_srt(e: Expr, stream: Sequence[Event]) -> Outputs:
+    """The streaming matches by Alg. 1 over the compiled SRT (Thm. 27)."""
+    return compile_srt(e).run(stream)
+
+
+def _sorted(match: frozenset[int]) -> list[int]:
+    return sorted(match)
+
+
+def _sort_key(match: frozenset[int]) -> str:
+    return json.dumps(sorted(match))
+
+
+def _from_json(data: list) -> frozenset[int]:
+    return frozenset(int(p) for p in data)
+
+
+MATCHES = Level("matches", "matches", frozenset, _sort_key, _sorted, _from_json, position="k")
+
+SREMO = register(Formalism(
+    name="sremo",
+    paper=Paper("002", "Complex Event Recognition with Symbolic Register Transducers"),
+    summary="SREMO expressions, with symbolic register transducers",
+    parse=parse,
+    format=to_text,
+    semantics=outputs,
+    compile="cer_theory.formalisms.sremo.compile:compile_srt",
+    evaluators={
+        "semantics": Evaluator("semantics", "the reference semantics (Defs. 17-18, 32, 39), brute force", "matches",
+                               run=outputs),
+        "srt": Evaluator("srt", "the SRT of Thm. 27 run by Alg. 1 (the streaming run-pool recognizer)", "matches",
+                         run=run_srt, accepts=compiles),
+    },
+    default="srt",
+    levels=(MATCHES,),
+    strategies=Strategies(formulas="cer_theory.testing.strategies.sremo:expressions",
+                          streams="cer_theory.testing.strategies.sremo:streams"),
+))
+
+__all__ = ["MATCHES", "SREMO", "compiles", "run_srt"]
