@@ -39,7 +39,6 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
