@@ -459,7 +459,7 @@ def reslot(p: Predicate, mapping: Mapping[Slot, Slot]) -> Predicate:
 
 
 # ---------------------------------------------------------------------------------------------- CEQL extensions
-# The expression language of CORE's CEQL (seed 001 §2; spec core-tecs-ceql.md §1.5): arithmetic terms as
+# The expression language of CORE's CEQL (seed 001 §4.4 and CORE.g4; docs/decisions.md D24–D25): arithmetic terms as
 # comparison sides, LIKE, IN sets and IN ranges. All of them keep the type guard of D3: a missing attribute
 # or a value of the wrong kind makes the atom false.
 #
