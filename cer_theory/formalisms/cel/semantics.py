@@ -61,7 +61,7 @@ def select(strategy: Strategy, valuations: Valuations) -> Valuations:
     return frozenset(m for m in valuations if m.support() == best)
 
 
-# ---------------------------------------------------------------------------------------------- filters (seed 000 §4)
+# --------------------------------------------------------------------------------------- filters (seed 000 §4)
 
 
 def so_holds(literal: Predicate, mu: Valuation, stream: Sequence[Event]) -> bool:

@@ -1,6 +1,6 @@
 """CEA → unary CEL: seed 000, Theorem 6.3 (with the Z fix of docs/errata.md) and the back-translation of Theorem 8.9.
 
-Both are McNaughton–Yamada constructions (Theorem 6.3 (proof) and Theorem 8.9 (proof)). The CEA is first normalised to one
+Both are McNaughton–Yamada constructions (the proofs of Theorems 6.3 and 8.9). The CEA is first normalised to one
 initial state i* without incoming and one final state f* without outgoing transitions (copies of the
 transitions out of I and into F, plus i*→f* for every I→F transition). Then, for the original states
 q_1..q_m taken in turn,
