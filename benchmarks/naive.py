@@ -5,22 +5,22 @@ start position, positions marked so far). Each event extends every live run alon
 that reaches a final state is a complex event, and runs are dropped once their start leaves the window. The work
 per event is therefore proportional to the number of partial matches, which grows with the window and, for
 sequences of n events, like the window size to the power n−1. CORE's point is that the tECS makes the update
-independent of it (Theorem 3; spec core-tecs-ceql.md §3.5, §5.4).
+independent of it (seed 001 §4.3, Theorem 3; §5, Figs. 7–9).
 
 This peer evaluates the *same* automaton as the engine (``compile_automaton``, seed 001 Theorem 1) and applies the
 query clauses exactly as :func:`cer_theory.formalisms.ceql.semantics.evaluate` does, so both report the same complex
 events and the benchmark compares only the evaluation strategy:
 
-* runs may start at any position, in the single initial state (spec §2.1);
+* runs may start at any position, in the single initial state (seed 001 §3);
 * a run is the key ``(state, start, marked positions)``; a dict keyed by it merges runs of the non-deterministic
-  automaton that agree, so every complex event is reported once (CE semantics are sets, spec §1.3);
+  automaton that agree, so every complex event is reported once (CE semantics are sets, seed 001 §2.2);
 * the window keeps a run while ``window.admits(key(start), key(j))``; the keys never decrease, so a run that
   fails once is dropped for good;
 * each distinct transition predicate is evaluated at most once per event, and each state's enabled transitions
   once per event (the cost every NFA engine pays too); dict events are read in place, not copied into Events;
 * PARTITION BY keeps one run table per key (``partition_attributes``; a tuple missing an attribute belongs to no
   partition); CONSUME BY ANY clears every table after an output, PARTITION the producing one (the reference's
-  reading, spec §1.4); LIMIT n reports n of the CEs ending at a position.
+  reading, docs/decisions.md D21); LIMIT n reports n of the CEs ending at a position.
 
 Selection strategies other than ALL/ANY are not supported (the compiler rejects NEXT/LAST/MAX for any-start
 runs).

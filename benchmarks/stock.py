@@ -1,21 +1,21 @@
-"""A deterministic, stock-like stream with the schema of CORE's stock experiments (seed 001, §5.2).
+"""A deterministic, stock-like stream with the schema of CORE's stock experiments (seed 001 §5, "Datasets", and App. D).
 
 The paper's stock data (NYSE trades of one day, ≈225k events, ≈10 events/s) cannot be fetched here, so the benchmark
-generates a stream with the same schema and the same orders of magnitude (spec core-tecs-ceql.md §5.2):
+generates a stream with the same schema and the same orders of magnitude (seed 001 §5, "Datasets"):
 
 * events ``BUY`` and ``SELL`` (50/50) with ``id`` (the position), ``name`` (one of the ten ticker symbols of the
   queries, uniform), ``volume`` (a round lot: 100·k, k uniform in 1..50), ``price`` (a mean-reverting walk around
   the stock's price level, two decimals) and ``stock_time`` (milliseconds, non-decreasing);
 * about 10 events per second of ``stock_time``, so a window of ``10000 [stock_time]`` (the suite's T) holds about
-  100 events, the real stream's rate ("a few hundred" per window, spec §5.2; the window holds 100 events here);
+  100 events, the real stream's rate ("a few hundred" per window, seed 001 §5; the window holds 100 events here);
 * the price levels put the thresholds of Q2/Q5 (MSFT > 26.0, ORCL > 11.14, AMAT ≥ 18.92) near the median, so those
   filters halve the matching events, as filters on real prices would.
 
 Two choices make peers comparable [ours]:
 
 * ``stock_time`` moves in ticks of 7 ms. No two events are then exactly 10000·m ms apart (m = 1..4; 10000·m is not
-  a multiple of 7), so the paper's inclusive window (``end − start ≤ ε``) and CORE's strict one (``< ε``, spec §7.4)
-  select the same complex events, and the engines' output counts can be compared for equality.
+  a multiple of 7), so the paper's inclusive window (``end − start ≤ ε``) and CORE's strict one (``< ε``, in its Java
+  code) select the same complex events, and the engines' output counts can be compared for equality.
 * Only ``random.random()`` is drawn (no ``gauss``, ``choice`` or ``randint``), so the stream is the same bit for bit
   under every CPython version; the pycer peer generates it again under CPython 3.13.
 
@@ -36,7 +36,8 @@ STOCKS: tuple[tuple[str, float], ...] = (
 """The ten symbols the suite's queries name, each with the price level its random walk reverts to."""
 
 SCHEMA: dict[str, str] = {"id": "int", "name": "string", "volume": "int", "price": "double", "stock_time": "int"}
-"""The attributes of BUY and SELL, as in CORE's stock declaration (spec §5.2)."""
+"""The attributes of BUY and SELL, as in CORE's stock declaration (its
+experiments repository, not the paper; seed 001 App. D describes the data)."""
 
 DECLARATION = (
     "CREATE STREAM S {\n"

@@ -1,4 +1,4 @@
-"""Complex Event Automata: seed 000, Definitions 5.1, 5.2 and 5.4 (spec cel-cea.md §3).
+"""Complex Event Automata: seed 000, Definitions 5.1, 5.2 and 5.4 (§5).
 
 A CEA ``A = (Q, Δ, I, F)`` has transitions ``(p, P, L, q)``: a unary predicate P (an element of 𝒰) and a set of
 variables L; a transition with ``L ≠ ∅`` is *marking*. A run over ``t0 … tn`` reads every tuple, starts in I,

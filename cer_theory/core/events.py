@@ -1,8 +1,9 @@
 """The data model shared by every formalism: events, streams, complex events and valuations.
 
-Seed 000, §4 (spec cel-cea.md §1): a stream is a sequence of tuples ``t0 t1 …``, positions are 0-based, a
+Seed 000, §4: a stream is a sequence of tuples ``t0 t1 …``, positions are 0-based, a
 complex event is a finite set of positions and a valuation maps variables to finite sets of positions.
-Following the spec's advice, every event carries an explicit type tag, so ``tuples(R) = {t | t.type = R}``.
+As seed 000 §4 (footnote 1) suggests, every event carries an explicit type tag (docs/decisions.md D1), so
+``tuples(R) = {t | t.type = R}``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Windows (``WITHIN``) of seed 001 (CORE, §4.3), shared by the CEQL semantics, its compiler and the engines."""
+"""Windows (``WITHIN``) of seed 001 (CORE, §2.2 and §4), shared by the CEQL semantics, its compiler and the engines."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ WindowKind = Literal["events", "time", "attribute"]
 class Window:
     """``WITHIN``: ``n EVENTS`` (positions), a duration (``time``, over ``attribute``, default ``"time"``) or
     ``n [attr]`` (the values of an attribute). Inclusive by default, as in the paper (``end − start ≤ size``);
-    ``strict=True`` is CORE's reading (``end − start < size``), spec §7.4."""
+    ``strict=True`` is the reading of CORE's public Java implementation (``end − start < size``), not the paper's."""
 
     kind: WindowKind
     size: float

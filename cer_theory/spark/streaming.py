@@ -7,7 +7,7 @@ The stream carries its positions
     (gaps count too: a rejected row keeps its position, unlike the batch pipeline, which renumbers the accepted
     rows). File sources are read in modification-time order, so later files must hold later positions.
 
-Keys and state (spec core-tecs-ceql.md §1.4, §8.1)
+Keys and state (docs/decisions.md D29, D32)
     The events are grouped by the PARTITION BY values (one constant key without PARTITION BY) and each key's
     state is a **replay buffer**: the key's events still inside the window of its latest event, its last
     position and timestamp, and, with CONSUME BY, the position after its last reported complex event. Each
@@ -202,7 +202,7 @@ def advance(spec: KeySpec, state: KeyState | None, rows: Sequence[Mapping[str, A
         elif last_key is not None and key < last_key:
             reject(values, spec.window_key, f"{what} = {_num(key)} is earlier than {_num(last_key)}, the timestamp "
                                             f"of an earlier event of this key: the window needs non-decreasing "
-                                            f"timestamps in stream order (spec §7.3)")
+                                            f"timestamps in stream order (docs/decisions.md D30)")
         elif fresh and watermark_ms > 0 and key * 1000 < watermark_ms:
             reject(values, pcol if key_index is None else spec.window_key,
                    f"{what} = {_num(key)} is behind the watermark ({_num(watermark_ms / 1000)} s) and its key has "

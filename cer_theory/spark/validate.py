@@ -7,12 +7,12 @@ A row is **rejected**, with the field and the reason, when (first reason wins):
    that is not one, a declared string given as a number, …);
 3. the query has a time window and its timestamp attribute is missing or not a number;
 4. its timestamp is smaller than the timestamp of an earlier accepted row (out of order: the window needs
-   non-decreasing timestamps in stream order, spec core-tecs-ceql.md §7.3).
+   non-decreasing timestamps in stream order, docs/decisions.md D30).
 
 These are the events ``cer-theory run`` stops at with an error. A row whose PARTITION BY attribute is NULL is not
-an error: it belongs to no partition (spec §1.4), exactly as in the single-process engine; it is reported too,
-as a note. Without a declaration, the kinds are those of the DataFrame's columns (Spark's schema inference), and
-only rules 1 (missing type), 3 and 4 apply.
+an error: it belongs to no partition (seed 001 §2.2; docs/decisions.md D22), exactly as in the single-process engine;
+it is reported too, as a note. Without a declaration, the kinds are those of the DataFrame's columns (Spark's schema
+inference), and only rules 1 (missing type), 3 and 4 apply.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
-UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (spec §1.4)"
+UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (seed 001 §2.2)"
 OUT_OF_ORDER_BUCKET = 1 << 16
 """Rows per bucket when computing the running maximum of the timestamps (buckets run in parallel)."""
 
@@ -182,7 +182,7 @@ def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
     previous = F.greatest(F.col("__prior"), F.max(stamp).over(within))
     late = eligible & previous.isNotNull() & (F.col(time_attribute) < previous)
     message = F.format_string(f"{time_attribute} = %s is earlier than %s, the timestamp of an earlier event: "
-                              f"the window needs non-decreasing timestamps in stream order (spec §7.3)",
+                              f"the window needs non-decreasing timestamps in stream order (docs/decisions.md D30)",
                               F.col(time_attribute).cast("string"), previous.cast("string"))
     return (df.join(F.broadcast(prior), "__bucket", "left")
             .withColumn("__field", F.when(late, F.lit(time_attribute)).otherwise(F.col("__field")))

@@ -1,4 +1,9 @@
-"""Seed 000's worked examples as exact oracles (spec cel-cea.md §7, O1–O9).
+"""Seed 000's worked examples as exact oracles, and our own (O7, O8).
+
+O1: §3 (Fig. 1 stream, φ1–φ5; O1.9: the §7.1 strategy examples). O2: §7.1 (≤_next, ≤_last). O3: Example 5.3
+(Fig. 4). O4, O5: Figs. 7 and 8 (§9.2), rebuilt. O6: §8 (R UNLESS T before Cor. 8.6; STRICT(R+), §8.2 and App. B;
+the Thm. 8.14 formula, App. D). O7, O8: our contiguity examples and operator corner cases (no seed source). O9: the
+counterexamples of docs/errata.md (docs/decisions.md D7, D8, D13, D18).
 
 Each oracle runs through the reference semantics (Fig. 3, §7.1) and, for formulas without selection
 strategies, through the CEA compiled by Theorem 6.2. Positions are 0-based; unlisted positions output ∅.
@@ -192,7 +197,7 @@ def test_O8_operator_corner_cases(text: str, expected: Expected) -> None:
 
 
 def test_O9_erratum_cplus_single_transition_iterations() -> None:
-    """Spec §4.1 [erratum] ⊕: the printed construction misses {0,1,2} on R R R."""
+    """[erratum] Theorem 6.2, case ⊕ (docs/errata.md; D8): the printed construction misses {0,1,2} on R R R."""
     s = Stream.from_types("R R R")
     expected = {0: {(0,)}, 1: {(1,), (0, 1)}, 2: {(2,), (1, 2), (0, 1, 2)}}
     _check("R:+", s, expected)
@@ -200,14 +205,16 @@ def test_O9_erratum_cplus_single_transition_iterations() -> None:
 
 
 def test_O9_erratum_unless_checks_every_subinterval() -> None:
-    """Spec §4.1 [erratum] UNLESS: on T R the printed construction outputs {1}; the semantics gives ∅."""
+    """[erratum] Theorem 6.2, case UNLESS (docs/errata.md; D8): on T R the printed construction outputs {1};
+    the semantics gives ∅."""
     s = Stream.from_types("T R")
     assert not compile_automaton(parse("R UNLESS T")).run_complex_events(s)[1]
     assert not evaluate_complex_events(parse("R UNLESS T"), s)[1]
 
 
 def test_O9_strategies_on_the_tie_counterexample_formula() -> None:
-    """The selection strategies keep all valuations that share the selected support (spec §4.3 erratum)."""
+    """The selection strategies keep all valuations that share the selected support (Theorem 7.2 erratum,
+    docs/errata.md)."""
     s = Stream.from_types("R R")
     vals = evaluate(parse("MAX((R IN A) OR (R ; R IN B))"), s)[1]
     assert {m.support() for m in vals} == {frozenset({0, 1})}

@@ -1,4 +1,4 @@
-"""Seed 000 §8 (Appendices B–E) as executable checks against the reference semantics (spec cel-cea.md §5).
+"""Seed 000 §8 (Appendices B–E) as executable checks against the reference semantics.
 
 * Lemmas 8.2 and 8.3 and Prop. 8.5 (the *-property) on generated CEL* formulas, with unary and binary filters.
 * Corollary 8.6: one concrete *-property violation for each operator outside CEL*.
@@ -148,7 +148,7 @@ def test_lemma_8_3(phi: Formula, stream: Stream) -> None:
 
 
 def test_lemma_8_2_fails_beyond_cel_star() -> None:
-    """The lemmas are specific to CEL*: ``π_∅`` outputs the empty support (spec O8)."""
+    """The lemmas are specific to CEL*: ``π_∅`` outputs the empty support (oracle O8, our own)."""
     assert ce_at(parse("PI[](R)"), Stream.from_types("R"), 0) == {frozenset()}
     assert not is_cel_star(parse("PI[](R)"))
 
@@ -188,7 +188,7 @@ WITNESSES = {
     "⊕": ("R:+", "R R", {0, 1}, "R V R", {0, 2}),
     "π": ("PI[R](R ; T)", "R T", {0}, "R", {0}),  # also breaks the first bullet: {0} is output at 1
     "START": ("START(R)", "R", {0}, "V R", {1}),
-    "UNLESS": ("R UNLESS T", "R R", {1}, "T R", {1}),  # the paper's witness (spec O6)
+    "UNLESS": ("R UNLESS T", "R R", {1}, "T R", {1}),  # the paper's witness (before Cor. 8.6; O6)
     "STRICT": ("STRICT(R ; T)", "R T", {0, 1}, "R V T", {0, 2}),
     "NXT": ("NXT(R ; T)", "R T", {0, 1}, "R R T", {1, 2}),  # {0,2} is ≤_next-greater than {1,2}
     "LAST": ("LAST(R ; T)", "R T", {0, 1}, "R R T", {0, 2}),  # {1,2} is ≤_last-greater than {0,2}
@@ -330,7 +330,7 @@ def test_prop_8_13_strict_rewrite(phi: Formula, stream: Stream) -> None:
 @settings(max_examples=200)
 @given(fragment(), small_streams(6))
 def test_prop_8_13_contiguize(phi: Formula, stream: Stream) -> None:
-    """``STRICT(φ) ≡ φ[; → :, + → ⊕]`` at the valuation level for CEL* φ (spec §5.2)."""
+    """``STRICT(φ) ≡ φ[; → :, + → ⊕]`` at the valuation level for CEL* φ (§8.2, App. C)."""
     assert_equivalent(Select(Strategy.STRICT, phi), contiguize(phi), stream, name="contiguize")
 
 
@@ -531,7 +531,7 @@ def test_prop_8_15_cplus_to_strict_disjunctions(phi: Formula, streams_: list[Str
 
 def test_prop_8_15_ocr_sixth_term_counterexample() -> None:
     """The OCR's sixth term ``Y⊕:(X⊕:Y)⊕`` is wrong. With X = R and Y = T on ``T R T T``, ``(R OR T)⊕`` outputs
-    {0,1,2,3} at 3. The OCR's six terms miss it, and the spec's ``Y⊕:(X⊕:Y⊕)⊕`` has it."""
+    {0,1,2,3} at 3. The OCR's six terms miss it, and the corrected ``Y⊕:(X⊕:Y⊕)⊕`` (docs/errata.md) has it."""
     x, y, stream = Atom("R"), Atom("T"), Stream.from_types("T R T T")
     target = frozenset({0, 1, 2, 3})
     assert target in ce_at(CPlus(Disj(x, y)), stream, 3)

@@ -5,7 +5,8 @@
   procedure says so; both also equal ⟦φ⟧ (Prop 8.5 through Theorem 6.2).
 * The decision procedure agrees with brute force over *all* streams of length ≤ 5 over the minterm alphabet,
   and every counterexample it returns is re-checked against both semantics.
-* Cor 8.6: the spec's witnesses (``R UNLESS T``, ``R : T``, ``START(R)``, ``R⊕``, ``π_∅(R)``) are found.
+* Cor 8.6: the paper's witness ``R UNLESS T``, plus our own for the other operators (``R : T``, ``START(R)``,
+  ``R⊕``, ``π_∅(R)``), are found.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def test_corollary_8_6_witnesses_are_found(text: str, condition: str) -> None:
 
 
 def test_corollary_8_6_unless_oracle() -> None:
-    """The shortest counterexample for R UNLESS T is the spec's: S = T R, n = 1, C = {1} only in ⟦A⟧*."""
+    """The shortest counterexample for R UNLESS T (Cor. 8.6's witness): S = T R, n = 1, C = {1} only in ⟦A⟧*."""
     result = has_star_property(compile_automaton(parse("R UNLESS T")))
     assert result.stream is not None and result.stream.types() == "T R"
     assert (result.n, result.complex_event, result.in_normal, result.in_star) == (1, ComplexEvent([1]), False, True)

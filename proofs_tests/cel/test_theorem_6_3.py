@@ -1,9 +1,9 @@
 """Theorem 6.3 / Corollary 6.4 and Theorem 8.9 (seed 000): CEA → unary CEL back-translations.
 
-* Thm 6.3 (with the spec's Z fix, cel-cea.md §4.2): ``⟦cea_to_cel(A)⟧ᵛ_n(S) = ⟦A⟧ᵛ_n(S)`` on random
+* Thm 6.3 (with the Z fix of docs/errata.md, D13): ``⟦cea_to_cel(A)⟧ᵛ_n(S) = ⟦A⟧ᵛ_n(S)`` on random
   2–3-state CEAs and streams of length ≤ 4, also through the Theorem 6.2 compiler
   (``compile_automaton(cea_to_cel(A)) ≡_v A``); the formula uses only IN, FILTER, ``:``, ``⊕``, π, START and OR (Cor 6.4).
-* The printed construction (no Z) fails on the spec's counterexample; the fixed one does not.
+* The printed construction (no Z) fails on the counterexample of docs/errata.md; the fixed one does not.
 * Thm 8.9: ``⟦cea_to_cel_star(A)⟧_n(S) = ⟦A⟧*_n(S)`` at the complex-event level, and the valuation level fails
   on the paper's renaming example.
 """
@@ -76,7 +76,7 @@ def test_theorem_6_3_round_trip_through_theorem_6_2(cea: CEA, stream: Stream) ->
 
 
 def _erratum_cea() -> CEA:
-    """The spec's counterexample to the printed Theorem 6.3 (cel-cea.md §4.2)."""
+    """The counterexample to the printed Theorem 6.3 (docs/errata.md; docs/decisions.md D13)."""
     return CEA(["p", "q"], [("p", TRUE, (), "p"), ("p", is_type("R"), {"A"}, "q")], ["p"], ["q"])
 
 

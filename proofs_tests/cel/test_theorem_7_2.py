@@ -1,9 +1,9 @@
-"""Theorem 7.2 (seed 000): selection strategies as I/O-deterministic automata; nesting (spec §4.1); and the
-normal form of §9.2 (Prop 9.2, the order of transformations of spec §4.4).
+"""Theorem 7.2 (seed 000): selection strategies as I/O-deterministic automata; nesting (docs/decisions.md D18); and the
+normal form of §9.2 (Prop 9.2, the order of transformations of docs/decisions.md D17).
 
 ``⟦A_SEL⟧ᵛ_n(S) = SEL(⟦A⟧ᵛ_n(S))`` is checked at every position of generated streams (length ≤ 6), for CEAs
 compiled from generated formulas and for random CEAs; SEL is the reference :func:`select`. The tie
-counterexample of spec §4.3 is an exact oracle showing the printed constructions' erratum.
+counterexample of docs/errata.md is an exact oracle showing the printed constructions' erratum.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from cer_theory.testing.strategies import Schema, formulas, streams
 
 STREAMS = st.lists(streams(max_length=6), min_size=2, max_size=2)
 COMPILED = formulas(selection=False, max_depth=3).map(lambda phi: (str(phi), compile_automaton(phi)))
-# Dense random CEAs: ties in support between different valuations (the §4.3 erratum) need branching runs.
+# Dense random CEAs: ties in support between different valuations (the Theorem 7.2 erratum,
+# docs/errata.md) need branching runs.
 DENSE = random_ceas(min_states=2, min_transitions=4, max_transitions=10, min_final=1)
 
 # One event per type of the default random_ceas predicates (TRUE, R, T, x < 2, ¬R): every distinction they
@@ -134,7 +135,8 @@ def test_theorem_7_2_max(data: st.DataObject) -> None:
 
 
 def tie_cea() -> CEA:
-    """Spec §4.3: ``q0 -TRUE/{A}-> q1 -TRUE/∅-> q3`` and ``q0 -TRUE/{B}-> q2 -TRUE/{B}-> q3``, q3 final."""
+    """docs/errata.md (Theorem 7.2 ties): ``q0 -TRUE/{A}-> q1 -TRUE/∅-> q3`` and
+    ``q0 -TRUE/{B}-> q2 -TRUE/{B}-> q3``, q3 final."""
     return CEA(["q0", "q1", "q2", "q3"], [
         ("q0", TRUE, {"A"}, "q1"), ("q1", TRUE, (), "q3"), ("q0", TRUE, {"B"}, "q2"), ("q2", TRUE, {"B"}, "q3"),
     ], ["q0"], ["q3"], name="tie")
@@ -170,7 +172,8 @@ def test_theorem_7_2_tie_erratum_formula(strategy: Strategy) -> None:
 @given(random_ceas(single_variable=True), STREAMS, st.sampled_from(list(Strategy)))
 def test_theorem_7_2_printed_correct_on_single_variable(cea: CEA, streams_: list[Stream],
                                                         strategy: Strategy) -> None:
-    """Spec §4.3, simpler route: on single-variable CEAs the printed constructions are ≡_v SEL(A)."""
+    """Theorem 7.2 after Prop. 9.2 (docs/decisions.md D18): on single-variable CEAs the printed
+    constructions are ≡_v SEL(A)."""
     _check_selection(strategy, (cea.describe(), cea), streams_, build=select_cea_printed)
 
 
@@ -234,7 +237,7 @@ RTU_STREAMS = st.lists(streams(Schema(types=("R", "T", "U")), max_length=6), min
 @settings(max_examples=400)
 @given(NESTED, RTU_STREAMS)
 def test_theorem_7_2_nested(phi: Formula, streams_: list[Stream]) -> None:
-    """Selection strategies at any depth (spec §4.1, shift invariance): compile_with_selection(φ) ≡_v φ."""
+    """Selection strategies at any depth (docs/decisions.md D18, shift invariance): compile_with_selection(φ) ≡_v φ."""
     _check_formula(phi, streams_)
 
 
@@ -251,7 +254,7 @@ def test_theorem_7_2_nested_examples(text: str) -> None:
 
 
 F = FORMULAS
-O1_9 = {  # spec §7, O1.9 on S_fire: n -> complex events
+O1_9 = {  # seed 000 §7.1's examples (O1.9) on S_fire: n -> complex events
     "STRICT(φ1)": (f"STRICT({F['φ1']})", {2: {(1, 2)}}),
     "NXT(φ1)": (f"NXT({F['φ1']})", {2: {(1, 2)}, 8: {(1, 8)}}),
     "LAST(φ1)": (f"LAST({F['φ1']})", {2: {(1, 2)}, 8: {(5, 8)}}),
@@ -267,7 +270,7 @@ O1_9 = {  # spec §7, O1.9 on S_fire: n -> complex events
 
 @pytest.mark.parametrize("name", list(O1_9))
 def test_theorem_7_2_fire_oracles(name: str) -> None:
-    """Spec §7 O1.9 through the automaton: the A_SEL of the compiled φ on S_fire."""
+    """Seed 000 §7.1's examples (O1.9) through the automaton: the A_SEL of the compiled φ on S_fire."""
     text, expected = O1_9[name]
     cea = compile_with_selection(parse(text))
     got = {n: {tuple(sorted(c)) for c in out} for n, out in enumerate(cea.run_complex_events(fire_stream())) if out}
@@ -276,7 +279,7 @@ def test_theorem_7_2_fire_oracles(name: str) -> None:
 
 
 def test_theorem_7_2_strict_plus_oracle() -> None:
-    """Spec §7 O6: STRICT(R+) on R^{N+1} outputs, at N, exactly the suffix intervals {k..N}."""
+    """Oracle O6 (seed 000 §8.2, App. B): STRICT(R+) on R^{N+1} outputs, at N, exactly the suffix intervals {k..N}."""
     cea = compile_with_selection(parse("STRICT(R+)"))
     out = cea.run_complex_events(Stream.from_types("R R R R"))
     assert out[3] == {frozenset(range(k, 4)) for k in range(4)}
@@ -312,7 +315,7 @@ def test_prop_9_2_normal_form(cea: CEA, streams_: list[Stream]) -> None:
 
 
 def test_normal_form_order_matters() -> None:
-    """Spec §4.4: determinizing first and relabelling afterwards breaks I/O-determinism: two •-transitions on
+    """docs/decisions.md D17: determinizing first and relabelling afterwards breaks I/O-determinism: two •-transitions on
     the same type from {q0}, and the CE {0} is produced by two accepting runs."""
     a = CEA(["q0", "q1", "q2"], [("q0", TRUE, {"A"}, "q1"), ("q0", TRUE, {"B"}, "q2")], ["q0"], ["q1", "q2"])
     stream = Stream.from_types("R")

@@ -249,7 +249,7 @@ def test_oracle_e5_or_inside_and_outside_the_brackets() -> None:
     ("A ; (B OR C)", Seq(A, Disj(B, C))),
     ("A : B ; C", Seq(Contig(A, B), C)),
     ("A ; B : C OR A", Disj(Contig(Seq(A, B), C), A)),
-    ("H + as hs", In(Plus(Atom("H")), "hs")),               # §1.5: (H+) as hs
+    ("H + as hs", In(Plus(Atom("H")), "hs")),               # CORE's grammar: (H+) as hs
     ("A as a+", Plus(In(A, "a"))),
     ("A ; B+", Seq(A, Plus(B))),
     ("A ; B:+ AS b", Seq(A, In(CPlus(B), "b"))),

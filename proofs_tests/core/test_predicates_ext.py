@@ -1,4 +1,5 @@
-"""The CEQL predicate extensions (seed 001 §2; spec core-tecs-ceql.md §1.5): arithmetic, LIKE, IN sets and ranges.
+"""The CEQL predicate extensions (seed 001 §4.4, CORE.g4; docs/decisions.md D24–D25): arithmetic, LIKE, IN sets and
+ranges.
 
 Checked against their definitions: the type guard (missing / wrong kind / division by zero make an atom false),
 exact arithmetic, the Z3 encoding (sound: ``p(e)`` implies ``sat(p)``; exact for linear atoms: a satisfiable

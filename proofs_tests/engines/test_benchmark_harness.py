@@ -1,7 +1,7 @@
 """Smoke tests of benchmarks/ (seed 001, §5): the stream generator, the query suite, the naive peer and the harness.
 
 The benchmark itself is not a test (it takes minutes to hours); these check that what it measures is well defined:
-the stream is reproducible, every suite query is valid CEQL with spec §7.13's typos corrected, the naive peer
+the stream is reproducible, every suite query is valid CEQL with the typos of docs/errata.md corrected, the naive peer
 computes the same complex events as the automaton-side reference, and one end-to-end run of the harness writes
 a well-formed report in which the engine and the naive peer agree.
 """
@@ -56,7 +56,7 @@ def test_stock_stream_has_the_paper_schema_and_rates() -> None:
         assert e["id"] == k and e["volume"] % 100 == 0 and 100 <= e["volume"] <= 5000
         assert isinstance(e["price"], float) and e["price"] > 0
     times = [e["stock_time"] for e in events]
-    assert all(a <= b for a, b in itertools.pairwise(times)), "window keys must not decrease (spec §7.3)"
+    assert all(a <= b for a, b in itertools.pairwise(times)), "window keys must not decrease (docs/decisions.md D30)"
     rate = len(events) / (times[-1] / 1000)  # events per second of stock_time
     assert 8 < rate < 13, rate  # ≈100 events in the suite's window T = 10 s
     assert {e["name"] for e in events} == names and {e["type"] for e in events} == {"BUY", "SELL"}

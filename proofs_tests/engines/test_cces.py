@@ -50,8 +50,8 @@ def _compile(text: str) -> CEA:
 
 
 def _fig7() -> tuple[Cces, dict[int, int]]:
-    """Spec §7 O4: nodes named by event; first/last 1:(⊥,⊥) 2:(1,1) 3:(1,⊥) 4:(⊥,⊥) 5:(2,3) 6:(2,4);
-    next 1→⊥, 2→3, 3→4."""
+    """O4, seed 000 Fig. 7 (§9.2), rebuilt: nodes named by event; first/last 1:(⊥,⊥) 2:(1,1) 3:(1,⊥) 4:(⊥,⊥)
+    5:(2,3) 6:(2,4); next 1→⊥, 2→3, 3→4."""
     d, bot = Cces.init(debug=True)
     n = {}
     n[1] = d.extend(1, bot, bot)
@@ -121,7 +121,7 @@ def _named(state):
 
 @pytest.mark.parametrize("normal_form", [True, False], ids=["as-given", "lazy-determinized"])
 def test_O5_fig8_algorithm_2_trace(normal_form: bool) -> None:
-    """Spec §7 O5: T after each event of ``U V V W`` (• before ∘), next chains, and ⟦A⟧_3."""
+    """O5, seed 000 Fig. 8 (§9.2), rebuilt: T after each event of ``U V V W`` (• before ∘), next chains, and ⟦A⟧_3."""
     ev = CcesEvaluator(fig8_cea(), normal_form=normal_form, debug=True)
     d = ev.cces
     by_event = {}
@@ -210,8 +210,8 @@ def test_footnote_2_outputs_can_be_enumerated_after_later_updates() -> None:
 
 
 def test_O8_empty_complex_event_is_an_output() -> None:
-    """Spec §7 O8 / §6.1: ``π_∅(R)`` on ``R T R`` outputs {∅} at 0 and 2 — enumerated as one empty CE (from ⊥),
-    distinct from the empty output at 1."""
+    """O8 (our own) / seed 000 §9.1: ``π_∅(R)`` on ``R T R`` outputs {∅} at 0 and 2 — enumerated as one empty
+    CE (from ⊥), distinct from the empty output at 1."""
     ev = CcesEvaluator(_compile("PI[](R)"))
     outs = [list(ev.process(e)) for e in Stream.from_types("R T R")]
     assert outs == [[frozenset()], [], [frozenset()]]
@@ -246,7 +246,7 @@ def test_theorem_9_1_on_the_eager_normal_form(phi: Formula, stream: Stream) -> N
 
 
 def test_section_4_4_relabel_before_determinizing() -> None:
-    """Spec §4.4: determinizing first and then relabelling leaves two •-transitions on one type (rejected as not
+    """docs/decisions.md D17: determinizing first and then relabelling leaves two •-transitions on one type (rejected as not
     in normal form; Algorithm 2 would output {0} twice); relabelling first gives the right single output."""
     R = is_type("R")
     cea = CEA(["p", "q", "r"], [("p", R, {"A"}, "q"), ("p", R, {"B"}, "r")], ["p"], ["q", "r"])

@@ -1,6 +1,7 @@
-"""The CORE engine (seed 001 §4, Theorems 2–3; spec core-tecs-ceql.md §3, §6, §8): Algorithm 1 over the tECS.
+"""The CORE engine (seed 001 §4, Theorems 2–3, App. B): Algorithm 1 over the tECS.
 
-Oracles E1 (exact trace of T, Algorithm 2's output order, windows ε = 6..3), E3, E4, E6, E7 of spec §6; then
+Oracles E1 (exact trace of T, Algorithm 2's output order, windows ε = 6..3), E3, E4, E6, E7 (seed 001's worked
+examples, Figs. 1, 3, 4, 6 and Examples 1–3, and our own); then
 differential properties: the evaluator against brute-force any-start runs (``any_start_run``) on random CEAs
 with position and time windows (tECS invariants checked after every event in debug mode), and the engine
 against the CEQL reference semantics (``semantics.ceql.evaluate``) on random patterns with windows,
@@ -65,8 +66,8 @@ E1_QUERY = ("SELECT * FROM Stock WHERE SELL as msft; SELL as intel; SELL as amzn
 
 
 def e1_cea() -> CEA:
-    """Spec §6 E1's hand CEA: q1 -[SELL,MSFT,>100]/•-> q2 ⟲TRUE/∘, q2 -[SELL,INTC]/•-> q3 ⟲TRUE/∘,
-    q3 -[SELL,AMZN,<2000]/•-> q4; already I/O-deterministic."""
+    """E1's hand CEA (seed 001 Fig. 3, for Q1 of Fig. 1): q1 -[SELL,MSFT,>100]/•-> q2 ⟲TRUE/∘, q2 -[SELL,INTC]/•-> q3
+    ⟲TRUE/∘, q3 -[SELL,AMZN,<2000]/•-> q4; already I/O-deterministic."""
     sell = is_type("SELL")
     return CEA(["q1", "q2", "q3", "q4"], [
         ("q1", conj(sell, cmp("name", "=", "MSFT"), cmp("price", ">", 100)), {"msft"}, "q2"),
@@ -77,8 +78,8 @@ def e1_cea() -> CEA:
 
 
 def test_oracle_e1_trace_of_t_and_algorithm_2_order():
-    """Spec §6 E1: T after each position (ordered keys, entries as node(max)), and the outputs in Algorithm 2's
-    left-first order; O2 = extend(U(O1, O0), 2) makes the tECS 1-bounded (Example 2)."""
+    """E1 (seed 001 Examples 1–3, Figs. 4 and 6): T after each position (ordered keys, entries as node(max)), and the
+    outputs in Algorithm 2's left-first order; O2 = extend(U(O1, O0), 2) makes the tECS 1-bounded (Example 2)."""
     ev = Evaluator(e1_cea(), debug=True)
     q2 = ({"q2"}, ["O1(1)", "O0(0)"])
     expected_trace = [
@@ -118,7 +119,7 @@ E1_J6 = [ce(1, 6, 1, 2, 6), ce(0, 6, 0, 2, 6), ce(1, 6, 1, 5, 6), ce(0, 6, 0, 5,
     (3, {4: [ce(1, 4, 1, 2, 4)]}),
 ])
 def test_oracle_e1_windows_in_algorithm_2_order(eps, expected):
-    """Spec §6 E1 with ε = 6..3 (inclusive, on positions): the hand CEA and the compiled query agree, in order."""
+    """E1 with ε = 6..3 (inclusive, on positions): the hand CEA and the compiled query agree, in order."""
     window = None if eps is None else Window("events", eps)
     hand = Evaluator(e1_cea(), window, debug=True)
     assert {j: out for j, e in enumerate(E1_STREAM) if (out := hand.process(e))} == expected
@@ -151,7 +152,8 @@ def run_query(text: str, stream: Stream, **changes) -> dict[int, frozenset]:
 
 
 def test_oracle_e3_kleene_skip_till_any_match():
-    """Spec §6 E3: A;B+;C on A B B C gives {0,1,3}, {0,2,3}, {0,1,2,3} on [0,3]; with k B's 2^k − 1 outputs."""
+    """E3 (our example of skip-till-any-match, seed 001 §2.1): A;B+;C on A B B C gives {0,1,3}, {0,2,3}, {0,1,2,3} on
+    [0,3]; with k B's 2^k − 1 outputs."""
     q = "SELECT * FROM S WHERE A ; B+ ; C"
     assert run_query(q, Stream.from_types("A B B C")) == {3: {ce(0, 3, 0, 1, 3), ce(0, 3, 0, 2, 3),
                                                                ce(0, 3, 0, 1, 2, 3)}}
@@ -201,7 +203,7 @@ def test_oracle_e8_consume_by_any():
 
 
 def test_oracle_e2_partition_by_and_time_window():
-    """Spec §6 E2 (global positions, WITHIN 60 s on a ``time`` attribute)."""
+    """E2, Q2 of seed 001 Fig. 1 on our stream (global positions, WITHIN 60 s on a ``time`` attribute)."""
     stream = Stream([Event("BUY", name="MSFT", volume=100, time=0), Event("SELL", name="INTC", volume=100, time=10),
                      Event("SELL", name="MSFT", volume=100, time=20), Event("BUY", name="MSFT", volume=200, time=30),
                      Event("BUY", name="MSFT", volume=100, time=75), Event("SELL", name="INTC", volume=100, time=80)])
@@ -228,8 +230,8 @@ def test_partition_by_null_goes_to_no_partition_and_is_counted():
 
 
 def test_idle_partitions_expire_with_the_window():
-    """Unbounded partition keys (spec §7.5): with a window, an evaluator leaves once its last event is out of the
-    window, so the live evaluators stay bounded by the keys seen within the window."""
+    """Unbounded partition keys (docs/decisions.md D22, D27): with a window, an evaluator leaves once its last event
+    is out of the window, so the live evaluators stay bounded by the keys seen within the window."""
     engine = Engine("SELECT * FROM S WHERE R ; T PARTITION BY [k] WITHIN 20 EVENTS")
     outs = 0
     for k in range(3000):
@@ -312,7 +314,8 @@ def test_process_batch_equals_process():
 
 
 def test_bounded_successor_cache_gives_the_same_outputs():
-    """The det-cache bound (spec §7.10): clearing the cache on overflow only costs recomputation."""
+    """The det-cache bound (the cache of seed 001 §4.4, bounded by us): clearing the cache on overflow only costs
+    recomputation."""
     det = Determinizer(e1_cea(), cache_limit=2)
     ev = Evaluator(determinizer=det, window=Window("events", 5))
     assert [c for e in E1_STREAM for c in ev.process(e)] == E1_J4 + [ce(1, 6, 1, 2, 6), ce(1, 6, 1, 5, 6)]
@@ -360,7 +363,8 @@ def assert_same(expected, actual, what: str, stream) -> None:
 @given(random_ceas(max_states=4), streams(max_length=9), windows, st.sampled_from([1024, 0]))
 def test_theorem_3_evaluator_equals_any_start_runs(cea, stream, window, compact_min):
     """Algorithm 1 + 2 output exactly ⟦A⟧^ε_j(S) (runs from any start), once each, at every j, with every tECS
-    invariant of spec §8.2 checked after each event (debug) and compaction forced (compact_min=0)."""
+    invariant of seed 001 §4.1–4.2 and App. B.3 checked after each event (debug) and compaction forced
+    (compact_min=0)."""
     ev = Evaluator(cea, window, debug=True, compact_min=compact_min)
     assert_same(any_start_run(cea, stream, window), run_evaluator(ev, stream),
                 f"{cea.describe()}\nwindow={window}", stream)
@@ -491,7 +495,8 @@ def queries(draw) -> Query:
 @settings(max_examples=250)
 @given(queries(), timed_streams(max_length=8))
 def test_engine_equals_ceql_reference_semantics(q, stream):
-    """Engine == ``semantics.ceql.evaluate`` (Fig. 2 + the clause readings of spec §1.2/§1.4): windows on
+    """Engine == ``semantics.ceql.evaluate`` (Fig. 2 + the clause readings of seed 001 §2.2 and
+    docs/decisions.md D20–D22): windows on
     positions and time, PARTITION BY (global positions, NULL → no partition), CONSUME BY, strategies."""
     expected = evaluate(q, stream)
     actual = evaluate_query(q, stream, debug=True)
@@ -676,8 +681,8 @@ def test_the_inlined_loop_is_what_process_runs():
 
 
 def test_partitions_expire_least_recently_used_first_on_every_path():
-    """An evaluator moves to the back of the expiry order whenever it reads an event (spec §7.5), so a partition
-    read at every event never shields an idle one from expiring: B (last read at 1) leaves at 4, A stays."""
+    """An evaluator moves to the back of the expiry order whenever it reads an event (docs/decisions.md D27), so a
+    partition read at every event never shields an idle one from expiring: B (last read at 1) leaves at 4, A stays."""
     q = parse("SELECT * FROM S WHERE R ; T PARTITION BY [x] WITHIN 2 EVENTS")
     stream = [Event("R", x=1), Event("R", x=2), Event("R", x=1), Event("R", x=1), Event("R", x=1)]
     assert_paths_equal_the_step(q, stream)

@@ -1,12 +1,12 @@
-"""The tECS of CORE (seed 001 §4.2, Fig. 5, Theorem 2, App. B) and the complexity claims of spec §8, by counting.
+"""The tECS of CORE (seed 001 §4.2, Fig. 5, Theorem 2, App. B) and Theorems 2–3, by counting.
 
 * Fig. 5: ``union`` in each case returns a safe, time-ordered node whose open CEs are those of both arguments;
   union-lists keep their shape under ``insert`` and ``merge``;
 * Theorem 2 / Lemma 1 on random 3-bounded tECS built by the operations: Algorithm 2 enumerates every full path
   with start ≥ τ exactly once, with at most 4·(|C|+1) node visits per output;
-* §8.3–8.7 on long streams: nodes created per event bounded by a constant of the (determinized) automaton, not
-  by stream length or window; node visits per output ≤ 4·(|C|+1); union-lists ≤ |Q_det|; the live tECS
-  plateaus on 50,000 events with a window (and grows without one).
+* seed 001 §4.3, §4.4 and §5 (Figs. 7–8) on long streams: nodes created per event bounded by a constant of the
+  (determinized) automaton, not by stream length or window; node visits per output ≤ 4·(|C|+1); union-lists ≤ |Q_det|;
+  the live tECS plateaus on 50,000 events with a window (and grows without one).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_union_list_insert_and_merge():
 
 @pytest.mark.parametrize("dropped", ["right of n1", "right of n2", "both"])
 def test_union_after_compaction_leaves_out_dropped_right_children(dropped):
-    """§3.6 GC: after ``compact`` drops the expired prefix, a union's right child may dangle. ``union`` then
+    """D26 GC: after ``compact`` drops the expired prefix, a union's right child may dangle. ``union`` then
     treats it as absent (it can never be inside a window again) and the result is exact for every τ ≥ base."""
     t = Tecs(debug=True)
     b0 = t.new_bottom(0)
@@ -178,7 +178,7 @@ def test_theorem_2_enumeration_is_exact_once_each_with_output_linear_delay(built
     assert stats.worst_ratio <= 4 and stats.tail == 0
 
 
-# ---------------------------------------------------------------------------------------------- §8 by counting
+# -------------------------------------------------------------------------------------- Theorems 2–3 by counting
 
 STOCK = ("SELECT * FROM S WHERE SELL AS msft ; SELL AS intel ; SELL AS amzn FILTER msft[name = 'MSFT'] AND "
          "msft[price > 100] AND intel[name = 'INTC'] AND amzn[name = 'AMZN'] AND amzn[price < 2000]")
@@ -207,8 +207,9 @@ def update_bound(ev: Evaluator) -> int:
 
 
 def test_constant_update_independent_of_window_and_stream_length():
-    """Spec §8.4: nodes created per event are bounded by a constant of the automaton, whatever the window (10
-    to 400 events, i.e. up to ~100x more live partial matches) or the stream length (2,000 vs 8,000 events)."""
+    """Seed 001 §4.3 (update time; §5, Figs. 7–8): nodes created per event are bounded by a constant of the automaton,
+    whatever the window (10 to 400 events, i.e. up to ~100x more live partial matches) or the stream length (2,000 vs
+    8,000 events)."""
     events = stock_stream(8000)
     worst = {}
     for size, length in [(10, 2000), (100, 2000), (400, 2000), (100, 8000)]:
@@ -220,8 +221,8 @@ def test_constant_update_independent_of_window_and_stream_length():
 
 
 def test_output_linear_delay_and_union_list_bound_on_a_stream():
-    """Spec §8.2–8.3 on 3,000 events: ≤ 4·(|C|+1) visits per output, |ul| ≤ |Q_det|, det-cache misses bounded by
-    |Q_det| × distinct bit vectors (then every lookup hits)."""
+    """Seed 001 §4.1–4.2, App. B.3 and Theorem 2 (Lemma 2, App. B.1) on 3,000 events: ≤ 4·(|C|+1) visits per output,
+    |ul| ≤ |Q_det|, det-cache misses bounded by |Q_det| × distinct bit vectors (then every lookup hits)."""
     events = stock_stream(3000, seed=3)
     ev = run(Window("events", 60), events, instrument=True)
     e = ev.stats.enumeration
@@ -233,9 +234,9 @@ def test_output_linear_delay_and_union_list_bound_on_a_stream():
 
 
 def test_live_tecs_plateaus_with_a_window_on_50000_events():
-    """Spec §3.6, §8.7: with a window the live tECS stays bounded (expired prefixes are compacted); the peak in
-    the second half of a 50,000-event stream is no higher than in the first half. Without a window nothing
-    expires and every node stays."""
+    """Seed 001 §4.4 and §5 (memory, Fig. 7); docs/decisions.md D26: with a window the live tECS stays bounded
+    (expired prefixes are compacted); the peak in the second half of a 50,000-event stream is no higher than in the
+    first half. Without a window nothing expires and every node stays."""
     events = stock_stream(50_000, seed=11)
     ev = run(Window("events", 50), events, keep_per_event=True)
     live = [row[1] for row in ev.stats.per_event]
@@ -268,9 +269,9 @@ KLEENE = "SELL AS s1 ; BUY+ AS b ; SELL AS s2 FILTER s1[price > 1200] AND s2[pri
 
 @pytest.mark.parametrize("strategy", ["NEXT", "LAST", "MAX"])
 def test_selection_strategies_keep_constant_update_output_linear_delay_and_bounded_memory(strategy):
-    """D27: NEXT/LAST/MAX run as Algorithm 1 over A⁺_SEL, so §8's counts hold for them too, on a Kleene pattern
-    whose unselected CEs number 2^(BUYs in the window): nodes per event bounded by the automaton's constant,
-    ≤ 4·(|C|+1) visits per output and a live tECS that plateaus over 20,000 events. (The differential tests
+    """D27: NEXT/LAST/MAX run as Algorithm 1 over A⁺_SEL, so the bounds of seed 001 Theorems 2–3 hold for them too, on
+    a Kleene pattern whose unselected CEs number 2^(BUYs in the window): nodes per event bounded by the automaton's
+    constant, ≤ 4·(|C|+1) visits per output and a live tECS that plateaus over 20,000 events. (The differential tests
     check the output against the reference; NEXT over every start lets an early run dominate for good, so it
     reports few CEs here.)"""
     events = stock_stream(20_000, seed=5)

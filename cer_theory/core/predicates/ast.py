@@ -2,12 +2,12 @@
 
 A predicate is a boolean combination of atoms over *slots*. A slot is ``None`` for "the current event" (the
 unary CEA predicates of seed 000 Def. 5.1, the ``~`` of seed 002) or a variable name (a CEL variable in an
-n-ary filter such as ``H.id = T.id``, seed 000 §2.3; a register of seed 002). A predicate with only the
-``None`` slot is **unary**: a decidable set of tuples, an element of the universe 𝒰 of seed 000 §5.
+n-ary filter such as ``H.id = T.id``, seed 000 §4; a register of seed 002). A predicate with only the
+``None`` slot is **unary**: a decidable set of tuples, an element of the universe 𝒰 of seed 000 §4.
 
-Atom semantics (spec cel-cea.md §2.3 [ours]): a comparison holds only when both operands are defined and of
-the same kind (number, string, boolean). A missing attribute or a kind mismatch makes the atom *false*, so
-its negation is true. This is the type-guard reading the spec prescribes.
+Atom semantics (docs/decisions.md D3; seed 000 §4 is silent): a comparison holds only when both operands are
+defined and of the same kind (number, string, boolean). A missing attribute or a kind mismatch makes the atom
+*false*, so its negation is true. This is the type-guard reading of D3.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ FALSE = BoolConst(False)
 
 @dataclass(frozen=True, slots=True, repr=False)
 class IsType(Predicate):
-    """``tuples(R)``: the event in ``slot`` has type ``name`` (seed 000 §5, the universe 𝒰)."""
+    """``tuples(R)``: the event in ``slot`` has type ``name`` (seed 000 §4, the universe 𝒰)."""
 
     name: str
     slot: Slot = None
@@ -459,7 +459,7 @@ def reslot(p: Predicate, mapping: Mapping[Slot, Slot]) -> Predicate:
 
 
 # ---------------------------------------------------------------------------------------------- CEQL extensions
-# The expression language of CORE's CEQL (seed 001 §2; spec core-tecs-ceql.md §1.5): arithmetic terms as
+# The expression language of CORE's CEQL (seed 001 §4.4 and CORE.g4; docs/decisions.md D24–D25): arithmetic terms as
 # comparison sides, LIKE, IN sets and IN ranges. All of them keep the type guard of D3: a missing attribute
 # or a value of the wrong kind makes the atom false.
 #

@@ -2,7 +2,7 @@
 
 This module is the one seam between automata and predicates. Seed 000 Prop. 5.5 determinizes over the
 *types* of Def. 5.6 (here :func:`minterms`); seed 002 Alg. 7 prunes its minterms and Def. 36 checks
-``sat(φ₁ ∧ φ₂)`` (spec sremo-srt.md §1, "Python/SMT mapping"). All answers come from Z3 through
+``sat(φ₁ ∧ φ₂)`` (docs/decisions.md D19). All answers come from Z3 through
 :mod:`cer_theory.core.predicates.z3enc` and are cached, keyed by the (hashable) predicates; an ``Opaque`` atom
 hashes by its name and slot, so two opaque tests with the same name are taken to be the same test.
 

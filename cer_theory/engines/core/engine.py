@@ -1,5 +1,5 @@
-"""The CORE engine: a CEQL query evaluated over a stream, incrementally (seed 001 §4; spec core-tecs-ceql.md §1.2,
-§1.4, §4).
+"""The CORE engine: a CEQL query evaluated over a stream, incrementally (seed 001 §2.2 and §4;
+docs/decisions.md D20–D22).
 
 :class:`Engine` compiles the query (``compile_automaton``, Theorem 1) and runs Algorithm 1
 (:class:`~cer_theory.engines.core.evaluator.Evaluator`) over the stream, applying the clauses the automaton leaves
@@ -12,7 +12,7 @@ out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the refer
   windows are global. An evaluator is created only for an event on which a run starts, and discarded once it
   holds no partial match (nothing can come of it) or,
   with a window, once its last event has left the window (every partial match in it has expired), so idle
-  keys do not accumulate on unbounded key domains ([ours], spec §7.5).
+  keys do not accumulate on unbounded key domains ([ours], docs/decisions.md D22, D27).
 * **WITHIN** — pruning inside the tECS (max-start ≥ τ); time keys must not decrease along the stream.
 * **Selection strategies** — ``ALL``/``ANY``: none; ``STRICT``: compiled into the automaton. ``NEXT``,
   ``LAST`` and ``MAX`` compare each CE with every CE ending at the same position, from every start, *before*
@@ -147,7 +147,7 @@ class Engine:
         self._options = {"debug": debug, "instrument": instrument}
         self._evaluators: OrderedDict[tuple, tuple[Evaluator, tuple]] = OrderedDict()
         self.position = 0  # the global position of the next event
-        self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (spec §1.4)
+        self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (seed 001 §2.2; D22)
         self.partitions_created = self.partitions_discarded = 0
         self._last_key: float = float("-inf")
         # Events by global position, for Match.events: a deque from position ``_events_base`` on, cut by window.
@@ -478,13 +478,13 @@ def _missing(v: object) -> bool:
 
 
 def _decreasing(key: float, previous: float, position: int, attribute: str) -> StreamFormatError:
-    """The error for a window key below the previous one (spec §7.3)."""
+    """The error for a window key below the previous one (docs/decisions.md D30)."""
     return StreamFormatError(f"window key {key!r} decreases (previous {previous!r}); WITHIN needs non-decreasing "
-                             f"timestamps in stream order (spec §7.3)", line=position, field=attribute)
+                             f"timestamps in stream order (docs/decisions.md D30)", line=position, field=attribute)
 
 
 def _time_key(position: int, value: Any, attribute: str) -> float:
-    """``Window.key`` for an attribute value: numbers only (a missing value is an error, spec §7.3)."""
+    """``Window.key`` for an attribute value: numbers only (a missing value is an error, docs/decisions.md D30)."""
     if value is None or isinstance(value, (bool, str)) or not isinstance(value, (int, float)):
         raise StreamFormatError(f"the window needs a numeric {attribute!r} on every event", line=position,
                                 field=attribute)

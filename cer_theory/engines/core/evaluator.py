@@ -1,9 +1,9 @@
-"""Algorithm 1 of CORE (seed 001 §4.3, Theorem 3; spec core-tecs-ceql.md §3.3, §3.6, §4): evaluate a CEA over a
+"""Algorithm 1 of CORE (seed 001 §4.3, Theorem 3; §4.4; App. B.1; docs/decisions.md D26): evaluate a CEA over a
 stream with time windows, building the tECS (:mod:`cer_theory.engines.core.tecs`) with constant work per event and
 enumerating the CEs that end at each position with output-linear delay (Algorithm 2).
 
-Contract on the CEA (spec §2.1): runs may start at *any* position, so a fresh bottom node enters the initial
-state at every position; the paper asks for one initial state without incoming transitions (that is what
+Contract on the CEA (seed 001 §3, CEA and runs): runs may start at *any* position, so a fresh bottom node enters the
+initial state at every position; the paper asks for one initial state without incoming transitions (that is what
 ``compile_automaton`` produces), but nothing here depends on it: the initial det-state is the set of initial states
 and, by I/O-determinism, one start and one mark sequence still give one run. A transition marks iff its labels
 are non-empty.
@@ -17,8 +17,8 @@ Implementation aspects of §4.4:
   (det-state id, bitmask); det-states are interned as ints. It can be shared by many evaluators (one per
   partition);
 * **windows** – τ is the id of the oldest bottom node inside the window, so pruning is an integer comparison
-  for position and time windows alike (the keys must be non-decreasing, spec §7.3); states whose head is
-  expired are skipped and union-lists are cut at their first expired entry (§3.6, [ours, verified]);
+  for position and time windows alike (the keys must be non-decreasing, docs/decisions.md D30); states whose head is
+  expired are skipped and union-lists are cut at their first expired entry ([ours], docs/decisions.md D26);
 * **quiet events** [ours] – an event on which no run starts, every state of T only loops on itself by ∘ and no
   state is final leaves T as it is (no node, no output); unless the window expires a bottom node,
   :meth:`Evaluator.advance` answers it from a cache per (T, bit vector) without the update. Debug mode checks
@@ -88,9 +88,9 @@ def last_admitted(window: Window, start: float) -> float:
 
 @dataclass(slots=True)
 class EvaluatorStats:
-    """Counts for the complexity claims of spec §8 (counting, never timing). Always kept: events, nodes created
-    (total and worst per event), det-cache lookups and misses, live-node peak. With ``instrument=True`` also:
-    union-list lengths, active states, node visits per output (:class:`EnumerationStats`), per-event rows."""
+    """Counts for the complexity claims of seed 001 (§4.3, Theorems 2–3; counting, never timing). Always kept: events,
+    nodes created (total and worst per event), det-cache lookups and misses, live-node peak. With ``instrument=True``
+    also: union-list lengths, active states, node visits per output (:class:`EnumerationStats`), per-event rows."""
 
     events: int = 0
     nodes_created: int = 0
@@ -118,8 +118,8 @@ class Evaluator:
     PARTITION BY) and must increase. ``determinizer`` may be shared between evaluators of the same CEA.
     ``compact_min`` is the smallest expired prefix worth compacting (tests lower it to exercise dangling right
     children). ``limit`` caps the CEs reported per position (CEQL ``LIMIT n``: the first n in Algorithm 2's order; the
-    enumeration stops there). ``debug=True`` checks every tECS invariant after every event (spec §8.2);
-    ``instrument=True`` counts node visits per output and union-list lengths (spec §8.3).
+    enumeration stops there). ``debug=True`` checks every tECS invariant after every event (seed 001 §4.1–4.2,
+    App. B.3); ``instrument=True`` counts node visits per output and union-list lengths (seed 001 Theorem 2, App. B.1).
     """
 
     quiet_events = True
@@ -179,7 +179,7 @@ class Evaluator:
             if key < self.last_key:
                 raise StreamFormatError(
                     f"window key {key!r} decreases (previous {self.last_key!r}); time windows need "
-                    f"non-decreasing timestamps in stream order (spec §7.3)", line=j,
+                    f"non-decreasing timestamps in stream order (docs/decisions.md D30)", line=j,
                     field=window.attribute or ("time" if window.kind != "events" else None))
         if mask is None:
             mask = self.det.mask(event)  # type: ignore[arg-type]
@@ -327,7 +327,7 @@ class Evaluator:
         return tau
 
     def _update(self, j: int, mask: int, tau: int, key: float) -> None:
-        """The update phase of Algorithm 1 for t_j (spec §3.3), with expired-state pruning (§3.6).
+        """The update phase of Algorithm 1 for t_j (seed 001 §4.3), with expired-state pruning (docs/decisions.md D26).
 
         The initial det-state goes first with a fresh bottom node (created only if it has a transition), then
         every state of T in first-insertion order, so ``insert`` always meets ``max(n) ≤ max(head)`` (B.3). For
@@ -456,21 +456,22 @@ class Evaluator:
 
     def describe_table(self) -> list[tuple[frozenset[Hashable], list[str]]]:
         """T as ``[(CEA states of the det-state, [entry, …]), …]`` in T's order, entries as ``O2(1)`` (kind,
-        position, max-start), the notation of the spec's E1 trace."""
+        position, max-start), the notation of the trace of seed 001 Fig. 6
+        (rebuilt in proofs_tests/engines/test_engine.py)."""
         return [(self.det.states_of(p), [self.tecs.describe(n) for n in ul]) for p, ul in self.table.items()]
 
     def check_invariants(self) -> None:
-        """Spec §8.2 at the current step: every node time-ordered and 3-bounded; every union-list well formed;
-        heads non-increasing in max along T's order; |ul| ≤ number of det-states (B.3). Outside the paper's
-        contract (a transition enters the initial state) the bound is checked as |Q_det| + 2: the initial
-        det-state then also holds older runs, and the fresh bottom node can add both a head and a tying n1
-        (a one-state CEA with a •- and a ∘-loop reaches 3 entries)."""
+        """The invariants of seed 001 §4.1–4.2 and App. B.3 at the current step: every node time-ordered and
+        3-bounded; every union-list well formed; heads non-increasing in max along T's order; |ul| ≤ number of
+        det-states (B.3). Outside the paper's contract (a transition enters the initial state) the bound is checked as
+        |Q_det| + 2: the initial det-state then also holds older runs, and the fresh bottom node can add both a head
+        and a tying n1 (a one-state CEA with a •- and a ∘-loop reaches 3 entries)."""
         tecs = self.tecs
         tecs.check_nodes(3)
         previous = None
         bound = len(self.det) + (0 if self.det.initial_is_source else 2)
         for p, ul in self.table.items():
-            for n in ul:  # §3.6: lists are cut at their first expired entry, so no entry is expired or dropped
+            for n in ul:  # D26: lists are cut at their first expired entry, so no entry is expired or dropped
                 if not tecs.alive(n) or tecs.max_id(n) < self.tau:
                     raise TecsError(f"union-list of det-state {p} keeps the expired entry {n} (τ = {self.tau})")
             tecs.check_ulist(ul)

@@ -1,4 +1,4 @@
-"""The timed Enumerable Compact Set (tECS) of CORE: seed 001 §4 and App. B (spec core-tecs-ceql.md §3).
+"""The timed Enumerable Compact Set (tECS) of CORE: seed 001 §4.1–4.3 and App. B.
 
 A tECS is a DAG of three node kinds: *bottom* (a start position, no child), *output* (a position and one child
 ``next``) and *union* (two children ``left``/``right``). A full path from n to a bottom node b is the open CE
@@ -19,10 +19,10 @@ global, increasing integers and the node ``n`` lives at index ``n - base`` of fo
   threshold τ, the id of the oldest bottom still inside the window: n can still produce outputs iff
   ``mx[n] ≥ τ``, for event windows and time windows alike.
 
-Memory (spec §3.6, CORE's GC without weak references): a node is never older than its max-start, so every node
-with id < τ is expired for good; :meth:`Tecs.compact` drops that prefix of the arrays (a ring buffer advanced by
-``base``). Only *right* children can then dangle (a live node shares its max with its left/next child), and a
-dangling id is < τ, so the window test ``right ≥ τ`` that enumeration performs anyway also guards it.
+Memory (seed 001 §4.4 and docs/decisions.md D26, CORE's GC without weak references): a node is never older than its
+max-start, so every node with id < τ is expired for good; :meth:`Tecs.compact` drops that prefix of the arrays (a ring
+buffer advanced by ``base``). Only *right* children can then dangle (a live node shares its max with its left/next
+child), and a dangling id is < τ, so the window test ``right ≥ τ`` that enumeration performs anyway also guards it.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def make_ce(start: int, end: int, positions: tuple[int, ...]) -> CoreComplexEven
 
 
 UnionList = list
-"""A union-list (spec §3.2): node ids ``n0, n1, …, nk``, n0 non-union, ``max(n0) ≥ max(n1) > … > max(nk)``."""
+"""A union-list (seed 001 §4.2): node ids ``n0, n1, …, nk``, n0 non-union, ``max(n0) ≥ max(n1) > … > max(nk)``."""
 
 
 class TecsError(CerError, AssertionError):
@@ -149,7 +149,7 @@ class Tecs:
 
     def union(self, n1: int, n2: int) -> int:
         """``union(n1, n2)`` for safe nodes with max(n1) = max(n2): Fig. 5 (a)–(d), at most 3 new nodes, the result
-        safe, time-ordered and 3-bounded (seed 001, App. B; spec §3.2)."""
+        safe, time-ordered and 3-bounded (seed 001 §4.2, App. B)."""
         b, rgt, mx = self.base, self.rgt, self.mx
         if self.debug:
             if mx[n1 - b] != mx[n2 - b]:
@@ -182,7 +182,7 @@ class Tecs:
 
     def insert(self, ul: UnionList, n: int) -> None:
         """``insert(ul, n)`` for a safe n with max(n) ≤ max(n0): union with the entry of equal max if any (i > 0),
-        else keep the order ``max(n0) ≥ max(n1) > max(n2) > …`` (spec §3.2). In place, O(|ul|)."""
+        else keep the order ``max(n0) ≥ max(n1) > max(n2) > …`` (seed 001 §4.2). In place, O(|ul|)."""
         b, mx = self.base, self.mx
         m = mx[n - b]
         if self.debug and m > mx[ul[0] - b]:
@@ -261,8 +261,8 @@ class Tecs:
 
     def enumerate_counted(self, n: int, end: int, tau: int,
                           stats: EnumerationStats | None) -> Iterator[CoreComplexEvent]:
-        """Algorithm 2 lazily, counting node visits into ``stats`` when given (Theorem 2 / spec §8.3 are checked
-        by counting, never by timing)."""
+        """Algorithm 2 lazily, counting node visits into ``stats`` when given (seed 001 Theorem 2 and
+        Lemma 2, App. B.1, are checked by counting, never by timing)."""
         b, pos, nxt, rgt, mx = self.base, self.pos, self.nxt, self.rgt, self.mx
         if stats is not None:
             stats.enumerations += 1
@@ -322,7 +322,7 @@ class Tecs:
         return d
 
     def is_safe(self, n: int) -> bool:
-        """Non-union, or a union with odepth 1 whose right child has odepth ≤ 2 (spec §3.1)."""
+        """Non-union, or a union with odepth 1 whose right child has odepth ≤ 2 (seed 001 §4.2)."""
         r = self.rgt[n - self.base]
         if r < 0:
             return True
@@ -365,7 +365,7 @@ class Tecs:
                 raise TecsError("union-list: maxima after n1 must strictly decrease")
 
     def describe(self, n: int) -> str:
-        """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the notation of the E1 trace)."""
+        """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the trace notation of seed 001 Fig. 6)."""
         kind = self.kind(n)
         ms = self.max_start(n)
         if kind == "union":

@@ -6,7 +6,7 @@ for memoisation and the printer/parser round trip uses for testing. ``str(φ)`` 
 
 A FILTER condition is a :class:`~cer_theory.core.predicates.Predicate` whose slots are CEL variables: atoms such as
 ``T.tmp > 40``, ``H.id = T.id`` or ``Z[type = "R" AND x < 3]`` combined with AND/OR/NOT. Its meaning as a CEL
-predicate (universal SO-extension, §2.3 sugar) is given by :func:`filter_literals`.
+predicate (universal SO-extension, seed 000 §4 sugar) is given by :func:`filter_literals`.
 """
 
 from __future__ import annotations

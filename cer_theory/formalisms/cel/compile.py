@@ -1,4 +1,4 @@
-"""Unary CEL → CEA: seed 000, Theorem 6.2, case by case, with the errata of spec cel-cea.md §4.1.
+"""Unary CEL → CEA: seed 000, Theorem 6.2, case by case, with the errata in docs/errata.md (D7, D8).
 
 For every unary formula φ the compiled automaton satisfies ``⟦φ⟧ᵛ(S,i,j) = ⟦A_φ⟧ᵛ(S,i,j)``. Sub-automata
 always get disjoint fresh states (integers from one counter). Fixes applied:
@@ -131,8 +131,8 @@ def _compile(phi: Formula, fresh: Fresh, det_kwargs: dict, hook: Hook | None = N
 
 
 def _filter(phi: Filter, a: CEA, fresh: Fresh) -> CEA:
-    """ψ FILTER P^SO(A): predicates of A-marking transitions are intersected with P (§2.3 sugar: ∧ nests, ∨ is
-    OR of copies, NOT negates the first-order predicate)."""
+    """ψ FILTER P^SO(A): predicates of A-marking transitions are intersected with P (seed 000 §4 sugar: ∧ nests,
+    ∨ is OR of copies, NOT negates the first-order predicate)."""
     clauses = filter_literals(phi.condition)
     branches = []
     for k, clause in enumerate(clauses):
@@ -159,8 +159,9 @@ def _filter(phi: Filter, a: CEA, fresh: Fresh) -> CEA:
 
 
 def _normalise(a: CEA, fresh: Fresh) -> CEA:
-    """One initial state with no incoming and one final state with no outgoing transitions (spec §4.1, ALL):
-    a fresh i* copies the transitions out of I, a fresh f* copies those into F, and I→F transitions give i*→f*."""
+    """One initial state with no incoming and one final state with no outgoing transitions (proof of Theorem
+    6.2, case ALL; our variant, docs/decisions.md D7): a fresh i* copies the transitions out of I, a fresh f*
+    copies those into F, and I→F transitions give i*→f*."""
     i, f = fresh(), fresh()
     extra = [tr(i, t.predicate, t.labels, t.target) for t in out_of(a, a.initial)]
     extra += [tr(t.source, t.predicate, t.labels, f) for t in into(a, a.final)]
@@ -226,7 +227,8 @@ def _all(a1: CEA, a2: CEA, fresh: Fresh) -> CEA:
 
 
 def _wrap(e0: CEA, fresh: Fresh) -> CEA:
-    """WRAP (spec §4.1 erratum): s skips any prefix, f remembers that a ψ2-match was completed."""
+    """WRAP (docs/errata.md, Theorem 6.2 case UNLESS; docs/decisions.md D8): s skips any prefix, f remembers
+    that a ψ2-match was completed."""
     s, f = fresh(), fresh()
     extra = [tr(s, TRUE, (), s), tr(f, TRUE, (), f)]
     extra += [tr(s, t.predicate, (), t.target) for t in out_of(e0, e0.initial)]

@@ -1,13 +1,14 @@
-"""The normal form of §9.2 (seed 000): single-variable and I/O-deterministic (spec cel-cea.md §4.4).
+"""The normal form of §9.2 (seed 000): single-variable and I/O-deterministic (Prop. 9.2,
+footnote 3; the order: docs/decisions.md D17).
 
 * Prop 9.2: replacing every non-empty label by ``{X}`` gives a CE-equivalent CEA of linear size
   (:func:`single_variable`); Footnote 3: I/O-determinizing a single-variable CEA keeps it single-variable.
 * Order matters: relabel *first*, then determinize (:func:`normal_form`). Determinizing first and relabelling
   afterwards can leave two •-transitions on the same type (e.g. ``q0 -TRUE/{A}-> q1``, ``q0 -TRUE/{B}-> q2``
   become ``{q0} -TRUE/{X}-> {q1}`` and ``{q0} -TRUE/{X}-> {q2}``), which breaks Algorithm 2's precondition.
-* :func:`select_cea_ce` is the spec's simpler CE-level route for selection strategies: on a single-variable
-  CEA equal supports mean equal valuations, so Theorem 7.2's constructions as printed are correct there, and
-  the result is again in normal form.
+* :func:`select_cea_ce` is a simpler CE-level route for selection strategies (Theorem 7.2 after Prop. 9.2, as in
+  Cor. 9.3; docs/decisions.md D18): on a single-variable CEA equal supports mean equal valuations, so Theorem
+  7.2's constructions as printed are correct there, and the result is again in normal form.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def is_normal_form(cea: CEA) -> bool:
 
 def select_cea_ce(cea: CEA, strategy: Strategy, *, budget: int | None = DEFAULT_BUDGET,
                   var: str = VARIABLE) -> CEA:
-    """A normal-form CEA for ``SEL(A)`` at the complex-event level (spec §4.3, "simpler route"):
+    """A normal-form CEA for ``SEL(A)`` at the complex-event level (seed 000 Theorem 7.2 after Prop. 9.2;
+    docs/decisions.md D18):
     ``⟦result⟧_n(S) = {sup μ | μ ∈ SEL(⟦A⟧ᵛ_n(S))}``.
 
     The normal form of A first, then Theorem 7.2 as printed. NXT/LAST/MAX/STRICT select by support only,

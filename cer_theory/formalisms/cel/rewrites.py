@@ -1,12 +1,13 @@
-"""Formula rewrites and witnesses for the expressiveness results of seed 000 §8 (spec cel-cea.md §5).
+"""Formula rewrites and witnesses for the expressiveness results of seed 000 §8 and Apps. B–E.
 
 * Fragments: CEL* (Def. 8.1) and its extensions ``CEL* ∪ O`` with ``O ⊆ {:, ⊕, STRICT}`` (§8.2).
 * :func:`strict_to_contiguous` and :func:`contiguize`: Prop. 8.13 / App. C. STRICT becomes ``:`` and ``⊕``,
-  using the spec's fix ``STRICT(ρ1;ρ2) ≡ STRICT(ρ1):STRICT(ρ2)``. Equivalent at the valuation level.
+  using the corrected law ``STRICT(ρ1;ρ2) ≡ STRICT(ρ1):STRICT(ρ2)`` (docs/errata.md).
+  Equivalent at the valuation level.
 * :func:`contig_to_strict`: the inclusion of Prop. 8.12 / App. B. ``:`` becomes STRICT. Equivalent at the
   valuation level.
 * :func:`cplus_to_strict`: Prop. 8.15 / App. E, for unary predicates. ``⊕`` and ``:`` become STRICT, using the
-  spec's corrected sixth term. Equivalent at the complex-event level, or at the valuation level with
+  corrected sixth term (docs/errata.md). Equivalent at the complex-event level, or at the valuation level with
   ``keep_in=True``.
 * :func:`insert_event` and :func:`pump`: the witness operations of Lemma B.1 (strict-bounded) and Lemma D.1
   (pumpable).
@@ -125,7 +126,7 @@ def _filter_reads(condition: Predicate) -> frozenset[str]:
 
 
 def contiguize(phi: Formula) -> Formula:
-    """Replace every ``;`` with ``:`` and every ``+`` with ``⊕`` (seed 000 App. C, spec §5.2).
+    """Replace every ``;`` with ``:`` and every ``+`` with ``⊕`` (seed 000 §8.2, App. C, proof of Prop. 8.13).
 
     For φ in ``CEL* ∪ {:, ⊕}`` the result is valuation-equivalent to ``STRICT(φ)``. Other nodes are copied
     unchanged.
@@ -142,7 +143,8 @@ def _strict_equivalent(phi: Formula) -> Formula:
 
     ``STRICT(R) ≡ R``, ``STRICT(ρ IN A) ≡ STRICT(ρ) IN A``, ``STRICT(ρ FILTER P) ≡ STRICT(ρ) FILTER P``,
     ``STRICT(ρ1 OR ρ2) ≡ STRICT(ρ1) OR STRICT(ρ2)`` and ``STRICT(ρ+) ≡ STRICT(ρ)⊕``.
-    ``STRICT(ρ1;ρ2) ≡ STRICT(ρ1) : STRICT(ρ2)`` is the spec's fix: the OCR prints ``;``, which is false.
+    ``STRICT(ρ1;ρ2) ≡ STRICT(ρ1) : STRICT(ρ2)`` is the corrected law: the OCR prints ``;``, which is false
+    (docs/errata.md; docs/decisions.md D16).
     Also ``STRICT(STRICT(ρ)) ≡ STRICT(ρ)``, and ``:``/``⊕`` behave like ``;``/``+`` here.
     """
     if isinstance(phi, Atom):
@@ -181,8 +183,9 @@ def push_filters(phi: Formula) -> Formula:
 
     Take ``σ FILTER P(A)``. A position is in μ(A) exactly when an atom occurrence matched it, and that atom is
     named A or lies under an ``IN A`` inside σ. Such an atom R becomes ``R FILTER R[P]``. The
-    "for all" reading of P (spec §2.3) then checks the same tuples. A disjunctive condition splits into OR
-    branches (§2.3 sugar). A filter with an n-ary literal stays where it is. Supports ``CEL* ∪ {:, ⊕, STRICT}``:
+    "for all" reading of P (seed 000 §4) then checks the same tuples. A disjunctive condition splits into OR
+    branches (seed 000 §4, "Notational conventions"). A filter with an n-ary literal stays where it is.
+    Supports ``CEL* ∪ {:, ⊕, STRICT}``:
     STRICT commutes with filters because it selects single valuations.
     """
     return _push_filters(phi, ())
@@ -392,7 +395,7 @@ class _Rewriter:
 
     def _six_terms(self, x: Formula, y: Seq) -> Formula:
         """``(X OR Y)⊕ ≡ X⊕ OR Y⊕ OR (X⊕:Y⊕)⊕ OR X⊕:(Y⊕:X⊕)⊕ OR (Y⊕:X⊕)⊕ OR Y⊕:(X⊕:Y⊕)⊕`` (App. E). The sixth
-        term is the spec's fix; the OCR's ``Y⊕:(X⊕:Y)⊕`` is wrong.
+        term is corrected; the OCR's ``Y⊕:(X⊕:Y)⊕`` is wrong (docs/errata.md; docs/decisions.md D16).
 
         With ``Y = ρ1;ρ2`` we have ``Y⊕ ≡ ρ1;W`` where ``W = ρ2 OR ((ρ2:ρ1)+;ρ2)``. So ``X⊕:Y⊕ ≡ (X⊕:ρ1);W`` and
         ``Y⊕:X⊕ ≡ ρ1;(W:X⊕)`` are sequences, and their ⊕ follows the ';' law (the trick of App. E)."""
@@ -430,7 +433,7 @@ def cplus_to_strict(phi: Formula, *, keep_in: bool = False, budget: int | None =
     :func:`contig_to_strict`, and ``⊕`` with App. E's laws, ``R⊕ ≡ STRICT(R+)``,
     ``STRICT(φ1)⊕ ≡ STRICT(φ1+)``, ``(φ1;φ2)⊕ ≡ φ1;(φ2 OR ((φ2:φ1)+;φ2))`` and ``(φ1+)⊕ ≡ φ1+``. An OR is
     handled by ``STRICT((φ1 OR φ2)+)`` when both sides are atoms or STRICT, and otherwise by the six-term law
-    with the spec's corrected sixth term (:meth:`_Rewriter._six_terms`).
+    with the corrected sixth term of docs/errata.md (:meth:`_Rewriter._six_terms`).
 
     ``keep_in=True`` [ours] pushes IN down to the atoms instead of dropping it. All laws hold at the
     valuation level, so the result is then valuation-equivalent. STRICT may already occur in φ. Raises

@@ -2,7 +2,7 @@
 
 Brute force by design: ``⟦φ⟧ᵛ(S,i,j)`` is computed rule by rule, memoised per (subformula, i, j). It is the
 ground truth that every automaton and engine in cer_theory is tested against, so each rule is one branch
-that reads like the paper. Positions are 0-based; ``⟦φ⟧ᵛ_n(S) = ⟦φ⟧ᵛ(S,0,n)`` (spec cel-cea.md §1).
+that reads like the paper. Positions are 0-based; ``⟦φ⟧ᵛ_n(S) = ⟦φ⟧ᵛ(S,0,n)`` (seed 000 §4).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def le_last(c1: frozenset[int], c2: frozenset[int]) -> bool:
 
 
 def is_interval(c: frozenset[int]) -> bool:
-    """STRICT's test: ``sup`` has no gaps; ∅ counts as an interval, vacuously (spec §2.2)."""
+    """STRICT's test: ``sup`` has no gaps; ∅ counts as an interval, vacuously (§7.1)."""
     return not c or max(c) - min(c) + 1 == len(c)
 
 
@@ -61,11 +61,11 @@ def select(strategy: Strategy, valuations: Valuations) -> Valuations:
     return frozenset(m for m in valuations if m.support() == best)
 
 
-# ---------------------------------------------------------------------------------------------- filters (§2.3)
+# --------------------------------------------------------------------------------------- filters (seed 000 §4)
 
 
 def so_holds(literal: Predicate, mu: Valuation, stream: Sequence[Event]) -> bool:
-    """Universal SO-extension of a filter literal (seed 000 §4, spec §2.3): the first-order predicate holds on
+    """Universal SO-extension of a filter literal (seed 000 §4): the first-order predicate holds on
     every choice of one tuple per variable, ``t_A ∈ S[μ(A)]``. Vacuously true when some variable is unbound."""
     variables = sorted(literal_variables(literal))
     choices = [sorted(mu[v]) for v in variables]
@@ -78,7 +78,7 @@ def so_holds(literal: Predicate, mu: Valuation, stream: Sequence[Event]) -> bool
 
 class FilterRule:
     """The FILTER rule shared by seed 000 (Fig. 3) and seed 001 (Fig. 2): keep the valuations whose tuples satisfy
-    the condition, read as §2.3's sugar (∧ nests filters, ∨ unions them) with universal SO-extensions. The
+    the condition, read as seed 000 §4's sugar (∧ nests filters, ∨ unions them) with universal SO-extensions. The
     condition's clauses are computed once per FILTER node."""
 
     def __init__(self, stream: Sequence[Event]) -> None:
@@ -130,7 +130,7 @@ class CelSemantics:
             # φ IN A: {μ[A ↦ sup(μ)]}.
             return frozenset(m.assign(phi.var, m.support()) for m in sem(phi.body, i, j))
         if isinstance(phi, Filter):
-            # φ FILTER f: keep μ whose tuples satisfy f; ∧ nests filters, ∨ unions them (§2.3 sugar).
+            # φ FILTER f: keep μ whose tuples satisfy f; ∧ nests filters, ∨ unions them (seed 000 §4 sugar).
             return self._filter(phi, sem(phi.body, i, j))
         if isinstance(phi, Seq):
             # φ1 ; φ2: μ1 ∪ μ2 with μ1 ∈ ⟦φ1⟧(i,k), μ2 ∈ ⟦φ2⟧(k+1,j), i ≤ k < j.

@@ -1,13 +1,13 @@
 """The *-semantics of CEA and a decision procedure for the *-property: seed 000, Def. 8.4, Def. 8.7, Prop. 8.8.
 
-*-semantics (Def. 8.7, 0-based as in spec cel-cea.md §5.1): a *-run uses marking transitions only, at strictly
-increasing positions ``i1 < … < ik = n`` with arbitrary gaps; ``μ(A) = {i_j | A ∈ L_j}``. Such a run never
-inspects an event it does not mark.
+*-semantics (Def. 8.7; the paper is 1-based there, we use 0-based positions throughout): a *-run uses
+marking transitions only, at strictly increasing positions ``i1 < … < ik = n`` with arbitrary gaps;
+``μ(A) = {i_j | A ∈ L_j}``. Such a run never inspects an event it does not mark.
 
 *-property (Def. 8.4): ``C ∈ f(S,n) ⇒ n ∈ C``, and membership transfers along ``(S,C) =_* (S',C')``.
 The ⟦A⟧* semantics always has it, and Prop. 8.8 gives the converse direction, so a CEA's stream function has
-the *-property iff ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` for all S and n (spec socel-ucea.md §5.2). That equality is decided
-here at the complex-event level, following the toolkit algorithm of socel-ucea.md §5.3 adapted to CEA: a pair
+the *-property iff ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` for all S and n (Prop. 8.8 and Def. 8.7). That equality is decided
+here at the complex-event level by our procedure (docs/decisions.md D14; not in seeds 000 or 004): a pair
 ``(S[0..n], C)`` is the word ``(t0,b0)…(tn,bn)`` with ``b_k = [k ∈ C]``, letters are Z3-pruned minterms of the
 CEA's predicates × {marked, unmarked}, and the two automata are determinized on the fly and searched in product.
 """
@@ -90,8 +90,8 @@ class StarPropertyResult:
 
     @property
     def violated_condition(self) -> str | None:
-        """Which clause of Def. 8.4 the counterexample breaks (spec socel-ucea.md §5.3): "(a)" when C is output
-        without containing n, "(b)" otherwise (compress S to S[C], where membership changes)."""
+        """Which clause of Def. 8.4 the counterexample breaks (clauses (a)/(b); docs/decisions.md D14):
+        "(a)" when C is output without containing n, "(b)" otherwise (compress S to S[C], where membership changes)."""
         if self.holds:
             return None
         assert self.complex_event is not None
@@ -121,9 +121,9 @@ def _result(cea: CEA, stream: Stream, n: int, c: ComplexEvent, explored: int = 0
 
 def has_star_property(cea: CEA, *, budget: int | None = DEFAULT_BUDGET) -> StarPropertyResult:
     """Decide whether the stream function of ``cea`` has the *-property (seed 000, Def. 8.4), i.e. whether
-    ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` at the complex-event level for all S and n (Prop. 8.8; spec socel-ucea.md §5.2).
+    ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` at the complex-event level for all S and n (Prop. 8.8).
 
-    Algorithm (socel-ucea.md §5.3, adapted to CEA at the CE level). Alphabet: the Z3-pruned minterms m of the
+    Algorithm (ours, docs/decisions.md D14, at the CE level). Alphabet: the Z3-pruned minterms m of the
     CEA's predicates × {marked, unmarked}. Two automata read the word ``(m0,b0)…(mn,bn)``:
 
     * normal semantics: state sets X ⊆ Q; ``(m, b)`` follows the transitions ``(p,P,L,q)`` with ``m ⊆ P`` and

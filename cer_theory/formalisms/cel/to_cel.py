@@ -1,6 +1,6 @@
-"""CEA → unary CEL: seed 000, Theorem 6.3 (with the spec's Z fix) and the back-translation of Theorem 8.9.
+"""CEA → unary CEL: seed 000, Theorem 6.3 (with the Z fix of docs/errata.md) and the back-translation of Theorem 8.9.
 
-Both are McNaughton–Yamada constructions (spec cel-cea.md §4.2 and §5.1). The CEA is first normalised to one
+Both are McNaughton–Yamada constructions (the proofs of Theorems 6.3 and 8.9). The CEA is first normalised to one
 initial state i* without incoming and one final state f* without outgoing transitions (copies of the
 transitions out of I and into F, plus i*→f* for every I→F transition). Then, for the original states
 q_1..q_m taken in turn,
@@ -122,8 +122,9 @@ def formula_size(phi: Formula) -> int:
 
 
 def _normalised_edges(cea: CEA) -> dict[tuple[Hashable, Hashable], list[Transition]]:
-    """Edges of the normalised CEA (spec §4.2, as for ALL in §4.1): i* copies the transitions out of I, f* those
-    into F, and every I→F transition also gives i*→f*. Keyed by (source, target); duplicates removed."""
+    """Edges of the normalised CEA (proof of Theorem 6.3; the normalisation of docs/decisions.md D7):
+    i* copies the transitions out of I, f* those into F, and every I→F transition also gives i*→f*. Keyed by
+    (source, target); duplicates removed."""
     edges: dict[tuple[Hashable, Hashable], dict[tuple[Predicate, frozenset[str]], Transition]] = {}
 
     def add(p: Hashable, t: Transition, q: Hashable) -> None:
@@ -179,7 +180,7 @@ def _any(relations: tuple[str, ...], sizer: _Sizer) -> Formula:
 
 def _false(relations: tuple[str, ...]) -> Formula:
     """FALSE := R FILTER R[FALSE]: the filter is on the bound variable R, so it always fails (an unbound
-    variable would satisfy the universal SO-extension vacuously, spec §2.3)."""
+    variable would satisfy the universal SO-extension vacuously, seed 000 §4)."""
     r = relations[0]
     return Filter(Atom(r), On(r, FALSE))
 
@@ -229,7 +230,7 @@ def _theorem_6_3(cea: CEA, relations: Iterable[str] | None, budget: int | None, 
 
 
 def cea_to_cel(cea: CEA, relations: Iterable[str] | None = None, *, budget: int | None = DEFAULT_BUDGET) -> Formula:
-    """A unary CEL formula valuation-equivalent to ``cea`` (seed 000, Theorem 6.3, with the fix of spec §4.2).
+    """A unary CEL formula valuation-equivalent to ``cea`` (seed 000, Theorem 6.3, with the fix of docs/errata.md).
 
     Uses only IN, FILTER, ``:``, ``⊕``, π, START and OR (Corollary 6.4). Each transition ``t = (p,P,L,q)`` is
     simulated by ``ψ_t := π_{L∪{Z}}((ANY IN L∪{Z}) FILTER Z[P])`` with a fresh variable Z, which is kept on
@@ -248,7 +249,7 @@ def cea_to_cel_printed(cea: CEA, relations: Iterable[str] | None = None, *,
                        budget: int | None = DEFAULT_BUDGET) -> Formula:
     """Theorem 6.3 exactly as printed in seed 000: ``ψ_t := π_L(…)`` and ``φ_A := START(φ_1n)``.
 
-    **Wrong** for CEAs with non-marking transitions (spec §4.2 erratum); kept to exhibit the counterexample
+    **Wrong** for CEAs with non-marking transitions (docs/errata.md; docs/decisions.md D13); kept to exhibit the counterexample
     ``({p,q}, {(p,TRUE,∅,p), (p,tuples(R),{A},q)}, {p}, {q})`` on ``T R``: the CEA outputs ``{A↦{1}}`` at n=1,
     this formula nothing.
     """

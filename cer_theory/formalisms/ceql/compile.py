@@ -2,11 +2,11 @@
 Kleene-closure fix of docs/decisions.md D23.
 
 CORE's automata differ from seed 000's (Theorem 6.2, :mod:`cer_theory.formalisms.cel.compile`) in how runs start: a run may start at
-*any* position, in the single initial state, which has no incoming transitions (§2.1), and the CE it yields is
+*any* position, in the single initial state, which has no incoming transitions (seed 001 §3), and the CE it yields is
 ``([i, j], marked positions)`` with ``i`` the run's first position. So atoms have no ``TRUE/∅`` self-loop on
 their initial state; ``;`` puts that loop on the *second* operand's initial states instead (the gap), and
 windows, PARTITION BY, CONSUME BY and LIMIT are left to the evaluator. The construction goes through VCEA
-(labels are variable sets, §2.2); a transition marks (•) iff its label set is non-empty.
+(labels are variable sets, seed 001 App. A.1); a transition marks (•) iff its label set is non-empty.
 
 Invariant kept by every case: initial states have no incoming transitions, and, before SELECT's projection,
 every transition leaving an initial state or entering a final one marks. Hence a run's interval is the
@@ -93,7 +93,7 @@ def _kleene(a: CEA, fresh: Fresh, *, contiguous: bool, fix: bool) -> CEA:
 
 
 def _single_initial(a: CEA, fresh: Fresh) -> CEA:
-    """One initial state q0 without incoming transitions (§2.1): reuse I's state when |I| = 1 (it has no
+    """One initial state q0 without incoming transitions (seed 001 §3): reuse I's state when |I| = 1 (it has no
     incoming edges by the invariant), else a fresh q0 with copies of all transitions leaving I. States that no
     run from q0 to a final state visits are dropped (same runs to final states); q0 itself is always kept."""
     if len(a.initial) == 1:

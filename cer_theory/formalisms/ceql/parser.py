@@ -21,11 +21,11 @@ name in backquotes (`` `event` ``) may be anything. Comments are ``-- …`` and 
 FILTER conditions are ``Var[expr]`` blocks joined by AND (tighter) and OR, and are kept as written: a
 :class:`~cer_theory.core.predicates.ast.And` / :class:`~cer_theory.core.predicates.ast.Or` tree over
 :class:`~cer_theory.core.predicates.ast.On` atoms, which is exactly how
-:func:`cer_theory.formalisms.cel.ast.filter_literals` reads a condition (§1.3 sugar: ``FILTER θ1 AND θ2`` nests
-the filters, ``FILTER θ1 OR θ2`` is the OR of the filtered patterns). Inside ``Var[…]`` the expression
-language is CORE's: comparisons ``= == != <> < <= > >=`` between arithmetic terms (``+ - * /``, parentheses,
-numbers, attributes, strings, ``true``/``false``), ``attr LIKE 'regex'``, ``attr [NOT] IN {v1, v2}``, ranges
-``attr [NOT] IN {lo..hi}`` (``{lo..}``, ``{..hi}``; inclusive), NOT/AND/OR. ``type = 'R'`` reads the event
+:func:`cer_theory.formalisms.cel.ast.filter_literals` reads a condition (seed 001 §2.2, footnote 1:
+``FILTER θ1 AND θ2`` nests the filters, ``FILTER θ1 OR θ2`` is the OR of the filtered patterns). Inside ``Var[…]`` the
+expression language is CORE's: comparisons ``= == != <> < <= > >=`` between arithmetic terms (``+ - * /``,
+parentheses, numbers, attributes, strings, ``true``/``false``), ``attr LIKE 'regex'``, ``attr [NOT] IN {v1, v2}``,
+ranges ``attr [NOT] IN {lo..hi}`` (``{lo..}``, ``{..hi}``; inclusive), NOT/AND/OR. ``type = 'R'`` reads the event
 type. Strings are ``'…'`` (CORE: no escapes, ``''`` is a quote) or ``"…"`` (backslash escapes, as in CEL).
 
 Windows: ``WITHIN n EVENTS`` is ``Window("events", n)`` (positions); ``WITHIN 1 HOURS 30 MINUTES`` is

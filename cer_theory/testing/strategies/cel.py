@@ -152,7 +152,7 @@ def _formula(draw: st.DrawFn, depth: int, cfg: _Config) -> Formula:
     body = sub()
     visible = tuple(sorted(visible_variables(body)))
     if kind == "in":
-        # mostly a fresh variable; sometimes a relation name (IN R is allowed, spec §2.3)
+        # mostly a fresh variable; sometimes a relation name (IN R is allowed: 𝐋 ⊇ ℛ, seed 000 §4)
         pool = cfg.variables if cfg.variables and draw(st.integers(0, 4)) < 4 else cfg.relations
         return In(body, draw(st.sampled_from(pool)))
     if kind == "filter":

@@ -3,7 +3,7 @@
 Schema: types ``R``, ``T``, ``U``; numeric attributes ``x``, ``y`` (small ints and a couple of halves),
 a string attribute ``s`` and a boolean ``b``. Events sometimes lack an attribute or carry one of the wrong
 kind, and predicates sometimes compare across kinds, so that the type guard of the atom semantics
-(spec cel-cea.md §2.3) is exercised both in evaluation and in the Z3 encoding.
+(docs/decisions.md D3) is exercised both in evaluation and in the Z3 encoding.
 """
 
 from __future__ import annotations
