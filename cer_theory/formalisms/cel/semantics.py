@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 
+from cer_theory.core.intervals import IntervalSemantics
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq,
@@ -97,29 +98,12 @@ class FilterRule:
 # ---------------------------------------------------------------------------------------------- Fig. 3
 
 
-class CelSemantics:
+class CelSemantics(IntervalSemantics[Valuations]):
     """``⟦φ⟧ᵛ(S,i,j)`` for one stream prefix S, memoised across formulas and intervals."""
 
     def __init__(self, stream: Sequence[Event]) -> None:
-        self.stream = stream
-        self._memo: dict[tuple[int, int, int], Valuations] = {}
-        self._keep: list[Formula] = []  # keeps memoised formulas alive so their ids stay unique
+        super().__init__(stream)
         self._filter = FilterRule(stream)
-
-    def interval(self, phi: Formula, i: int, j: int) -> Valuations:
-        """``⟦φ⟧ᵛ(S,i,j)`` for ``0 ≤ i ≤ j < |S|``."""
-        if not 0 <= i <= j < len(self.stream):
-            raise IndexError(f"interval ({i},{j}) outside the stream of length {len(self.stream)}")
-        key = (id(phi), i, j)
-        hit = self._memo.get(key)
-        if hit is None:
-            self._keep.append(phi)
-            hit = self._memo[key] = self._rule(phi, i, j)
-        return hit
-
-    def at(self, phi: Formula, n: int) -> Valuations:
-        """``⟦φ⟧ᵛ_n(S) = ⟦φ⟧ᵛ(S,0,n)``: the outputs after reading t_n."""
-        return self.interval(phi, 0, n)
 
     def _rule(self, phi: Formula, i: int, j: int) -> Valuations:
         S, sem = self.stream, self.interval

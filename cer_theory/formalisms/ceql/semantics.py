@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.intervals import IntervalSemantics
 from cer_theory.core.events import CoreComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.strategies import Strategy, ceql_strategy, consume_policy
@@ -55,30 +56,17 @@ CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequen
 # ---------------------------------------------------------------------------------------------- Fig. 2
 
 
-class CoreSemantics:
+class CoreSemantics(IntervalSemantics[Valuations]):
     """``⟦φ⟧(S)`` of seed 001 Fig. 2 for one stream, memoised per (subformula, i, j).
 
-    ``interval(φ, i, j)`` holds the μ of the valuations ``V = ([i, j], μ) ∈ ⟦φ⟧(S)``.
+    ``interval(φ, i, j)`` holds the μ of the valuations ``V = ([i, j], μ) ∈ ⟦φ⟧(S)``, for ``0 ≤ i ≤ j < |S|``.
     """
 
     def __init__(self, stream: Sequence[Event]) -> None:
-        self.stream = stream
-        self._memo: dict[tuple[int, int, int], Valuations] = {}
+        super().__init__(stream)
         self._from_memo: dict[tuple[int, int, int], Valuations] = {}
         self._ends_memo: dict[tuple[int, int], tuple[int, ...]] = {}
-        self._keep: list[Formula] = []  # keeps memoised formulas alive so their ids stay unique
         self._filter = FilterRule(stream)
-
-    def interval(self, phi: Formula, i: int, j: int) -> Valuations:
-        """The μ with ``([i, j], μ) ∈ ⟦φ⟧(S)``, for ``0 ≤ i ≤ j < |S|``."""
-        if not 0 <= i <= j < len(self.stream):
-            raise IndexError(f"interval ({i},{j}) outside the stream of length {len(self.stream)}")
-        key = (id(phi), i, j)
-        hit = self._memo.get(key)
-        if hit is None:
-            self._keep.append(phi)
-            hit = self._memo[key] = self._rule(phi, i, j)
-        return hit
 
     def ending_at(self, phi: Formula, j: int) -> dict[int, Valuations]:
         """``{i: interval(φ, i, j)}`` for the starts i with at least one valuation."""

@@ -1,0 +1,46 @@
+"""The shape every reference semantics here shares: ``⟦φ⟧(S, i, j)``, the outputs of a formula on the interval
+``[i, j]`` of one stream, computed rule by rule and memoised per (subformula, i, j).
+
+Seed 000 (Fig. 3), seed 001 (Fig. 2) and seed 004 (Table 1) all define their semantics by intervals. Each
+formalism subclasses :class:`IntervalSemantics` and writes its rules in ``_rule``; the bounds check, the memo and
+``⟦φ⟧_n(S) = ⟦φ⟧(S, 0, n)`` live here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
+
+from cer_theory.core.events import Event
+
+Outputs = TypeVar("Outputs")
+
+
+class IntervalSemantics(Generic[Outputs]):
+    """``⟦φ⟧(S, i, j)`` for one stream S, memoised across formulas and intervals."""
+
+    def __init__(self, stream: Sequence[Event]) -> None:
+        self.stream = stream
+        self._memo: dict[tuple[int, int, int], Outputs] = {}
+        self._keep: list[Any] = []  # keeps memoised formulas alive so their ids stay unique
+
+    def interval(self, phi: Any, i: int, j: int) -> Outputs:
+        """``⟦φ⟧(S, i, j)`` for ``0 ≤ i ≤ j < |S|``."""
+        if not 0 <= i <= j < len(self.stream):
+            raise IndexError(f"interval ({i},{j}) outside the stream of length {len(self.stream)}")
+        key = (id(phi), i, j)
+        hit = self._memo.get(key)
+        if hit is None:
+            self._keep.append(phi)
+            hit = self._memo[key] = self._rule(phi, i, j)
+        return hit
+
+    def at(self, phi: Any, n: int) -> Outputs:
+        """``⟦φ⟧_n(S) = ⟦φ⟧(S, 0, n)``: the outputs after reading ``S[0..n]``."""
+        return self.interval(phi, 0, n)
+
+    def _rule(self, phi: Any, i: int, j: int) -> Outputs:
+        raise NotImplementedError(f"{type(self).__name__} defines the rules of its formalism")
+
+
+__all__ = ["IntervalSemantics"]
