@@ -55,7 +55,11 @@ class Evaluator:
         preds = list(dict.fromkeys(t.predicate for t in a.transitions))
         index = {p: k for k, p in enumerate(preds)}
         self._predicates = preds
-        self._delta = [(t.source, index[t.predicate], t.labels, t.target) for t in a.transitions]
+        # Runs in a state that cannot reach F never yield an output (the subset construction's empty state is
+        # one): they are not kept, so memory holds only runs that may still be output.
+        alive = a.coreachable()
+        self._delta = [(t.source, index[t.predicate], t.labels, t.target) for t in a.transitions
+                       if t.target in alive]
         (q0,) = a.initial
         bottom = _Node(-1, frozenset(), None, None)
         self._lists: dict = {q0: [bottom, bottom]}  # state -> [head, tail]
