@@ -8,7 +8,8 @@ Recognition*). One module per face and construction:
 * ``to_socel``: UCEA → SO-CEL+ (Thm 6.2) and → core SO-CEL (Thm 5.3 ⇐);
 * ``star_property``: the §5.3 *-property decider; ``corollaries``: Cor 5.6;
 * ``evaluate``: Prop 5.1's streaming evaluator and I/O-determinization; ``focel``: FO-CEL (§3);
-  ``unary_fo``: Thm 4.3 (unary FO-CEL ↔ SO-CEL); ``binary_fo``: Thm 4.5 (variables bound once); ``evaluators``: uniform evaluators for the registry;
+  ``unary_fo``: Thm 4.3 (unary FO-CEL ↔ SO-CEL); ``binary_fo``: Thm 4.5 (variables bound once);
+  ``evaluators``: uniform evaluators for the registry;
 * ``examples``: Fig. 1's sensor stream and freezing pattern, Fig. 2's UCEA.
 """
 
