@@ -57,9 +57,9 @@ def disjoint_union(a1: CEA, a2: CEA) -> CEA:
 
 
 def normalise(a: CEA, fresh: Fresh) -> CEA:
-    """Seed 000, Theorem 6.2 (ALL): one initial state with no incoming and one final state with no outgoing
-    transitions. A fresh i* copies the transitions out of I, a fresh f* copies those into F, and I→F transitions
-    give i*→f*; the runs from I to F are unchanged."""
+    """One initial state with no incoming and one final state with no outgoing transitions (seed 000, proof of
+    Theorem 6.2, case ALL; our variant, docs/decisions.md D7): a fresh i* copies the transitions out of I, a fresh
+    f* copies those into F, and I→F transitions give i*→f*; the runs from I to F are unchanged."""
     i, f = fresh(), fresh()
     extra = [tr(i, t.predicate, t.labels, t.target) for t in out_of(a, a.initial)]
     extra += [tr(t.source, t.predicate, t.labels, f) for t in into(a, a.final)]
@@ -132,8 +132,9 @@ def all_product(a1: CEA, a2: CEA, fresh: Fresh) -> CEA:
 
 
 def wrap_detector(e0: CEA, fresh: Fresh) -> CEA:
-    """WRAP (seed 000, Theorem 6.2, UNLESS, with our erratum): s skips any prefix, f remembers that a match of
-    ``e0`` was completed, so the automaton detects a match in *every* sub-interval, not only in a prefix."""
+    """WRAP (docs/errata.md, seed 000 Theorem 6.2 case UNLESS; docs/decisions.md D8): s skips any prefix, f
+    remembers that a match of ``e0`` was completed, so the automaton detects a match in *every* sub-interval,
+    not only in a prefix."""
     s, f = fresh(), fresh()
     extra = [tr(s, TRUE, (), s), tr(f, TRUE, (), f)]
     extra += [tr(s, t.predicate, (), t.target) for t in out_of(e0, e0.initial)]
