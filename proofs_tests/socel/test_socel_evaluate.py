@@ -4,6 +4,9 @@ output; and the I/O-determinization of §4 preserves ⟦A⟧_n."""
 
 from __future__ import annotations
 
+import gc
+import random
+
 import pytest
 from hypothesis import given, settings
 
@@ -12,7 +15,7 @@ from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event, Stream
 from cer_theory.formalisms.socel.ast import Formula
 from cer_theory.formalisms.socel.compile import compile_socel
-from cer_theory.formalisms.socel.evaluate import Evaluator, evaluate, io_determinize_ucea
+from cer_theory.formalisms.socel.evaluate import Evaluator, _Node, evaluate, io_determinize_ucea
 from cer_theory.formalisms.socel.examples import FREEZING_PATTERN, fig2_ucea, sensor_stream
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.semantics import run
@@ -79,3 +82,21 @@ def test_non_deterministic_input_is_refused() -> None:
         Evaluator(fig2_ucea())
     assert [set(o) for o in evaluate(io_determinize_ucea(fig2_ucea()), Stream.from_types("R H T"))] == \
         fig2_ucea().run(Stream.from_types("R H T"))
+
+
+def test_runs_that_cannot_reach_a_final_state_are_not_kept() -> None:
+    """The subset construction adds an empty (dead) state; runs there never yield an output, so the evaluator
+    drops them and its memory follows the live runs only: with a contiguous pattern (at most one live run per
+    state) the number of nodes does not grow with the stream."""
+    rng = random.Random(0)
+    d = io_determinize_ucea(compile_socel(parse("(T IN LOW : H:+ IN RISE : H IN HIGH) FILTER LOW[value < 0]")))
+    assert frozenset() in d.states  # the dead state is there
+    ev = Evaluator(d)
+    counts = []
+    for n in range(3000):
+        ev.push(Event(rng.choice("TH"), value=rng.randint(-5, 5)))
+        list(ev.outputs())
+        if n in (999, 2999):
+            gc.collect()
+            counts.append(sum(1 for o in gc.get_objects() if isinstance(o, _Node)))
+    assert counts[1] <= counts[0] + 10 and counts[1] < 100

@@ -9,14 +9,13 @@ from hypothesis import strategies as st
 from cer_theory.core.events import Event, Stream, Valuation
 from cer_theory.core.predicates.ast import Attr, Cmp, Const
 from cer_theory.formalisms.socel.ast import Atom, Filter, Formula, Order, Seq
+from cer_theory.formalisms.socel.examples import sensor_stream
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.printer import format_formula
 from cer_theory.formalisms.socel.semantics import SoCelSemantics, complex_events, rename, run
 from cer_theory.testing.strategies.socel import CORE_OPERATORS, PLUS_OPERATORS, formulas, socel_streams
 
-SENSOR = Stream([Event(t, value=v) for t, v in
-                 [("T", -2), ("H", 30), ("H", 20), ("T", -1), ("H", 27), ("T", 2), ("H", 45), ("H", 50),
-                  ("T", -2), ("H", 65)]])
+SENSOR = sensor_stream()  # the bundled cer_theory/examples/data/sensors.jsonl
 FREEZING = "(T ; H+ IN HS ; H IN HH) FILTER T[value < 0] FILTER incr(HS.value) FILTER HH[value > 60]"
 FREEZING_RENAMED = ("(T ; (H+ IN HS)[H -> HS] ; (H IN HH)[H -> HH]) FILTER T[value < 0] FILTER incr(HS.value) "
                     "FILTER HH[value > 60]")
@@ -31,6 +30,13 @@ def at(text: str, types: str, n: int) -> frozenset[Valuation]:
 
 
 # ---------------------------------------------------------------------------------------------- §8 oracles
+
+
+def test_the_bundled_sensor_stream_is_fig_1() -> None:
+    """Seed 004, Fig. 1: T and H readings with attribute ``value``; the file must hold exactly these."""
+    assert SENSOR == Stream([Event(t, value=v) for t, v in
+                             [("T", -2), ("H", 30), ("H", 20), ("T", -1), ("H", 27), ("T", 2), ("H", 45),
+                              ("H", 50), ("T", -2), ("H", 65)]])
 
 
 def test_sensor_freezing_pattern_outputs_nothing_before_9_and_26_at_9() -> None:

@@ -7,7 +7,9 @@ import pytest
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, Const, IsType
+from cer_theory.formalisms.socel.compile import compile_socel
 from cer_theory.formalisms.socel.examples import fig2_ucea
+from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.ucea import UCEA, transition
 
 R, T = IsType("R"), IsType("T")
@@ -61,3 +63,16 @@ def test_validated_frozen_and_printable() -> None:
     assert "doublecircle" in dot and "R / {R}" in dot
     assert a.relabel_states() != a and isinstance(a.trim(), UCEA)
     assert UCEA.of(a) == a and hash(UCEA.of(a)) == hash(a)
+
+
+def test_a_ucea_draws_in_jupyter_like_a_cea() -> None:
+    """Seed 004 §4's UCEA is a CEA (D38), so it inherits the drawing: Jupyter gets the SVG and the text form,
+    and the text form names the class (the repr of a UCEA, not of a CEA)."""
+    a = compile_socel(parse("(R IN A ; T) FILTER A.value < 0"))
+    bundle = a._repr_mimebundle_()
+    assert set(bundle) == {"image/svg+xml", "text/plain"}
+    svg = bundle["image/svg+xml"]
+    assert "<svg" in svg and "R ∧ value&lt;0 / {A,R}" in svg and "value&lt;0" in svg
+    text = bundle["text/plain"]
+    assert text == a.describe() and text.startswith("UCEA(") and "--T / {T}-->" in text
+    assert fig2_ucea()._repr_mimebundle_(include=["text/plain"]) == {"text/plain": fig2_ucea().describe()}

@@ -14,12 +14,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
+from cer_theory.automata.building import all_product, normalise, reachable_product, unless_product
 from cer_theory.automata.cea import CEA
 from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.predicates.ast import TRUE, conj, is_type, unary_body
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq,
                               Start, Unless, filter_literals, literal_variables)
-from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.building import Fresh, add_variable, disjoint_union, into, out_of, tr
 
 
@@ -114,15 +114,16 @@ def _compile(phi: Formula, fresh: Fresh, det_kwargs: dict, hook: Hook | None = N
     if isinstance(phi, Conj):
         # ψ1 AND ψ2: synchronous product on transitions with the *same* label set.
         a1, a2 = rec(phi.left), rec(phi.right)
-        return _product(a1, a2, fresh, lambda t1, t2: [(t1, t2, t1.labels)] if t1.labels == t2.labels else [],
-                        initial=itertools.product(a1.initial, a2.initial),
-                        final=lambda p: p[0] in a1.final and p[1] in a2.final)
+        return reachable_product(a1, a2, fresh,
+                                 lambda t1, t2: [(t1, t2, t1.labels)] if t1.labels == t2.labels else [],
+                                 initial=itertools.product(a1.initial, a2.initial),
+                                 final=lambda p: p[0] in a1.final and p[1] in a2.final)
 
     if isinstance(phi, All):
-        return _all(_normalise(rec(phi.left), fresh), _normalise(rec(phi.right), fresh), fresh)
+        return all_product(normalise(rec(phi.left), fresh), normalise(rec(phi.right), fresh), fresh)
 
     if isinstance(phi, Unless):
-        return _unless(rec(phi.left), rec(phi.right), fresh, det_kwargs)
+        return unless_product(rec(phi.left), rec(phi.right), fresh, det_kwargs)
 
     if isinstance(phi, Select):
         raise UnsupportedError(f"{phi.strategy.value}(…) is a selection strategy: Theorem 6.2 covers CEL without "
@@ -156,93 +157,3 @@ def _filter(phi: Filter, a: CEA, fresh: Fresh) -> CEA:
     for b in branches[1:]:
         out = disjoint_union(out, b)
     return out
-
-
-def _normalise(a: CEA, fresh: Fresh) -> CEA:
-    """One initial state with no incoming and one final state with no outgoing transitions (proof of Theorem
-    6.2, case ALL; our variant, docs/decisions.md D7): a fresh i* copies the transitions out of I, a fresh f*
-    copies those into F, and I→F transitions give i*→f*."""
-    i, f = fresh(), fresh()
-    extra = [tr(i, t.predicate, t.labels, t.target) for t in out_of(a, a.initial)]
-    extra += [tr(t.source, t.predicate, t.labels, f) for t in into(a, a.final)]
-    extra += [tr(i, t.predicate, t.labels, f) for t in out_of(a, a.initial) if t.target in a.final]
-    return CEA(a.states | {i, f}, [*a.transitions, *extra], [i], [f])
-
-
-def _product(a1: CEA, a2: CEA, fresh: Fresh, combine, *, initial, final, solo=None) -> CEA:
-    """Reachable part of a product of CEAs, states renamed to fresh integers.
-
-    ``combine(t1, t2)`` yields ``(t1, t2, labels)`` for lock-step moves; ``solo(p1, p2)`` yields
-    ``(predicate, labels, (q1, q2))`` for moves of one side alone.
-    """
-    names: dict[tuple, int] = {}
-
-    def name(pair: tuple) -> int:
-        if pair not in names:
-            names[pair] = fresh()
-        return names[pair]
-
-    start = [tuple(p) for p in initial]
-    stack, seen = list(start), set(start)
-    transitions = []
-    while stack:
-        p = stack.pop()
-        moves = [(conj(t1.predicate, t2.predicate), labels, (t1.target, t2.target))
-                 for t1 in a1.out(p[0]) for t2 in a2.out(p[1]) for (t1, t2, labels) in combine(t1, t2)]
-        if solo is not None:
-            moves += solo(p)
-        for pred, labels, q in moves:
-            transitions.append(tr(name(p), pred, labels, name(q)))
-            if q not in seen:
-                seen.add(q)
-                stack.append(q)
-    for p in start:
-        name(p)
-    return CEA(names.values(), transitions, [names[p] for p in start], [names[p] for p in seen if final(p)])
-
-
-def _all(a1: CEA, a2: CEA, fresh: Fresh) -> CEA:
-    """ψ1 ALL ψ2 on normalised operands: lock-step with L1 ∪ L2, plus either side moving alone while the other
-    has not started (at its initial state) or has finished (at its final state).
-
-    [erratum, ours] The paper's product cannot skip a position that *neither* operand reads, yet Fig. 3 lets
-    the two intervals leave a gap (only ``min(i1,i2) = i`` and ``max(j1,j2) = j`` are required). This matters
-    when the later operand depends on where its interval starts: ``R ALL START(T)`` on ``R X T`` outputs
-    ``{0,2}`` at n=2 by the semantics and nothing by the printed construction. The fix: an idle ``TRUE/∅``
-    loop in the two gap states (f1, i2) and (i1, f2) (docs/decisions.md, D7).
-    """
-    (i1,), (i2,) = a1.initial, a2.initial
-    (f1,), (f2,) = a1.final, a2.final
-
-    def solo(p: tuple) -> list:
-        moves = [(TRUE, frozenset(), p)] if p in ((f1, i2), (i1, f2)) else []
-        if p[0] in (i1, f1):
-            moves += [(t.predicate, t.labels, (p[0], t.target)) for t in a2.out(p[1])]
-        if p[1] in (i2, f2):
-            moves += [(t.predicate, t.labels, (t.target, p[1])) for t in a1.out(p[0])]
-        return moves
-
-    return _product(a1, a2, fresh, lambda t1, t2: [(t1, t2, t1.labels | t2.labels)],
-                    initial=[(i1, i2)], final=lambda p: p == (f1, f2), solo=solo)
-
-
-def _wrap(e0: CEA, fresh: Fresh) -> CEA:
-    """WRAP (docs/errata.md, Theorem 6.2 case UNLESS; docs/decisions.md D8): s skips any prefix, f remembers
-    that a ψ2-match was completed."""
-    s, f = fresh(), fresh()
-    extra = [tr(s, TRUE, (), s), tr(f, TRUE, (), f)]
-    extra += [tr(s, t.predicate, (), t.target) for t in out_of(e0, e0.initial)]
-    extra += [tr(t.source, t.predicate, (), f) for t in into(e0, e0.final)]
-    extra += [tr(s, t.predicate, (), f) for t in out_of(e0, e0.initial) if t.target in e0.final]
-    return CEA(e0.states | {s, f}, [*e0.transitions, *extra], [s], e0.final | {f})
-
-
-def _unless(a1: CEA, a2: CEA, fresh: Fresh, det_kwargs: dict) -> CEA:
-    """ψ1 UNLESS ψ2: run A_ψ1 alongside the complete DFA E = IOdet(WRAP(A_{π_∅(ψ2)})) and accept where E
-    has *not* seen a ψ2-match in any sub-interval."""
-    e0 = CEA(a2.states, [tr(t.source, t.predicate, (), t.target) for t in a2.transitions], a2.initial, a2.final)
-    e = io_determinize(_wrap(e0, fresh), **det_kwargs)
-    e = fresh.copy(e)
-    return _product(a1, e, fresh, lambda t1, t2: [(t1, t2, t1.labels)],
-                    initial=itertools.product(a1.initial, e.initial),
-                    final=lambda p: p[0] in a1.final and p[1] not in e.final)

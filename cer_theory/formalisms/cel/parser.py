@@ -281,4 +281,21 @@ def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
                         describe_expected=_describe_expected, hint=_hint)
 
 
-__all__ = ["parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH"]
+# ------------------------------------------------------------------------- for grammars that import cel.lark
+# SO-CEL's grammar (formalisms/socel/socel.lark) imports CEL's FILTER conditions; its parser builds them with
+# CEL's builder and words its errors with CEL's describers, so conditions and messages are CEL's exactly. These
+# are the public names it uses (docs/decisions.md, D54); CEL itself keeps using the private ones.
+
+ConditionBuilder = _Builder
+"""The inline transformer of ``cel.lark``; an extending grammar subclasses it (conditions are CEL's)."""
+to_predicate = _pred
+"""A condition node (or a bare TRUE/FALSE keyword token) as a :class:`Predicate`."""
+describe_cel_token = _describe_token
+"""How an error message names a token of ``cel.lark`` ("keyword FILTER", "name 'x'", ...)."""
+describe_cel_expected = _describe_expected
+"""How an error message lists the acceptable terminals of ``cel.lark`` after a token."""
+cel_hint = _hint
+"""The extra hint of an error message (reserved keyword used as a name, qualified attribute inside ``T[...]``)."""
+
+__all__ = ["parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
+           "describe_cel_token", "describe_cel_expected", "cel_hint"]

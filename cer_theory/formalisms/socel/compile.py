@@ -2,8 +2,8 @@
 Thm 5.3. Linear size, no preprocessing (seed 004 §5.1).
 
 :func:`compile_socel` builds ``A_φ`` with ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for every ``φ ∈ SO-CEL+(U^SO)`` (unary
-filters), plus ``AND``, ``ALL`` and ``UNLESS`` (the automata of Cor 5.6; the products are seed 000's, reused
-from the CEL compiler) and ``STRICT`` (rewritten by Prop 6.4). :func:`compile_socel_star` drops the TRUE self-loop of the atoms
+filters), plus ``AND``, ``ALL`` and ``UNLESS`` (the automata of Cor 5.6; the products are seed 000's, shared
+with the CEL compiler in ``automata.building``) and ``STRICT`` (rewritten by Prop 6.4). :func:`compile_socel_star` drops the TRUE self-loop of the atoms
 and gives ``⟦φ⟧_n(S) = ⟦A*_φ⟧*_n(S)`` for core SO-CEL (Thm 5.3): under the *-semantics skipping is free.
 
 Erratum (docs/errata.md, E-SO1): the paper's ``⊕`` construction redirects only the transitions of Δ into the
@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from cer_theory.automata.building import Fresh, disjoint_union, tr
+from cer_theory.automata.building import Fresh, all_product, disjoint_union, normalise, tr, unless_product
 from cer_theory.automata.cea import CEA, Transition
 from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.predicates.ast import TRUE, IsType, Predicate, conj, unary_body
-from cer_theory.formalisms.cel import compile as cel_compile
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless, condition_labels, conjuncts)
 from cer_theory.formalisms.socel.printer import format_formula
@@ -84,11 +83,11 @@ class _Compiler:
             return self.build(strict_to_contiguity(phi))
         if isinstance(phi, All):
             # Cor 5.6: ALL is UCEA-definable: a product of the normalised operands with a "done" side.
-            return cel_compile._all(cel_compile._normalise(self.build(phi.left), self.fresh),
-                                    cel_compile._normalise(self.build(phi.right), self.fresh), self.fresh)
+            return all_product(normalise(self.build(phi.left), self.fresh),
+                               normalise(self.build(phi.right), self.fresh), self.fresh)
         if isinstance(phi, Unless):
             # Cor 5.6: UNLESS is UCEA-definable: ψ1 beside a deterministic detector of a ψ2-match in [i..j].
-            return cel_compile._unless(self.build(phi.left), self.build(phi.right), self.fresh, {})
+            return unless_product(self.build(phi.left), self.build(phi.right), self.fresh)
         raise TypeError(f"not an SO-CEL formula: {phi!r}")
 
     def atom(self, relation: str) -> CEA:

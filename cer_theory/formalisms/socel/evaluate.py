@@ -50,6 +50,16 @@ class Evaluator:
             raise AutomatonError(f"{a!r} is not I/O-deterministic (seed 004 §4): one initial state and, per state "
                                  f"and label set, pairwise disjoint predicates are required; use io_determinize_ucea")
         self.automaton = a
+        # Δ in its order, each predicate replaced by its index among the distinct predicates of Δ: a push tests
+        # each distinct predicate at most once, however many transitions share it (a constant factor only).
+        preds = list(dict.fromkeys(t.predicate for t in a.transitions))
+        index = {p: k for k, p in enumerate(preds)}
+        self._predicates = preds
+        # Runs in a state that cannot reach F never yield an output (the subset construction's empty state is
+        # one): they are not kept, so memory holds only runs that may still be output.
+        alive = a.coreachable()
+        self._delta = [(t.source, index[t.predicate], t.labels, t.target) for t in a.transitions
+                       if t.target in alive]
         (q0,) = a.initial
         bottom = _Node(-1, frozenset(), None, None)
         self._lists: dict = {q0: [bottom, bottom]}  # state -> [head, tail]
@@ -62,21 +72,28 @@ class Evaluator:
         self.n += 1
         new: dict = {}
         steps = 0
-        for t in self.automaton.transitions:
-            old = self._lists.get(t.source)
-            if old is None or not t.predicate(event):
+        lists = self._lists
+        holds: list[bool | None] = [None] * len(self._predicates)
+        for source, k, labels, q in self._delta:
+            old = lists.get(source)
+            if old is None:
+                continue
+            ok = holds[k]
+            if ok is None:
+                ok = holds[k] = self._predicates[k](event)
+            if not ok:
                 continue
             steps += 1
-            target = new.get(t.target)
-            if t.labels:
-                node = _Node(self.n, t.labels, old[0], old[1])
+            target = new.get(q)
+            if labels:
+                node = _Node(self.n, labels, old[0], old[1])
                 if target is None:
-                    new[t.target] = [node, node]
+                    new[q] = [node, node]
                 else:
                     target[1].next = node
                     target[1] = node
             elif target is None:
-                new[t.target] = [old[0], old[1]]
+                new[q] = [old[0], old[1]]
             else:
                 target[1].next = old[0]
                 target[1] = old[1]

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from cer_theory.core.events import Event, Stream
+from importlib import resources
+
+from cer_theory.core.events import Stream
 from cer_theory.core.predicates.ast import TRUE, IsType
 from cer_theory.formalisms.socel.ucea import UCEA, transition
 
 SENSOR_READINGS = (("T", -2), ("H", 30), ("H", 20), ("T", -1), ("H", 27), ("T", 2), ("H", 45), ("H", 50),
                    ("T", -2), ("H", 65))
-"""Fig. 1's stream: temperature (T) and humidity (H) readings, attribute ``value``, positions 0..9."""
+"""Fig. 1's stream: temperature (T) and humidity (H) readings, attribute ``value``, positions 0..9; bundled as
+``cer_theory/examples/data/sensors.jsonl`` (:data:`SENSORS_FILE`), which :func:`sensor_stream` reads."""
+
+SENSORS_FILE = "examples/data/sensors.jsonl"
+"""The bundled sensor stream, relative to the ``cer_theory`` package (JSON Lines with ``type`` and ``value``)."""
 
 FREEZING_PATTERN = ("(T ; H+ IN HS ; H IN HH) FILTER T[value < 0] FILTER incr(HS.value) "
                     "FILTER HH[value > 60]")
@@ -20,8 +26,8 @@ FREEZING_PATTERN_RENAMED = ("(T ; (H+ IN HS)[H -> HS] ; (H IN HH)[H -> HH]) FILT
 
 
 def sensor_stream() -> Stream:
-    """Fig. 1's sensor stream."""
-    return Stream(Event(t, value=v) for t, v in SENSOR_READINGS)
+    """Fig. 1's sensor stream, read from the bundled file :data:`SENSORS_FILE`."""
+    return Stream.from_jsonl(resources.files("cer_theory").joinpath(SENSORS_FILE).read_text(encoding="utf-8"))
 
 
 def fig2_ucea() -> UCEA:
@@ -34,4 +40,4 @@ def fig2_ucea() -> UCEA:
                 {"q0"}, {"q2"}, name="Fig. 2")
 
 
-__all__ = ["SENSOR_READINGS", "FREEZING_PATTERN", "FREEZING_PATTERN_RENAMED", "sensor_stream", "fig2_ucea"]
+__all__ = ["SENSOR_READINGS", "SENSORS_FILE", "FREEZING_PATTERN", "FREEZING_PATTERN_RENAMED", "sensor_stream", "fig2_ucea"]

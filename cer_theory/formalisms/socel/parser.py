@@ -40,10 +40,10 @@ def _strip(x: Any) -> Any:
 
 
 def _pred(x: Any) -> Any:
-    return cel_parser._pred(_strip(x))
+    return cel_parser.to_predicate(_strip(x))
 
 
-class _Builder(cel_parser._Builder):
+class _Builder(cel_parser.ConditionBuilder):
     """Tree → SO-CEL AST; conditions are built by CEL's builder (inherited, reached through the prefix)."""
 
     def atom(self, c: list) -> Formula:
@@ -103,7 +103,7 @@ class _Builder(cel_parser._Builder):
 
 
 def _delegate(name: str):
-    base = getattr(cel_parser._Builder, name)
+    base = getattr(cel_parser.ConditionBuilder, name)
 
     def callback(self: _Builder, c: list) -> Any:
         return base(self, [_strip(x) for x in c])
@@ -165,7 +165,7 @@ _FORMULA_START_TEXT = "a formula (a relation name, '(', '[', START, PI, STRICT)"
 def _describe_token(tok: Token) -> str:
     if tok.type == "_ARROW":
         return f"'{tok.value}'"
-    return cel_parser._describe_token(_strip(tok))
+    return cel_parser.describe_cel_token(_strip(tok))
 
 
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
@@ -176,14 +176,14 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
         acc -= _FORMULA_START
     arrow = "_ARROW" in acc
     acc.discard("_ARROW")
-    out += cel_parser._describe_expected(acc, _strip(prev), start) if acc else []
+    out += cel_parser.describe_cel_expected(acc, _strip(prev), start) if acc else []
     if arrow:
         out.append("'->' (a renaming [A -> B])")
     return out
 
 
 def _hint(e: UnexpectedInput, acc: set[str]) -> str:
-    return cel_parser._hint(e, {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc})
+    return cel_parser.cel_hint(e, {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc})
 
 
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
