@@ -4,7 +4,7 @@ the brute-force semantics (Table 1) on a short prefix.
     python -m benchmarks.socel_bench --tuples 1000000 --prefix 60 --out benchmarks/results_socel.json
 
 The formula is compiled (Prop 5.2), I/O-determinized (§4) and run by :class:`~cer_theory.formalisms.socel.
-evaluate.Evaluator`: per tuple one ``push`` and the enumeration of every output at that position. The stream is
+evaluate_streaming.StreamingEvaluator`: per tuple one ``push`` and the enumeration of every output at that position. The stream is
 generated chunk by chunk with the clock paused (as :mod:`benchmarks.worker` does), so the clock measures only
 the evaluator and the memory in hand is one chunk. Reported: tuples/s, complex events, the largest number of
 moves in one push and of enumeration steps per output (Prop 5.1 bounds both independently of the stream), and
@@ -34,10 +34,10 @@ from typing import Any
 
 from benchmarks.worker import hwm_mb, reset_hwm, rss_mb
 from cer_theory.core.events import Event
-from cer_theory.formalisms.socel.compile import compile_socel
-from cer_theory.formalisms.socel.evaluate import Evaluator, io_determinize_ucea
+from cer_theory.formalisms.socel.compile import compile_automaton
+from cer_theory.formalisms.socel.streaming import StreamingEvaluator, io_determinize_ucea
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.semantics import run as run_semantics
+from cer_theory.formalisms.socel.semantics import evaluate as run_semantics
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -61,9 +61,9 @@ def sensor_tuples(count: int, seed: int = 0) -> Iterator[Event]:
 def bench_prop_5_1(formula: str = FORMULA, tuples: int = 1_000_000, *, seed: int = 0,
                    chunk: int = 10_000) -> dict[str, Any]:
     """Evaluate ``formula`` by Prop 5.1 on ``tuples`` generated tuples; see the module docstring."""
-    automaton = compile_socel(parse(formula))
+    automaton = compile_automaton(parse(formula))
     det = io_determinize_ucea(automaton)
-    evaluator = Evaluator(det)
+    evaluator = StreamingEvaluator(det)
     source = sensor_tuples(tuples, seed)
     gc.collect()
     baseline = rss_mb()
@@ -104,7 +104,7 @@ def bench_semantics(formula: str = FORMULA, prefix: int = 60, *, seed: int = 0) 
     start = time.perf_counter()
     by_semantics = run_semantics(phi, stream)
     elapsed = time.perf_counter() - start
-    evaluator = Evaluator(io_determinize_ucea(compile_socel(phi)))
+    evaluator = StreamingEvaluator(io_determinize_ucea(compile_automaton(phi)))
     by_evaluator = []
     for event in stream:
         evaluator.push(event)

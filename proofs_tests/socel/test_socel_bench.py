@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 
 from benchmarks.socel_bench import FORMULA, bench_prop_5_1, bench_semantics, main, sensor_tuples
-from cer_theory.formalisms.socel.compile import compile_socel
+from cer_theory.formalisms.socel.compile import compile_automaton
 from cer_theory.formalisms.socel.parser import parse
 
 
 def test_the_benchmark_counts_what_the_ucea_outputs() -> None:
     report = bench_prop_5_1(FORMULA, 300, chunk=64)
     stream = list(sensor_tuples(300))
-    expected = sum(map(len, compile_socel(parse(FORMULA)).run(stream)))
+    expected = sum(map(len, compile_automaton(parse(FORMULA)).run(stream)))
     assert report["tuples"] == 300 and report["complex_events"] == expected > 0
     # Prop 5.1: at most |Δ| moves per tuple (of the I/O-determinized UCEA).
     assert 0 < report["max_update_moves"] <= report["determinized_transitions"]

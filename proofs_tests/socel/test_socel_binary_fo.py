@@ -17,13 +17,13 @@ from cer_theory.formalisms.socel.evaluators import parse_fo
 from cer_theory.formalisms.socel.focel import (Bind, FoFilter, FoPlus, FoSeq, UnsafeFormulaError, from_socel,
                                                run as fo_run)
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.printer import format_formula
-from cer_theory.formalisms.socel.semantics import run
+from cer_theory.formalisms.socel.printer import format
+from cer_theory.formalisms.socel.semantics import evaluate
 from cer_theory.testing.strategies.socel import fo_formulas, socel_streams
 
 
 def supports(phi, stream):
-    return [frozenset(c.support() for c in out) for out in run(phi, stream)]
+    return [frozenset(c.support() for c in out) for out in evaluate(phi, stream)]
 
 
 @pytest.mark.parametrize("text", [
@@ -46,7 +46,7 @@ def test_matches_are_the_supports_on_every_stream_up_to_length_5(text: str) -> N
 
 def test_a_filter_on_an_outer_variable_is_lifted_to_where_it_is_bound() -> None:
     psi = binary_fo_to_socel(parse_fo("H AS x ; (T AS y FILTER y.id = x.id)+"))
-    assert format_formula(psi) == "H IN x ; (T IN y)+ FILTER y.id = x.id"
+    assert format(psi) == "H IN x ; (T IN y)+ FILTER y.id = x.id"
 
 
 @settings(max_examples=80, deadline=None)

@@ -10,9 +10,9 @@ from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import TRUE, IsType
 from cer_theory.formalisms.socel.ast import Formula, Strict
-from cer_theory.formalisms.socel.compile import compile_socel, compile_socel_star, strict_to_contiguity
+from cer_theory.formalisms.socel.compile import compile_automaton, compile_star_automaton, strict_to_contiguity
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.semantics import run
+from cer_theory.formalisms.socel.semantics import evaluate
 from cer_theory.formalisms.socel.ucea import UCEA, transition
 from cer_theory.testing.strategies.socel import ALL_OPERATORS, CORE_OPERATORS, PLUS_OPERATORS, formulas, socel_streams
 
@@ -21,7 +21,7 @@ from cer_theory.testing.strategies.socel import ALL_OPERATORS, CORE_OPERATORS, P
 @given(formulas(PLUS_OPERATORS), socel_streams(6))
 def test_prop_5_2_semantics_equals_compiled_ucea(phi: Formula, stream: Stream) -> None:
     """Prop 5.2: ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for unary SO-CEL+, at every n."""
-    assert compile_socel(phi).run(stream) == run(phi, stream)
+    assert compile_automaton(phi).run(stream) == evaluate(phi, stream)
 
 
 @settings(max_examples=120)
@@ -29,11 +29,11 @@ def test_prop_5_2_semantics_equals_compiled_ucea(phi: Formula, stream: Stream) -
 def test_every_operator_semantics_equals_compiled_ucea(phi: Formula, stream: Stream) -> None:
     """Prop 5.2 with Cor 5.6 (AND, ALL, UNLESS) and Prop 6.4 (STRICT): the same equality on every operator."""
     try:
-        a = compile_socel(phi)
+        a = compile_automaton(phi)
     except UnsupportedError:
         assume(False)  # STRICT over π or ALL: refused (tested below)
         return
-    assert a.run(stream) == run(phi, stream)
+    assert a.run(stream) == evaluate(phi, stream)
 
 
 @settings(max_examples=60)
@@ -43,7 +43,7 @@ def test_prop_6_4_strict_rewrite_preserves_semantics(phi: Formula, stream: Strea
     """Prop 6.4: the bottom-up rewrite of STRICT into ':' and '⊕' is an equivalence (no STRICT remains)."""
     rewritten = strict_to_contiguity(Strict(phi))
     assert not any(isinstance(n, Strict) for n in rewritten.walk())
-    assert run(rewritten, stream) == run(Strict(phi), stream)
+    assert evaluate(rewritten, stream) == evaluate(Strict(phi), stream)
 
 
 @settings(max_examples=120)
@@ -51,16 +51,16 @@ def test_prop_6_4_strict_rewrite_preserves_semantics(phi: Formula, stream: Strea
 def test_thm_5_3_core_socel_equals_star_semantics_of_loop_free_ucea(phi: Formula, stream: Stream) -> None:
     """Thm 5.3 (⇒): for core SO-CEL, ``⟦φ⟧_n(S) = ⟦A*_φ⟧*_n(S)`` where ``A*_φ`` has no TRUE loops; and,
     core SO-CEL having the *-property, the *-semantics of ``A_φ`` itself agrees too (§5.2's lemma)."""
-    expected = run(phi, stream)
-    assert compile_socel_star(phi).star_run(stream) == expected
-    assert compile_socel(phi).star_run(stream) == expected
+    expected = evaluate(phi, stream)
+    assert compile_star_automaton(phi).star_run(stream) == expected
+    assert compile_automaton(phi).star_run(stream) == expected
 
 
 def test_cplus_erratum_one_step_body_iterates_more_than_twice() -> None:
     """docs/errata.md E-SO1: with the paper's ⊕ construction, R⊕ on R R R at n=2 misses {R↦{0,1,2}}."""
     s = Stream.from_types("R R R")
-    out = compile_socel(parse("R:+")).run(s)[2]
-    assert out == run(parse("R:+"), s)[2]
+    out = compile_automaton(parse("R:+")).run(s)[2]
+    assert out == evaluate(parse("R:+"), s)[2]
     assert any(c["R"] == {0, 1, 2} for c in out)
     # The paper's construction for R⊕ (only Δ's transitions into F are redirected to q_d): q0 -TRUE/∅-> q0,
     # q0 -R/{R}-> q1, plus q0 -R/{R}-> qd and qd -R/{R}-> q1; from qd no iteration re-enters qd.
@@ -72,19 +72,19 @@ def test_cplus_erratum_one_step_body_iterates_more_than_twice() -> None:
 
 def test_refusals_name_the_reason() -> None:
     with pytest.raises(NotUnaryError, match="unary"):
-        compile_socel(parse("(R ; T) FILTER R.x = T.x"))
+        compile_automaton(parse("(R ; T) FILTER R.x = T.x"))
     with pytest.raises(NotUnaryError, match="incr"):
-        compile_socel(parse("R+ FILTER incr(R.x)"))
+        compile_automaton(parse("R+ FILTER incr(R.x)"))
     with pytest.raises(UnsupportedError, match="core"):
-        compile_socel_star(parse("R : T"))
+        compile_star_automaton(parse("R : T"))
     with pytest.raises(UnsupportedError, match="STRICT over π"):
-        compile_socel(parse("STRICT(PI[R](R ; T))"))
+        compile_automaton(parse("STRICT(PI[R](R ; T))"))
 
 
 def test_compiled_automaton_is_linear_in_the_formula() -> None:
     """Prop 5.2 claims linear size: the atom count and operator count bound states (no product used)."""
     phi = parse("((R ; T)+ IN A : R:+)[A -> B] OR START(T FILTER T.x > 1)")
-    a = compile_socel(phi)
+    a = compile_automaton(phi)
     assert len(a.states) <= 2 * phi.size()
     assert a.to_dot().startswith('digraph "')
 
@@ -93,4 +93,4 @@ def test_constant_conditions_compile() -> None:
     s = Stream.from_types("R T R")
     for text in ("R FILTER TRUE", "R FILTER FALSE", "(R ; R) FILTER (R.x > 1 AND FALSE)", "R+ FILTER NOT FALSE"):
         phi = parse(text)
-        assert compile_socel(phi).run(s) == run(phi, s), text
+        assert compile_automaton(phi).run(s) == evaluate(phi, s), text

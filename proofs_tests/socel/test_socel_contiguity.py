@@ -12,15 +12,15 @@ from cer_theory.formalisms.socel.ast import Contig
 from cer_theory.formalisms.socel.compile import strict_to_contiguity
 from cer_theory.formalisms.socel.contiguity import contiguity_to_strict, rename_condition
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.printer import format_formula
-from cer_theory.formalisms.socel.semantics import run
+from cer_theory.formalisms.socel.printer import format
+from cer_theory.formalisms.socel.semantics import evaluate
 from cer_theory.testing.strategies.socel import CORE_OPERATORS, formulas, socel_streams
 
 
 def test_the_base_case_is_strict_sequencing() -> None:
-    assert format_formula(contiguity_to_strict(parse("R : T"))) == "STRICT(R ; T)"
-    assert format_formula(contiguity_to_strict(parse("(R ; T) : T"))) == "R ; STRICT(T ; T)"
-    assert format_formula(contiguity_to_strict(parse("R+ : T"))) == "STRICT(R ; T) OR R+ ; STRICT(R ; T)"
+    assert format(contiguity_to_strict(parse("R : T"))) == "STRICT(R ; T)"
+    assert format(contiguity_to_strict(parse("(R ; T) : T"))) == "R ; STRICT(T ; T)"
+    assert format(contiguity_to_strict(parse("R+ : T"))) == "STRICT(R ; T) OR R+ ; STRICT(R ; T)"
 
 
 @pytest.mark.parametrize("text", [
@@ -42,7 +42,7 @@ def test_filters_renamings_and_in_on_every_stream_up_to_length_5(text: str) -> N
             word = ["RT"[(k >> i) & 1] for i in range(n)]
             for xs in ([0] * n, [i % 2 for i in range(n)], list(range(n))):
                 s = Stream([Event(t, x=v) for t, v in zip(word, xs)])
-                assert run(psi, s) == run(phi, s), (text, word, xs)
+                assert evaluate(psi, s) == evaluate(phi, s), (text, word, xs)
 
 
 @settings(max_examples=120, deadline=None)
@@ -50,14 +50,14 @@ def test_filters_renamings_and_in_on_every_stream_up_to_length_5(text: str) -> N
 def test_random_formulas_keep_their_outputs(phi, stream) -> None:
     psi = contiguity_to_strict(phi)
     assert not any(isinstance(n, Contig) for n in psi.walk())
-    assert run(psi, stream) == run(phi, stream)
+    assert evaluate(psi, stream) == evaluate(phi, stream)
 
 
 @settings(max_examples=60, deadline=None)
 @given(formulas(CORE_OPERATORS + ("contig",), max_depth=3), socel_streams(5))
 def test_round_trip_through_prop_6_4(phi, stream) -> None:
     """Prop 6.4 then Thm 6.5 part 1: ``:`` → STRICT → ``:``/``⊕`` keeps the outputs."""
-    assert run(strict_to_contiguity(contiguity_to_strict(phi)), stream) == run(phi, stream)
+    assert evaluate(strict_to_contiguity(contiguity_to_strict(phi)), stream) == evaluate(phi, stream)
 
 
 def test_outside_the_theorem_is_refused() -> None:

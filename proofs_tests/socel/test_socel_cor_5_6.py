@@ -10,7 +10,7 @@ from cer_theory.core.events import Stream, Valuation
 from cer_theory.formalisms.socel.ast import All, Conj, Formula, is_core
 from cer_theory.formalisms.socel.corollaries import to_core_socel, unless_is_primitive
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.semantics import run
+from cer_theory.formalisms.socel.semantics import evaluate
 from cer_theory.testing.strategies.socel import CORE_OPERATORS, formulas, socel_streams
 
 small = formulas(CORE_OPERATORS, max_depth=1)
@@ -22,7 +22,7 @@ def test_cor_5_6_and_and_all_are_not_primitive(phi: Formula, psi: Formula, strea
     for combined in (Conj(phi, psi), All(phi, psi)):
         core = to_core_socel(combined, ("R", "T", "U"))
         assert is_core(core)
-        assert run(core, stream) == run(combined, stream)
+        assert evaluate(core, stream) == evaluate(combined, stream)
 
 
 def test_cor_5_6_unless_is_primitive_by_its_witness() -> None:
@@ -32,4 +32,4 @@ def test_cor_5_6_unless_is_primitive_by_its_witness() -> None:
     assert answer.word()[-1] == ("R", frozenset({"R"}))
     with pytest.raises(UnsupportedError, match="Cor 5.5"):
         to_core_socel(parse("R UNLESS T"))
-    assert Valuation({"R": [1]}) in run(parse("R UNLESS T"), Stream.from_types("R R"))[1]
+    assert Valuation({"R": [1]}) in evaluate(parse("R UNLESS T"), Stream.from_types("R R"))[1]

@@ -14,11 +14,11 @@ from cer_theory.automata.cea import CEA
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event, Stream
 from cer_theory.formalisms.socel.ast import Formula
-from cer_theory.formalisms.socel.compile import compile_socel
-from cer_theory.formalisms.socel.evaluate import Evaluator, _Node, evaluate, io_determinize_ucea
+from cer_theory.formalisms.socel.compile import compile_automaton
+from cer_theory.formalisms.socel.streaming import StreamingEvaluator, _Node, evaluate_streaming, io_determinize_ucea
 from cer_theory.formalisms.socel.examples import FREEZING_PATTERN, fig2_ucea, sensor_stream
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.semantics import run
+from cer_theory.formalisms.socel.semantics import evaluate
 from cer_theory.formalisms.socel.ucea import UCEA
 from cer_theory.testing.strategies import streams
 from cer_theory.testing.strategies.automata import random_ceas
@@ -38,7 +38,7 @@ def test_io_determinization_preserves_outputs(cea: CEA, stream: Stream) -> None:
 @given(random_ceas(max_states=3), streams(max_length=6))
 def test_prop_5_1_evaluator_equals_runs_without_duplicates(cea: CEA, stream: Stream) -> None:
     d = io_determinize_ucea(UCEA.of(cea))
-    for listed, expected in zip(evaluate(d, stream), d.run(stream)):
+    for listed, expected in zip(evaluate_streaming(d, stream), d.run(stream)):
         assert len(listed) == len(set(listed))  # duplicate-free (I/O-determinism: one run per output)
         assert set(listed) == expected
 
@@ -46,15 +46,15 @@ def test_prop_5_1_evaluator_equals_runs_without_duplicates(cea: CEA, stream: Str
 @settings(max_examples=40)
 @given(formulas(PLUS_OPERATORS, max_depth=2), socel_streams(6))
 def test_prop_5_1_on_compiled_formulas(phi: Formula, stream: Stream) -> None:
-    d = io_determinize_ucea(compile_socel(phi))
-    assert [set(out) for out in evaluate(d, stream)] == list(run(phi, stream))
+    d = io_determinize_ucea(compile_automaton(phi))
+    assert [set(out) for out in evaluate_streaming(d, stream)] == list(evaluate(phi, stream))
 
 
 def test_update_work_is_independent_of_the_stream_and_delay_is_linear() -> None:
     """Prop 5.1 (1), (2), by counting: on 2000 tuples the update never exceeds |Δ| moves, however many runs are
     alive; each enumeration visits at most a constant times the total size of what it outputs."""
-    d = io_determinize_ucea(compile_socel(parse("(R IN A ; T) FILTER T[x > 0]")))
-    ev = Evaluator(d)
+    d = io_determinize_ucea(compile_automaton(parse("(R IN A ; T) FILTER T[x > 0]")))
+    ev = StreamingEvaluator(d)
     worst_update = 0
     for k in range(2000):
         ev.push(Event("R" if k % 3 == 0 else "T", x=1 if k % 300 == 1 else 0))
@@ -71,16 +71,16 @@ def test_update_work_is_independent_of_the_stream_and_delay_is_linear() -> None:
 def test_sensor_stream_by_the_evaluator() -> None:
     """The freezing pattern has incr, which a UCEA cannot check; its unary part is evaluated exactly."""
     unary = parse("(T ; H+ IN HS ; H IN HH) FILTER T[value < 0] FILTER HH[value > 60]")
-    d = io_determinize_ucea(compile_socel(unary))
-    outs = evaluate(d, sensor_stream())
-    assert [set(o) for o in outs] == run(unary, sensor_stream())
-    assert len(run(parse(FREEZING_PATTERN), sensor_stream())[9]) < len(outs[9])
+    d = io_determinize_ucea(compile_automaton(unary))
+    outs = evaluate_streaming(d, sensor_stream())
+    assert [set(o) for o in outs] == evaluate(unary, sensor_stream())
+    assert len(evaluate(parse(FREEZING_PATTERN), sensor_stream())[9]) < len(outs[9])
 
 
 def test_non_deterministic_input_is_refused() -> None:
     with pytest.raises(AutomatonError, match="not I/O-deterministic"):
-        Evaluator(fig2_ucea())
-    assert [set(o) for o in evaluate(io_determinize_ucea(fig2_ucea()), Stream.from_types("R H T"))] == \
+        StreamingEvaluator(fig2_ucea())
+    assert [set(o) for o in evaluate_streaming(io_determinize_ucea(fig2_ucea()), Stream.from_types("R H T"))] == \
         fig2_ucea().run(Stream.from_types("R H T"))
 
 
@@ -89,9 +89,9 @@ def test_runs_that_cannot_reach_a_final_state_are_not_kept() -> None:
     drops them and its memory follows the live runs only: with a contiguous pattern (at most one live run per
     state) the number of nodes does not grow with the stream."""
     rng = random.Random(0)
-    d = io_determinize_ucea(compile_socel(parse("(T IN LOW : H:+ IN RISE : H IN HIGH) FILTER LOW[value < 0]")))
+    d = io_determinize_ucea(compile_automaton(parse("(T IN LOW : H:+ IN RISE : H IN HIGH) FILTER LOW[value < 0]")))
     assert frozenset() in d.states  # the dead state is there
-    ev = Evaluator(d)
+    ev = StreamingEvaluator(d)
     counts = []
     for n in range(3000):
         ev.push(Event(rng.choice("TH"), value=rng.randint(-5, 5)))

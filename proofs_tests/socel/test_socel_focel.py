@@ -13,7 +13,7 @@ from cer_theory.formalisms.socel import ast as so
 from cer_theory.formalisms.socel.focel import (Bind, FoFilter, FoFormula, FoOr, FoPlus, FoSeq, UnsafeFormulaError,
                                                from_socel, matches, run, vdef, vdef_plus)
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.semantics import run as so_run
+from cer_theory.formalisms.socel.semantics import evaluate as so_evaluate
 from cer_theory.formalisms.socel.unary_fo import fo_to_socel, socel_to_fo
 from cer_theory.testing.strategies.socel import CORE_OPERATORS, fo_formulas, formulas, socel_streams
 
@@ -73,7 +73,7 @@ def test_from_parsed_syntax() -> None:
 def test_thm_4_3_unary_fo_equals_supports_of_so(phi: FoFormula, stream: Stream) -> None:
     """Thm 4.3 (⇒): ``⟦ψ_FO⟧_n(S) = supp(⟦φ_SO⟧_n(S))`` for unary FO-CEL."""
     fo = run(phi, stream)
-    so_out = so_run(fo_to_socel(phi), stream)
+    so_out = so_evaluate(fo_to_socel(phi), stream)
     assert fo == [frozenset(c.support() for c in out) for out in so_out]
 
 
@@ -83,7 +83,7 @@ def test_thm_4_3_unary_so_equals_lp_normal_form_fo(phi: so.Formula, stream: Stre
     """Thm 4.3 (⇐): filters pushed down to the atoms through IN and renamings (LP normal form), then FO-CEL:
     ``supp(⟦φ_SO⟧_n(S)) = ⟦ψ_FO⟧_n(S)``."""
     fo = socel_to_fo(phi)
-    assert run(fo, stream) == [frozenset(c.support() for c in out) for out in so_run(phi, stream)]
+    assert run(fo, stream) == [frozenset(c.support() for c in out) for out in so_evaluate(phi, stream)]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -100,4 +100,4 @@ def test_lp_normal_form_push_down_examples(text: str, expected: set) -> None:
     phi = parse(text)
     fo = socel_to_fo(phi)
     n = 1
-    assert matches(fo, s, n) == frozenset(c.support() for c in so_run(phi, s)[n]) == frozenset(expected)
+    assert matches(fo, s, n) == frozenset(c.support() for c in so_evaluate(phi, s)[n]) == frozenset(expected)

@@ -11,8 +11,8 @@ from cer_theory.core.predicates.ast import Attr, Cmp, Const
 from cer_theory.formalisms.socel.ast import Atom, Filter, Formula, Order, Seq
 from cer_theory.formalisms.socel.examples import sensor_stream
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.printer import format_formula
-from cer_theory.formalisms.socel.semantics import SoCelSemantics, complex_events, rename, run
+from cer_theory.formalisms.socel.printer import format
+from cer_theory.formalisms.socel.semantics import SoCelSemantics, complex_events, evaluate, rename
 from cer_theory.testing.strategies.socel import CORE_OPERATORS, PLUS_OPERATORS, formulas, socel_streams
 
 SENSOR = sensor_stream()  # the bundled cer_theory/examples/data/sensors.jsonl
@@ -40,7 +40,7 @@ def test_the_bundled_sensor_stream_is_fig_1() -> None:
 
 
 def test_sensor_freezing_pattern_outputs_nothing_before_9_and_26_at_9() -> None:
-    outs = run(parse(FREEZING), SENSOR)
+    outs = evaluate(parse(FREEZING), SENSOR)
     assert all(not outs[n] for n in range(9))
     assert len(outs[9]) == 26
     assert C(T=[3], HS=[4, 6, 7], H=[4, 6, 7, 9], HH=[9]) in outs[9]
@@ -114,7 +114,7 @@ def test_renaming_composition_and_identity() -> None:
 @given(formulas(CORE_OPERATORS, unary=False), socel_streams(6))
 def test_core_socel_outputs_contain_n_and_stay_in_the_prefix(phi: Formula, stream: Stream) -> None:
     """§2 facts for core SO-CEL: ``n ∈ supp(C)``, ``supp(C) ⊆ [0..n]`` and ``C ≠ C∅``."""
-    for n, out in enumerate(run(phi, stream)):
+    for n, out in enumerate(evaluate(phi, stream)):
         for c in out:
             assert c and max(c.support()) == n
 
@@ -124,7 +124,7 @@ def test_core_socel_outputs_contain_n_and_stay_in_the_prefix(phi: Formula, strea
 def test_star_property_of_core_socel(phi: Formula, stream: Stream, data: st.DataObject) -> None:
     """TODS Prop 8.5, restated in seed 004 §5: every core SO-CEL formula (with any SO predicates that read only
     the labelled tuples in order, including incr/decr) has the *-property: compressing S to S[C] keeps C."""
-    outs = run(phi, stream)
+    outs = evaluate(phi, stream)
     candidates = [(n, c) for n, out in enumerate(outs) for c in sorted(out, key=Valuation.sort_key)]
     if not candidates:
         return
@@ -143,7 +143,7 @@ def test_laws_of_section_9(phi: Formula, psi: Formula, chi: Formula, stream: Str
     """§9 laws: ; and : associative, OR distributes over ;, φ⊕ ⊆ φ+, STRICT(φ) ⊆ φ, START(φ) ⊆ φ,
     π_L(π_M φ) = π_{L∩M} φ, φ[A→B][B→C] = φ[A→C][B→C]."""
     sem = SoCelSemantics(stream)
-    ev = lambda text, **f: sem.at(parse(text.format(**{k: f"({format_formula(v)})" for k, v in f.items()})), len(stream) - 1)
+    ev = lambda text, **f: sem.at(parse(text.format(**{k: f"({format(v)})" for k, v in f.items()})), len(stream) - 1)
     f = dict(a=phi, b=psi, c=chi)
     assert ev("({a} ; {b}) ; {c}", **f) == ev("{a} ; ({b} ; {c})", **f)
     assert ev("({a} : {b}) : {c}", **f) == ev("{a} : ({b} : {c})", **f)
@@ -161,7 +161,7 @@ def test_star_property_survives_inserting_and_mutating_unmarked_tuples(phi: Form
                                                                          data: st.DataObject) -> None:
     """§9 claim 4: an output C of core SO-CEL persists (at max C') when an unmarked tuple is mutated or a tuple is
     inserted anywhere, the positions of C shifting along (the *-property's (b) with S' ⊇ S[C])."""
-    outs = run(phi, stream)
+    outs = evaluate(phi, stream)
     candidates = [(n, c) for n, out in enumerate(outs) for c in sorted(out, key=Valuation.sort_key)]
     if not candidates:
         return

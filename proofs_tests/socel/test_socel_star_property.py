@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from cer_theory.automata.cea import CEA
 from cer_theory.core.events import Event, Stream
 from cer_theory.formalisms.socel.ast import Formula
-from cer_theory.formalisms.socel.compile import compile_socel
+from cer_theory.formalisms.socel.compile import compile_automaton
 from cer_theory.formalisms.socel.examples import fig2_ucea
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.star_property import has_star_property, star_property_brute_force
@@ -61,11 +61,11 @@ def test_decider_agrees_with_brute_force_over_all_short_streams(cea: CEA) -> Non
 @given(formulas(CORE_OPERATORS, max_depth=2))
 def test_compiled_core_socel_has_the_star_property(phi: Formula) -> None:
     """TODS Prop 8.5 with seed 004 Prop 5.2: a UCEA compiled from core SO-CEL has the *-property."""
-    assert has_star_property(compile_socel(phi)).holds
+    assert has_star_property(compile_automaton(phi)).holds
 
 
 def test_extensions_break_the_star_property() -> None:
     """Cor 5.6 / TODS Cor 8.6: ':' , START and π are not *-property operators; their UCEA fail the decider."""
     for text in ("R : T", "START(R)", "PI[R](R ; T)"):
-        answer = has_star_property(compile_socel(parse(text)))
-        assert not answer.holds and answer.replays(compile_socel(parse(text))), text
+        answer = has_star_property(compile_automaton(parse(text)))
+        assert not answer.holds and answer.replays(compile_automaton(parse(text))), text

@@ -11,7 +11,7 @@ from cer_theory.core.predicates.ast import Attr, Cmp, Const, IsType, On
 from cer_theory.formalisms.socel.ast import (Atom, CPlus, Disj, Filter, Formula, In, Order, Plus, Proj, Rename, Seq,
                                              Strict, is_core, is_plus, is_unary)
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.printer import format_formula
+from cer_theory.formalisms.socel.printer import format
 from cer_theory.testing.strategies.socel import formulas
 
 R, T = Atom("R"), Atom("T")
@@ -20,8 +20,8 @@ R, T = Atom("R"), Atom("T")
 @settings(max_examples=150)
 @given(formulas(unary=False, max_depth=4))
 def test_print_then_parse_is_the_identity(phi: Formula) -> None:
-    assert parse(format_formula(phi)) == phi
-    assert parse(format_formula(phi, unicode=True)) == phi
+    assert parse(format(phi)) == phi
+    assert parse(format(phi, unicode=True)) == phi
     assert repr(phi).startswith(type(phi).__name__ + "(")
 
 

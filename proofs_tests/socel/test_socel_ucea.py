@@ -7,7 +7,7 @@ import pytest
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, Const, IsType
-from cer_theory.formalisms.socel.compile import compile_socel
+from cer_theory.formalisms.socel.compile import compile_automaton
 from cer_theory.formalisms.socel.examples import fig2_ucea
 from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.ucea import UCEA, transition
@@ -68,7 +68,7 @@ def test_validated_frozen_and_printable() -> None:
 def test_a_ucea_draws_in_jupyter_like_a_cea() -> None:
     """Seed 004 §4's UCEA is a CEA (D38), so it inherits the drawing: Jupyter gets the SVG and the text form,
     and the text form names the class (the repr of a UCEA, not of a CEA)."""
-    a = compile_socel(parse("(R IN A ; T) FILTER A.value < 0"))
+    a = compile_automaton(parse("(R IN A ; T) FILTER A.value < 0"))
     bundle = a._repr_mimebundle_()
     assert set(bundle) == {"image/svg+xml", "text/plain"}
     svg = bundle["image/svg+xml"]

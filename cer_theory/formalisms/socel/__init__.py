@@ -7,7 +7,7 @@ Recognition*). One module per face and construction:
 * ``contiguity``: Thm 6.5 part 1, ``:`` rewritten with STRICT;
 * ``to_socel``: UCEA → SO-CEL+ (Thm 6.2) and → core SO-CEL (Thm 5.3 ⇐);
 * ``star_property``: the §5.3 *-property decider; ``corollaries``: Cor 5.6;
-* ``evaluate``: Prop 5.1's streaming evaluator and I/O-determinization; ``focel``: FO-CEL (§3);
+* ``streaming``: Prop 5.1's streaming evaluator and I/O-determinization; ``focel``: FO-CEL (§3);
   ``unary_fo``: Thm 4.3 (unary FO-CEL ↔ SO-CEL); ``binary_fo``: Thm 4.5 (variables bound once);
   ``evaluators``: uniform evaluators for the registry;
 * ``examples``: Fig. 1's sensor stream and freezing pattern, Fig. 2's UCEA.
@@ -18,12 +18,12 @@ from cer_theory.core.lazy import lazy_exports
 _EXPORTS = {
     "Formula": "ast",
     "parse": "parser",
-    "format_formula": "printer",
+    "format": "printer",
     "complex_events": "semantics",
-    "run": "semantics",
+    "evaluate": "semantics",
     "UCEA": "ucea",
-    "compile_socel": "compile",
-    "compile_socel_star": "compile",
+    "compile_automaton": "compile",
+    "compile_star_automaton": "compile",
     "strict_to_contiguity": "compile",
     "contiguity_to_strict": "contiguity",
     "ucea_to_socel_plus": "to_socel",
@@ -32,9 +32,9 @@ _EXPORTS = {
     "star_property_brute_force": "star_property",
     "to_core_socel": "corollaries",
     "unless_is_primitive": "corollaries",
-    "Evaluator": "evaluate",
-    "evaluate": "evaluate",
-    "io_determinize_ucea": "evaluate",
+    "StreamingEvaluator": "streaming",
+    "evaluate_streaming": "streaming",
+    "io_determinize_ucea": "streaming",
     "fo_to_socel": "unary_fo",
     "binary_fo_to_socel": "binary_fo",
     "socel_to_fo": "unary_fo",

@@ -5,7 +5,7 @@ Core SO-CEL: ``R | φ IN A | φ[A → B] | φ FILTER P(A1..Ak) | φ OR φ | φ ;
 ``π_L`` and ``START``; the paper's ``SO-CEL ∪ O`` adds further operators: ``STRICT``, ``AND``, ``ALL``, ``UNLESS``.
 
 Nodes are frozen dataclasses (equal formulas compare and hash equal) with the structural dataclass ``repr``;
-parseable text comes from :func:`cer_theory.formalisms.socel.printer.format_formula` (the printer imports this
+parseable text comes from :func:`cer_theory.formalisms.socel.printer.format` (the printer imports this
 module, so this module does not print).
 
 A FILTER condition is an *SO predicate* (seed 004 §2). Two kinds exist here (docs/decisions.md, "SO-CEL

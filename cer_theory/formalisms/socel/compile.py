@@ -1,9 +1,9 @@
 """SO-CEL(+) → UCEA: seed 004, Prop 5.2 (and the ⇐ direction of Thm 6.2), with its *-semantics variant for
 Thm 5.3. Linear size, no preprocessing (seed 004 §5.1).
 
-:func:`compile_socel` builds ``A_φ`` with ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for every ``φ ∈ SO-CEL+(U^SO)`` (unary
+:func:`compile_automaton` builds ``A_φ`` with ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for every ``φ ∈ SO-CEL+(U^SO)`` (unary
 filters), plus ``AND``, ``ALL`` and ``UNLESS`` (the automata of Cor 5.6; the products are seed 000's, shared
-with the CEL compiler in ``automata.building``) and ``STRICT`` (rewritten by Prop 6.4). :func:`compile_socel_star` drops the TRUE self-loop of the atoms
+with the CEL compiler in ``automata.building``) and ``STRICT`` (rewritten by Prop 6.4). :func:`compile_star_automaton` drops the TRUE self-loop of the atoms
 and gives ``⟦φ⟧_n(S) = ⟦A*_φ⟧*_n(S)`` for core SO-CEL (Thm 5.3): under the *-semantics skipping is free.
 
 Erratum (docs/errata.md, E-SO1): the paper's ``⊕`` construction redirects only the transitions of Δ into the
@@ -21,25 +21,25 @@ from cer_theory.core.errors import NotUnaryError, UnsupportedError
 from cer_theory.core.predicates.ast import TRUE, IsType, Predicate, conj, unary_body
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless, condition_labels, conjuncts)
-from cer_theory.formalisms.socel.printer import format_formula
+from cer_theory.formalisms.socel.printer import format
 from cer_theory.formalisms.socel.ucea import UCEA
 
 
-def compile_socel(phi: Formula) -> UCEA:
+def compile_automaton(phi: Formula) -> UCEA:
     """Prop 5.2: a UCEA with ``⟦φ⟧_n(S) = ⟦A⟧_n(S)`` for all S, n (unary SO-CEL+ with STRICT, AND, ALL,
     UNLESS). Raises :class:`NotUnaryError` for a filter a UCEA cannot check and :class:`UnsupportedError` for
     STRICT over π or ALL."""
-    return UCEA.of(_Compiler(star=False).build(phi), name=format_formula(phi))
+    return UCEA.of(_Compiler(star=False).build(phi), name=format(phi))
 
 
-def compile_socel_star(phi: Formula) -> UCEA:
+def compile_star_automaton(phi: Formula) -> UCEA:
     """Thm 5.3 (⇒): the construction without the atoms' TRUE loop, read under the *-semantics:
     ``⟦φ⟧_n(S) = ⟦A⟧*_n(S)`` for core SO-CEL with unary filters."""
     bad = [n for n in phi.walk() if not isinstance(n, (Atom, In, Rename, Filter, Disj, Seq, Plus))]
     if bad:
         raise UnsupportedError(f"the *-semantics construction (Thm 5.3) is for core SO-CEL; "
                                f"{bad[0].operator} is not a core operator")
-    return UCEA.of(_Compiler(star=True).build(phi), name=format_formula(phi))
+    return UCEA.of(_Compiler(star=True).build(phi), name=format(phi))
 
 
 class _Compiler:
@@ -217,4 +217,4 @@ def _map_labels(a: CEA, f) -> CEA:
                a.final)
 
 
-__all__ = ["compile_socel", "compile_socel_star", "strict_to_contiguity"]
+__all__ = ["compile_automaton", "compile_star_automaton", "strict_to_contiguity"]

@@ -26,7 +26,7 @@ import dataclasses
 from typing import Any
 
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.formalisms.socel.ast import (Atom, Condition, Contig, Disj, Filter, Formula, In, Order, Plus,
+from cer_theory.formalisms.socel.ast import (Atom, Condition, Contig, Disj, Filter, Formula, In, Plus,
                                              Rename, Seq, Strict, condition_labels, labels, relations)
 
 _ALLOWED = (Atom, In, Rename, Filter, Disj, Seq, Plus, Contig, Strict)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.formalisms.socel.ast import Formula, Unless
 from cer_theory.formalisms.socel.ast import relations as relations_of
-from cer_theory.formalisms.socel.compile import compile_socel
+from cer_theory.formalisms.socel.compile import compile_automaton
 from cer_theory.formalisms.socel.star_property import StarPropertyAnswer, has_star_property
 from cer_theory.formalisms.socel.to_socel import ucea_to_core_socel
 
@@ -23,7 +23,7 @@ def to_core_socel(phi: Formula, relations: Sequence[str] | None = None) -> Formu
     ``relations`` (default: the relations of ``phi``). Raises :class:`UnsupportedError` with the counterexample
     when the function of ``phi`` lacks the *-property, so that no core SO-CEL formula defines it."""
     rels = tuple(sorted(relations_of(phi))) if relations is None else tuple(relations)
-    a = compile_socel(phi).trim()
+    a = compile_automaton(phi).trim()
     answer = has_star_property(a)
     if not answer.holds:
         raise UnsupportedError(f"no core SO-CEL formula is equivalent (Cor 5.5): {answer}")
@@ -32,7 +32,7 @@ def to_core_socel(phi: Formula, relations: Sequence[str] | None = None) -> Formu
 
 def unless_is_primitive(left: Formula, right: Formula) -> StarPropertyAnswer:
     """Cor 5.6: the *-property counterexample of ``left UNLESS right`` (seed 004's witness is ``R UNLESS T``)."""
-    return has_star_property(compile_socel(Unless(left, right)))
+    return has_star_property(compile_automaton(Unless(left, right)))
 
 
 __all__ = ["to_core_socel", "unless_is_primitive"]

@@ -16,13 +16,13 @@ from typing import Any
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import Event, Valuation
 from cer_theory.formalisms.socel import ast as so
-from cer_theory.formalisms.socel.compile import compile_socel, compile_socel_star, strict_to_contiguity
-from cer_theory.formalisms.socel.evaluate import evaluate, io_determinize_ucea
+from cer_theory.formalisms.socel.compile import compile_automaton, compile_star_automaton, strict_to_contiguity
+from cer_theory.formalisms.socel.streaming import evaluate_streaming, io_determinize_ucea
 from cer_theory.formalisms.socel.focel import Bind, FoFilter, FoFormula, FoOr, FoPlus, check_safe, from_socel
 from cer_theory.formalisms.socel.focel import run as fo_run
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.printer import format_formula
-from cer_theory.formalisms.socel.semantics import run as so_run
+from cer_theory.formalisms.socel.printer import format
+from cer_theory.formalisms.socel.semantics import evaluate as so_evaluate
 
 Outputs = list[frozenset]
 
@@ -32,7 +32,7 @@ Outputs = list[frozenset]
 
 def run_semantics(phi: so.Formula, stream: Sequence[Event]) -> Outputs:
     """The reference semantics ``[⟦φ⟧_0(S), …]``."""
-    return so_run(phi, stream)
+    return so_evaluate(phi, stream)
 
 
 def compilable(phi: so.Formula) -> bool:
@@ -46,7 +46,7 @@ def compilable(phi: so.Formula) -> bool:
 
 def run_ucea(phi: so.Formula, stream: Sequence[Event]) -> Outputs:
     """``⟦A_φ⟧_n`` of the compiled UCEA (Prop 5.2)."""
-    return compile_socel(phi).run(stream)
+    return compile_automaton(phi).run(stream)
 
 
 def star_compilable(phi: so.Formula) -> bool:
@@ -56,12 +56,12 @@ def star_compilable(phi: so.Formula) -> bool:
 
 def run_ucea_star(phi: so.Formula, stream: Sequence[Event]) -> Outputs:
     """``⟦A*_φ⟧*_n`` of the loop-free UCEA under the *-semantics (Thm 5.3)."""
-    return compile_socel_star(phi).star_run(stream)
+    return compile_star_automaton(phi).star_run(stream)
 
 
 def run_prop_5_1(phi: so.Formula, stream: Sequence[Event]) -> Outputs:
     """Prop 5.1's streaming evaluator over the I/O-determinized compiled UCEA."""
-    return [frozenset(out) for out in evaluate(io_determinize_ucea(compile_socel(phi)), stream)]
+    return [frozenset(out) for out in evaluate_streaming(io_determinize_ucea(compile_automaton(phi)), stream)]
 
 
 def valuation_to_json(c: Valuation) -> dict[str, list[int]]:
@@ -103,7 +103,7 @@ def _so_syntax(phi: FoFormula) -> so.Formula:
 
 def format_fo(phi: FoFormula) -> str:
     """Text that :func:`parse_fo` reads back (``R AS x`` prints as its alias ``R IN x``)."""
-    return format_formula(_so_syntax(phi))
+    return format(_so_syntax(phi))
 
 
 def run_fo(phi: FoFormula, stream: Sequence[Event]) -> Outputs:

@@ -17,7 +17,7 @@ from cer_theory.formalisms.socel.evaluators import (compilable, format_fo, match
                                                     star_compilable, valuation_from_json, valuation_sort_key,
                                                     valuation_to_json)
 from cer_theory.formalisms.socel.parser import parse
-from cer_theory.formalisms.socel.printer import format_formula
+from cer_theory.formalisms.socel.printer import format
 
 PAPER = Paper("004", "A Second-Order Approach to Complex Event Recognition")
 
@@ -38,9 +38,9 @@ SOCEL = register(Formalism(
     paper=PAPER,
     summary="SO-CEL and SO-CEL+ formulas, with unary complex event automata",
     parse=parse,
-    format=format_formula,
+    format=format,
     semantics=run_semantics,
-    compile="cer_theory.formalisms.socel.compile:compile_socel",
+    compile="cer_theory.formalisms.socel.compile:compile_automaton",
     evaluators={
         "semantics": Evaluator("semantics", "the reference semantics (Table 1, §2.1), brute force", "valuations",
                                run=run_semantics),

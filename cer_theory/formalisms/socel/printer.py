@@ -1,4 +1,4 @@
-"""Canonical text for SO-CEL(+) formulas (seed 004 §2, §2.1): ``parse(format_formula(φ)) == φ``.
+"""Canonical text for SO-CEL(+) formulas (seed 004 §2, §2.1): ``parse(format(φ)) == φ``.
 
 Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.socel.parser` (tightest first: postfix
 ``+``/``:+``/``[A -> B]`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all
@@ -15,7 +15,7 @@ LOOSE, FILTER, SEQ, IN, POSTFIX, ATOMIC = range(6)
 _BOOL_OPS = {Disj: "OR", Conj: "AND", All: "ALL", Unless: "UNLESS"}
 
 
-def format_formula(phi: Formula, unicode: bool = False) -> str:
+def format(phi: Formula, unicode: bool = False) -> str:
     """Parseable text for ``phi`` with minimal parentheses."""
     return _fmt(phi, unicode)[0]
 
@@ -59,4 +59,4 @@ def _fmt(phi: Formula, uni: bool) -> tuple[str, int]:
     raise TypeError(f"not an SO-CEL formula: {phi!r}")
 
 
-__all__ = ["format_formula", "format_so_condition"]
+__all__ = ["format", "format_so_condition"]

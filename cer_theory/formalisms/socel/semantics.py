@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from cer_theory.core.intervals import IntervalSemantics
 from cer_theory.core.events import Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, compare
 from cer_theory.formalisms.socel.ast import (All, Atom, Condition, Conj, Contig, CPlus, Disj, Filter, Formula, In,
@@ -78,28 +79,8 @@ def so_holds(cond: Condition, c: Valuation, stream: Sequence[Event]) -> bool:
 # ---------------------------------------------------------------------------------------------- Table 1, §2.1
 
 
-class SoCelSemantics:
-    """``⟦φ⟧(S,i,j)`` for one stream prefix S, memoised across formulas and intervals."""
-
-    def __init__(self, stream: Sequence[Event]) -> None:
-        self.stream = stream
-        self._memo: dict[tuple[int, int, int], ComplexEvents] = {}
-        self._keep: list[Formula] = []  # keeps memoised formulas alive so their ids stay unique
-
-    def interval(self, phi: Formula, i: int, j: int) -> ComplexEvents:
-        """``⟦φ⟧(S,i,j)`` for ``0 ≤ i ≤ j < |S|``."""
-        if not 0 <= i <= j < len(self.stream):
-            raise IndexError(f"interval ({i},{j}) outside the stream of length {len(self.stream)}")
-        key = (id(phi), i, j)
-        hit = self._memo.get(key)
-        if hit is None:
-            self._keep.append(phi)
-            hit = self._memo[key] = self._rule(phi, i, j)
-        return hit
-
-    def at(self, phi: Formula, n: int) -> ComplexEvents:
-        """``⟦φ⟧_n(S) = ⟦φ⟧(S,0,n)``: the outputs after reading ``S[0..n]``."""
-        return self.interval(phi, 0, n)
+class SoCelSemantics(IntervalSemantics[ComplexEvents]):
+    """``⟦φ⟧(S,i,j)`` for one stream prefix S, memoised across formulas and intervals (Table 1's rules)."""
 
     def _rule(self, phi: Formula, i: int, j: int) -> ComplexEvents:
         S, sem = self.stream, self.interval
@@ -194,11 +175,11 @@ def complex_events(phi: Formula, stream: Sequence[Event], n: int) -> ComplexEven
     return SoCelSemantics(stream).at(phi, n)
 
 
-def run(phi: Formula, stream: Sequence[Event]) -> list[ComplexEvents]:
+def evaluate(phi: Formula, stream: Sequence[Event]) -> list[ComplexEvents]:
     """``[⟦φ⟧_0(S), ⟦φ⟧_1(S), …]`` for every position of the stream."""
     sem = SoCelSemantics(stream)
     return [sem.at(phi, n) for n in range(len(stream))]
 
 
-__all__ = ["ComplexEvents", "SoCelSemantics", "complex_events", "run", "extend", "rename", "is_interval",
+__all__ = ["ComplexEvents", "SoCelSemantics", "complex_events", "evaluate", "extend", "rename", "is_interval",
            "universal_holds", "order_holds", "so_holds"]

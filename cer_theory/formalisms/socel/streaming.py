@@ -8,8 +8,8 @@ non-marking move, O(1)). Lists are only ever concatenated, never reordered or cu
 I/O-determinism gives each old list at most one non-marking successor, so destructive splicing is safe and
 every output has exactly one path (no duplicates). So (1) the update per tuple costs at most |Δ| steps,
 independent of the stream, and (2) ``⟦A⟧_n(S)`` is enumerated from the lists of the final states with a delay
-linear in the size of the next output. Both are counted (:attr:`Evaluator.update_steps`,
-:attr:`Evaluator.enumeration_steps`) so tests can assert them.
+linear in the size of the next output. Both are counted (:attr:`StreamingEvaluator.update_steps`,
+:attr:`StreamingEvaluator.enumeration_steps`) so tests can assert them.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class _Node:
         self.next: _Node | None = None
 
 
-class Evaluator:
+class StreamingEvaluator:
     """Prop 5.1's streaming evaluation of an I/O-deterministic UCEA: :meth:`push` a tuple, then :meth:`outputs`
     enumerates ``⟦A⟧_n(S)`` for the current n. Raises :class:`AutomatonError` if the UCEA is not I/O-deterministic
     (determinize it first with :func:`io_determinize_ucea`)."""
@@ -131,9 +131,9 @@ def _complex_event(path: list[_Node]) -> Valuation:
     return Valuation(grouped)
 
 
-def evaluate(a: UCEA, stream: Sequence[Event]) -> list[list[Valuation]]:
+def evaluate_streaming(a: UCEA, stream: Sequence[Event]) -> list[list[Valuation]]:
     """``[⟦A⟧_0(S), ⟦A⟧_1(S), …]`` by Prop 5.1's evaluator (each output listed once, in enumeration order)."""
-    ev = Evaluator(a)
+    ev = StreamingEvaluator(a)
     out = []
     for event in stream:
         ev.push(event)
@@ -141,4 +141,4 @@ def evaluate(a: UCEA, stream: Sequence[Event]) -> list[list[Valuation]]:
     return out
 
 
-__all__ = ["io_determinize_ucea", "Evaluator", "evaluate"]
+__all__ = ["io_determinize_ucea", "StreamingEvaluator", "evaluate_streaming"]
