@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
-from cer_theory.core.predicates.registers import compiled
+from cer_theory.core.predicates.ast import TRUE, And, Predicate, conj
+from cer_theory.core.predicates.registers import compiled, registers_read
 from cer_theory.formalisms.sremo.outputs import Match, StreamOutput
 from cer_theory.formalisms.sremo.srt import SRT, with_position
 
@@ -66,17 +67,28 @@ def _union(nodes: list[Marks]) -> Marks:
     return Marks(-1, None, tuple(nodes), max(n.latest for n in nodes))
 
 
-Group = tuple[bool, list[Marks]]
-"""The runs of one ``(q, v)``: whether one of them has marked nothing yet, and the DAG nodes of the others."""
+Move = tuple  # (index of the event-only check or -1, register check | None, target, writes, marked)
+
+
+def _split(guard: Predicate) -> tuple[Predicate, Predicate]:
+    """``guard`` as ``event-only ∧ register-reading`` (Def. 13 evaluates a conjunction atom by atom, so the
+    split is exact): the first part is checked once per event, the second once per group."""
+    parts = guard.args if isinstance(guard, And) else (guard,)
+    free = [p for p in parts if not registers_read(p)]
+    return conj(*free), conj(*(p for p in parts if registers_read(p)))
 
 
 class SharedRecognizer:
     """Alg. 1 with the P7 fix over groups of runs keyed by ``(state, registers)`` (module docstring).
 
+    Two shortcuts, both exact: a condition's event-only conjuncts are checked once per event and state, before
+    its groups are visited; and a group whose state has an unconditional, unmarked, non-writing self-loop (the
+    ``⊤*`` gaps of skip-till-any) stays in the pool without being visited — it is its own successor on every
+    event. Under the last-• reading with a window, such groups are dropped by a sweep once no member may mark.
+
     :meth:`feed` returns the matches reported at ``k`` (a set, as :class:`~.srt.Recognizer`);
-    :meth:`feed_lazy` returns the reporting DAG nodes without enumerating them (``bool`` of the result says
-    whether a match ends here, for detection without enumeration). Counters: :attr:`groups` (live groups after
-    the last event), :attr:`peak_groups`.
+    :meth:`feed_lazy` returns the reporting DAG nodes without enumerating them (for detection without
+    enumeration). Counters: :attr:`groups` (live groups), :attr:`peak_groups`.
     """
 
     def __init__(self, srt: SRT, *, pure: bool = False) -> None:
@@ -84,18 +96,36 @@ class SharedRecognizer:
         self.pure = pure
         self.window = srt.window
         self.k = 0
-        # (q, v) -> (has the empty marking, the nodes of its non-empty markings)
-        self.pool: dict[tuple[int, Valuation], tuple[bool, Marks | None]] = {}
+        # state -> registers -> [has the empty marking, the DAG node of its non-empty markings or None]
+        self.pool: dict[int, dict[Valuation, list]] = {}
         self.peak_groups = 0
         closure = {q: srt.closure([q]) for q in range(srt.states)}
-        self._moves = {q: tuple((compiled(t.guard), t.target, tuple(sorted(t.writes)), t.marked)  # type: ignore[arg-type]
-                                for p in sorted(closure[q]) for t in srt.out(p) if not t.is_epsilon)
-                       for q in range(srt.states)}
         self._final = {q: bool(closure[q] & srt.finals) for q in range(srt.states)}
+        self._stays: dict[int, bool] = {}
+        self._moves: dict[int, tuple[Move, ...]] = {}
+        free_index: dict[Predicate, int] = {}  # one check per distinct event-only condition, once per event
+        for q in range(srt.states):
+            moves: list[Move] = []
+            stays = False
+            for p in sorted(closure[q]):
+                for t in srt.out(p):
+                    if t.is_epsilon:
+                        continue
+                    if t.guard == TRUE and not t.marked and not t.writes and t.target == q:
+                        stays = True
+                        continue
+                    free, regs = _split(t.guard)  # type: ignore[arg-type]
+                    fi = -1 if free == TRUE else free_index.setdefault(free, len(free_index))
+                    moves.append((fi, None if regs == TRUE else compiled(regs),
+                                  t.target, tuple(sorted(t.writes)), t.marked))
+            self._stays[q] = stays
+            self._moves[q] = tuple(moves)
+        self._free = tuple(compiled(p) for p in free_index)
+        self._sweep_every = max(1, (self.window or 0) // 4)
 
     @property
     def groups(self) -> int:
-        return len(self.pool)
+        return sum(len(g) for g in self.pool.values())
 
     def feed_lazy(self, event: Event) -> tuple[list[Marks], bool]:
         """Consume ``t_k``; the reporting nodes, and whether the empty marking reports (``pure`` without window)."""
@@ -104,54 +134,89 @@ class SharedRecognizer:
             raise StreamFormatError(f"position {k}: expected an Event, got {type(event).__name__}")
         if self.srt.positions:
             event = with_position(event, k)
-        start = (self.srt.start, EMPTY)
-        empty0, node0 = self.pool.get(start, (False, None))
-        self.pool[start] = (True, node0)  # e_s = ⊤*·e: a run may start at every position
-        new: dict[tuple[int, Valuation], Group] = {}
+        pool, finals, moves, stays = self.pool, self._final, self._moves, self._stays
+        start = pool.setdefault(self.srt.start, {})
+        g0 = start.get(EMPTY)
+        if g0 is None:
+            start[EMPTY] = [True, None]  # e_s = ⊤*·e: a run may start at every position
+        else:
+            g0[0] = True
         reported: list[Marks] = []
         empty_reported = False
         lo_mark = k - w + 1 if w is not None else _NO_BOUND
+        dead = k - w + 2 if (w is not None and not pure) else _NO_BOUND  # last-•: no member may mark again
         leaf: Marks | None = None
-        finals, moves = self._final, self._moves
-        for (q, v), (empty, node) in self.pool.items():
-            for holds, target, writes, marked in moves[q]:
-                if not holds(event, v):
-                    continue
-                if marked:
-                    parts = []
-                    if empty:
-                        if leaf is None:
-                            leaf = Marks(k, None, (), k)
-                        parts.append(leaf)
-                    if node is not None and node.latest >= lo_mark:
-                        parts.append(Marks(k, node, (), node.latest))
-                    if not parts:
-                        continue  # Def. 39: every marking would exceed the window
-                    e2, n2 = False, _union(parts)
-                else:
-                    e2, n2 = empty, node
-                if finals[target] and (marked or pure):
-                    if n2 is not None:
-                        reported.append(n2)
-                    if e2 and w is None:
+        arrivals: list[tuple[int, Valuation, bool, Marks | None]] = []
+        checks, seen = self._free, [None] * len(self._free)
+        for q, groups in pool.items():
+            if not groups:
+                continue
+            if stays[q] and finals[q] and pure:  # the self-loop reports (pure reading)
+                for empty, node in groups.values():
+                    if node is not None:
+                        reported.append(node)
+                    if empty and w is None:
                         empty_reported = True
-                if not moves[target]:
-                    continue
-                if not pure and w is not None and not e2 and n2 is not None and n2.latest < k - w + 2:
-                    continue  # last-• reading: no member may mark again inside the window (D48)
-                key = (target, v.write(writes, event) if writes else v)
-                group = new.get(key)
-                if group is None:
-                    new[key] = (e2, [n2] if n2 is not None else [])
-                else:
-                    if n2 is not None:
-                        group[1].append(n2)
-                    if e2 and not group[0]:
-                        new[key] = (True, group[1])
-        self.pool = {key: (e, _union(ns) if ns else None) for key, (e, ns) in new.items()}
-        self.peak_groups = max(self.peak_groups, len(self.pool))
+            for fi, regs, target, writes, marked in moves[q]:
+                if fi >= 0:
+                    ok = seen[fi]
+                    if ok is None:
+                        ok = seen[fi] = checks[fi](event, EMPTY)
+                    if not ok:
+                        continue
+                report = finals[target] and (marked or pure)
+                keep = bool(moves[target]) or stays[target]
+                for v, (empty, node) in groups.items():
+                    if regs is not None and not regs(event, v):
+                        continue
+                    if marked:
+                        if empty:
+                            if leaf is None:
+                                leaf = Marks(k, None, (), k)
+                            if node is not None and node.latest >= lo_mark:
+                                n2 = Marks(-1, None, (leaf, Marks(k, node, (), node.latest)), k)
+                            else:
+                                n2 = leaf
+                        elif node is not None and node.latest >= lo_mark:
+                            n2 = Marks(k, node, (), node.latest)
+                        else:
+                            continue  # Def. 39: every marking would exceed the window
+                        e2 = False
+                    else:
+                        e2, n2 = empty, node
+                    if report:
+                        if n2 is not None:
+                            reported.append(n2)
+                        if e2 and w is None:
+                            empty_reported = True
+                    if keep and (e2 or (n2 is not None and n2.latest >= dead)):
+                        arrivals.append((target, v.write(writes, event) if writes else v, e2, n2))
+        for q in pool:
+            if not stays[q]:
+                pool[q] = {}
+        for target, v, e2, n2 in arrivals:
+            groups = pool.get(target)
+            if groups is None:
+                groups = pool[target] = {}
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [e2, n2]
+            else:
+                g[0] = g[0] or e2
+                if n2 is not None:
+                    g[1] = n2 if g[1] is None else _union([g[1], n2])
+        if dead != _NO_BOUND and k % self._sweep_every == 0:
+            self._sweep(dead)
+        self.peak_groups = max(self.peak_groups, self.groups)
         self.k += 1
         return reported, empty_reported
+
+    def _sweep(self, dead: int) -> None:
+        """Drop the groups none of whose members may mark from the next position on (last-• reading)."""
+        for q, groups in self.pool.items():
+            gone = [v for v, (e, n) in groups.items() if not e and (n is None or n.latest < dead)]
+            for v in gone:
+                del groups[v]
 
     def feed(self, event: Event) -> frozenset[Match]:
         """Consume ``t_k``; return the matches reported at ``k`` (a set)."""
