@@ -12,7 +12,7 @@ from cer_theory.core.events import Event
 from cer_theory.formalisms.sremo.compile import compile_srt
 from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
 from cer_theory.formalisms.sremo.parser import parse
-from cer_theory.formalisms.sremo.semantics import accepts
+from cer_theory.formalisms.sremo.semantics import accepts, streaming_matches
 from cer_theory.formalisms.sremo.windowed import unroll
 from cer_theory.testing.strategies.sremo import expressions, streams
 
@@ -125,3 +125,15 @@ def test_theorem_41_with_windows_inside(e, w, s):
     dSRA accepts exactly the strings of length ≤ w of the expression's language."""
     d = determinize_windowed(e, w)
     assert d.accepts(s) == (len(s) <= w and accepts(e, s))
+
+
+def test_a_string_bounded_automaton_cannot_stream_every_window():
+    """Why there is no `--via dsrt` for every WITHIN expression (docs/decisions.md D59): Def. 39 bounds the marked
+    span only, so an unmarked, register-writing prefix may lie arbitrarily far back, while the unrolled SRA of
+    Lemma 46 (and its dSRA) reads strings of length ≤ w only."""
+    e = parse('([type = "B"] -> r1 . [TRUE]* . <type = "S" AND id = r1.id>) WITHIN 1')
+    for gap in (0, 1, 5):
+        s = [Event("B", id=1)] + [Event("X", id=0)] * gap + [Event("S", id=1)]
+        assert [o.k for o in streaming_matches(e, s)] == [gap + 1]
+    d = determinize_windowed(e)
+    assert not any(d.accepts(s[m:]) for m in range(len(s)))

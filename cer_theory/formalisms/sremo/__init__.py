@@ -7,19 +7,22 @@ Faces, as module-level functions (ready for one registry record):
 * :func:`match`, :func:`accepts`, :func:`streaming_matches`, :func:`outputs`: the reference semantics
   (Defs. 17–18, 32, 39, 44–45);
 * :func:`compile_srt`: SREMO → SRT (Thm. 27); ``compile_srt(e).run(stream)`` is Alg. 1's per-position output;
+  :class:`SharedRecognizer` is Alg. 1 over runs grouped by state and registers (docs/decisions.md D58);
 * :func:`eliminate_epsilon` (Lemma 29), :func:`unroll` (Lemma 46), :func:`determinize` (Thm. 41),
-  :func:`complement` (Cor. 43), and the closure constructions of :mod:`.closure` (Thms. 31, 34).
+  :func:`determinize_steps` (Alg. 7 one subset at a time), :func:`complement` (Cor. 43), and the closure constructions of :mod:`.closure` (Thms. 31, 34).
 """
 
 from cer_theory.formalisms.sremo.compile import compile_srt
-from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
+from cer_theory.formalisms.sremo.determinize import (complement, counts, determinize, determinize_steps,
+                                                     determinize_windowed)
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.printer import display, to_text
 from cer_theory.formalisms.sremo.semantics import accepts, match, outputs, streaming_matches
+from cer_theory.formalisms.sremo.shared import SharedRecognizer, recognize_shared
 from cer_theory.formalisms.sremo.srt import SRT, Recognizer, Transition, recognize
 from cer_theory.formalisms.sremo.windowed import unroll
 
 __all__ = ["parse", "to_text", "display", "match", "accepts", "streaming_matches", "outputs", "compile_srt",
-           "SRT", "Transition", "Recognizer", "recognize", "eliminate_epsilon", "unroll", "determinize",
-           "complement", "determinize_windowed", "counts"]
+           "SRT", "Transition", "Recognizer", "recognize", "SharedRecognizer", "recognize_shared", "eliminate_epsilon", "unroll", "determinize",
+           "complement", "determinize_windowed", "determinize_steps", "counts"]

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cer_theory.automata.registers import EMPTY, Valuation
+from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
@@ -81,8 +82,10 @@ class Run:
 
 
 @dataclass(frozen=True)
-class SRT:
-    """A symbolic register transducer (Def. 21), validated on construction, immutable."""
+class SRT(Drawable):
+    """A symbolic register transducer (Def. 21), validated on construction, immutable, drawable (SVG in Jupyter,
+    its :meth:`describe` listing when nothing renders). ``names`` optionally says what each state stands for
+    (the subset of a determinized SRA); it is drawn, not compared."""
 
     states: int
     start: int
@@ -91,6 +94,7 @@ class SRT:
     registers: frozenset[str] = frozenset()
     window: int | None = None
     positions: bool = False
+    names: tuple[str, ...] | None = field(default=None, compare=False)
     _out: dict[int, tuple[Transition, ...]] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -114,6 +118,8 @@ class SRT:
             out[t.source].append(t)
         if self.window is not None and (isinstance(self.window, bool) or self.window < 1):
             raise AutomatonError(f"a window is a positive integer, got {self.window!r}")
+        if self.names is not None and len(self.names) != self.states:
+            raise AutomatonError(f"{len(self.names)} state names for {self.states} states")
         object.__setattr__(self, "_out", {q: tuple(ts) for q, ts in out.items()})
 
     # ------------------------------------------------------------------------------------------ structure
@@ -243,29 +249,37 @@ class SRT:
 
     # ------------------------------------------------------------------------------------------ drawing
 
-    def to_dot(self, *, title: str | None = None) -> str:
-        """Graphviz DOT: conditions with ``↑•``/``↑⊗`` and ``↓W`` on the edges, finals double-circled."""
-        def q(text: str) -> str:
-            return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    def state_label(self, q: int) -> str:
+        """What state ``q`` is drawn as: its number, and its name when it has one (``3`` over ``{1,4}``)."""
+        return f"{q}\n{self.names[q]}" if self.names is not None else str(q)
 
-        lines = [f"digraph {q(title or 'SRT')} {{", "  rankdir=LR;", '  node [shape=circle, fontname="Helvetica"];',
-                 '  edge [fontname="Helvetica", fontsize=10];', "  start [shape=point, style=invis, width=0];",
-                 f"  start -> q{self.start};"]
-        if title:
-            lines.append(f"  labelloc=t; label={q(title)};")
-        for s in range(self.states):
-            lines.append(f"  q{s} [label={q(str(s))}, shape={'doublecircle' if s in self.finals else 'circle'}];")
+    def diagram(self, *, title: str | None = None) -> Diagram:
+        """The drawing as in seed 002's figures: each edge carries ``φ ↑•`` or ``φ ↑⊗`` and ``↓W``; parallel
+        transitions share one edge, one line each; finals are double-circled."""
+        lines: dict[tuple[int, int], list[str]] = {}
         for t in self.transitions:
-            lines.append(f"  q{t.source} -> q{t.target} [label={q(t.label())}];")
-        lines.append("}")
+            lines.setdefault((t.source, t.target), []).append(t.label())
+        shown = title or (f"window {self.window}" if self.window else None)
+        return state_diagram(name=title or "SRT", title=shown,
+                             states={q: self.state_label(q) for q in range(self.states)}, initial=[self.start],
+                             final=self.finals, edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
+
+    def to_dot(self, *, title: str | None = None) -> str:
+        """Graphviz DOT source of :meth:`diagram`."""
+        return self.diagram(title=title).to_dot()
+
+    def describe(self) -> str:
+        """A readable listing: the repr, start and finals, one transition per line (the text form in Jupyter)."""
+        def name(q: int) -> str:
+            return self.state_label(q).replace("\n", " ")
+
+        lines = [repr(self), f"  start:  {name(self.start)}", f"  finals: {', '.join(name(q) for q in sorted(self.finals)) or 'none'}"]
+        lines += [f"  {name(t.source)} --{t.label()}--> {name(t.target)}" for t in self.transitions]
         return "\n".join(lines)
 
     def run(self, stream: Sequence[Event], *, pure: bool = False) -> list[frozenset[Match]]:
         """The streaming matches of Def. 32 by Alg. 1 (:class:`Recognizer`), one set per position."""
         return per_position(recognize(self, stream, pure=pure), len(stream))
-
-    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
-        return {"text/plain": repr(self)}
 
 
 # ---------------------------------------------------------------------------------------------- Alg. 1
