@@ -39,7 +39,7 @@ from pathlib import Path
 from benchmarks.stock import stock_stream
 from cer_theory import Engine
 from cer_theory.core.events import Event
-from cer_theory.formalisms.sremo import Recognizer, SharedRecognizer, compile_srt, parse
+from cer_theory.formalisms.sremo import Recognizer, SharedRecognizer, compile_automaton, parse
 from benchmarks.suite import STOCK_NAMES
 from benchmarks.worker import hwm_mb, reset_hwm, rss_mb
 
@@ -147,7 +147,7 @@ def bench_one(pattern: str, engine: str, stream: list, *, time_budget: float | N
             matches += 1
         read = counter[0]
     else:
-        srt = compile_srt(parse(spec["free" if engine == "shared-free" else "sremo"]))
+        srt = compile_automaton(parse(spec["free" if engine == "shared-free" else "sremo"]))
         rec = Recognizer(srt) if engine == "plain" else SharedRecognizer(srt)
         detect = engine == "shared-detect"
         for event in stream:

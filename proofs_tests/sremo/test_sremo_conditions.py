@@ -2,7 +2,6 @@
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.events import Event

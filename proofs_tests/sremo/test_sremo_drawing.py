@@ -13,7 +13,7 @@ from cer_theory.core.errors import AutomatonError
 from cer_theory.core.predicates.ast import conj, neg
 from cer_theory.core.predicates.registers import with_def_flags
 from cer_theory.core.predicates.solver import minterms
-from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.determinize import (complement, determinize, determinize_steps,
                                                      determinize_windowed, move_table)
 from cer_theory.formalisms.sremo.parser import parse
@@ -27,7 +27,7 @@ SVG_TAG = "{http://www.w3.org/2000/svg}svg"
 
 
 def _models() -> dict[str, SRT]:
-    t = compile_srt(parse(E1))
+    t = compile_automaton(parse(E1))
     d = determinize_windowed(parse(f"({THM38}) WITHIN 3"))
     return {"srt": t, "unrolled": unroll(t, 3), "dsra": d, "complement": complement(d)}
 
@@ -43,7 +43,7 @@ def test_svg_with_the_webassembly_graphviz(name, monkeypatch):
 
 
 def test_edges_carry_conditions_outputs_and_writes():
-    t = compile_srt(parse(E1))
+    t = compile_automaton(parse(E1))
     dot = t.to_dot()
     assert 'label="B ↑• ↓r1"' in dot and "S ∧ id=r1.id ↑•" in dot and "⊤ ↑⊗" in dot and 'label="ε"' in dot
     assert dot.count("doublecircle") == len(t.finals)
@@ -53,7 +53,7 @@ def test_edges_carry_conditions_outputs_and_writes():
 
 
 def test_determinized_states_are_drawn_as_their_subsets():
-    d = determinize(unroll(compile_srt(parse(THM38)), 2))
+    d = determinize(unroll(compile_automaton(parse(THM38)), 2))
     assert d.names is not None and d.names[0] == "{0}"
     assert all(n.startswith("{") for n in d.names)
     assert '"0\\n{0}"' in d.to_dot()
@@ -70,7 +70,7 @@ def test_parallel_transitions_share_one_edge():
 
 
 def test_repr_never_raises(monkeypatch):
-    t = compile_srt(parse(E1))
+    t = compile_automaton(parse(E1))
     monkeypatch.setenv(SWITCH, "none")
     assert set(t._repr_mimebundle_()) == {"text/plain"}
     monkeypatch.setenv(SWITCH, "bogus")  # a bad switch: to_svg raises, the mime bundle falls back to text
@@ -111,12 +111,12 @@ def _as_subsets(d: SRT) -> tuple[set, set]:
 @given(expressions(4, strategies=False, windows=False), st.integers(1, 3))
 def test_alg7_through_the_shared_step_equals_alg7_written_out(e, w):
     """The driver of the one subset step builds the same subsets and moves as Alg. 7 written out."""
-    u = unroll(compile_srt(e), w)
+    u = unroll(compile_automaton(e), w)
     assert _as_subsets(determinize(u)) == _alg7_reference(u)
 
 
 def test_move_table_labels_are_writes_and_output():
-    u = unroll(compile_srt(parse(THM38)), 2)
+    u = unroll(compile_automaton(parse(THM38)), 2)
     table = move_table(u)
     assert set(table.labels) == {(t.writes, t.marked) for t in u.transitions}
     assert all(table.marking[L] == L[1] for L in table.labels)
@@ -125,7 +125,7 @@ def test_move_table_labels_are_writes_and_output():
 
 
 def test_steps_grow_to_the_determinized_sra():
-    u = unroll(compile_srt(parse(THM38)), 3)
+    u = unroll(compile_automaton(parse(THM38)), 3)
     stages = list(determinize_steps(u))
     final = determinize(u)
     assert len(stages) == final.states  # one stage per expanded subset

@@ -9,7 +9,7 @@ from sremo_oracles import (E1, E1_STREAM, E1_W4_STREAM, E2, E2_STREAM, E2_STREAM
 
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
-from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.semantics import streaming_matches
@@ -24,13 +24,13 @@ ORACLES = [(E1, TABLE_1, E1_STREAM), (f"({E1}) WITHIN 4", TABLE_1, E1_W4_STREAM)
 
 @pytest.mark.parametrize("text, stream, expected", ORACLES)
 def test_section_8_oracles(text, stream, expected):
-    assert as_dict(recognize_shared(compile_srt(parse(text)), stream)) == expected
+    assert as_dict(recognize_shared(compile_automaton(parse(text)), stream)) == expected
 
 
 @settings(max_examples=150)
 @given(st.one_of(expressions(5), windowed(4)), streams(8), st.booleans())
 def test_shared_pool_equals_the_plain_pool_and_the_semantics(e, s, pure):
-    t = compile_srt(e)
+    t = compile_automaton(e)
     want = as_dict(recognize(t, s, pure=pure))
     assert as_dict(recognize_shared(t, s, pure=pure)) == want
     assert as_dict(recognize_shared(eliminate_epsilon(t), s, pure=pure)) == want
@@ -51,7 +51,7 @@ def test_seq3_on_a_stream_with_sharing(w):
     that differ only in the RIMM they marked share one group."""
     text = ('(ANY(<name = "INTC"> -> r1, <name = "RIMM">, <name = "QQQ" AND price > r1.price>)) WITHIN '
             f"{w}")
-    t = compile_srt(parse(text))
+    t = compile_automaton(parse(text))
     plain, shared = Recognizer(t), SharedRecognizer(t)
     peak_runs = 0
     for k, event in enumerate(_ticks(300)):
@@ -62,7 +62,7 @@ def test_seq3_on_a_stream_with_sharing(w):
 
 
 def test_lazy_outputs_and_bad_input():
-    t = compile_srt(parse(E1))
+    t = compile_automaton(parse(E1))
     r = SharedRecognizer(t)
     said = [bool(r.feed_lazy(e)[0]) for e in TABLE_1]
     assert said == [k in E1_STREAM for k in range(len(TABLE_1))]

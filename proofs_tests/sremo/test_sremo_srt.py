@@ -13,10 +13,10 @@ from cer_theory.core.errors import AutomatonError, StreamFormatError, SyntaxErro
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, IsType
 from cer_theory.formalisms.sremo.ast import EPS, Concat, Cond, Plus, Star, Union, Window
-from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.epsilon import alg2, eliminate_epsilon
 from cer_theory.formalisms.sremo.parser import parse
-from cer_theory.formalisms.sremo.semantics import match, outputs, streaming_matches
+from cer_theory.formalisms.sremo.semantics import match, evaluate, streaming_matches
 from cer_theory.formalisms.sremo.srt import SRT, Recognizer, Transition, recognize
 from cer_theory.testing.strategies.sremo import conds, expressions, streams, windowed
 
@@ -34,18 +34,18 @@ ORACLES = [(E1, TABLE_1, E1_STREAM), (f"({E1}) WITHIN 4", TABLE_1, E1_W4_STREAM)
 def test_section_8_oracles_on_the_streaming_recognizer(text, stream, expected):
     """The worked examples of seed 002 (Table 1 with e₁ and Ex. 40's window, eq. 4, Table 4 with e and e⁺,
     the seq₃-like STAM pattern with and without w = 4) on Alg. 1 (with the P7 fix)."""
-    assert as_dict(recognize(compile_srt(parse(text)), stream)) == expected
+    assert as_dict(recognize(compile_automaton(parse(text)), stream)) == expected
 
 
 def test_theorem_38_strings_on_the_srt():
-    t = compile_srt(parse(THM38))
+    t = compile_automaton(parse(THM38))
     assert all(t.accepts(s, pure=False) for s in THM38_ACCEPTED)
     assert not any(t.accepts(s, pure=False) for s in THM38_REJECTED)
 
 
 def test_example_25_run_writes_r1_once():
     """Ex. 25: the run of e₁'s SRT on S₁..₄ is [1,q_s,#] → [2,q₁,t₁] → [3,q₁,t₁] → [4,q₁,t₁] → [5,q_f,t₁]."""
-    t = eliminate_epsilon(compile_srt(parse(E1)))
+    t = eliminate_epsilon(compile_automaton(parse(E1)))
     runs = t.accepting_runs(TABLE_1[:4], pure=False)
     assert [r.match for r in runs] == [frozenset({0, 3})]
     cs = runs[0].configurations
@@ -61,7 +61,7 @@ def test_example_25_run_writes_r1_once():
 def test_theorem_27_sremo_equals_srt_with_and_without_epsilon(e, s):
     """Thm. 27: Match(e, S) = Match(T, S) (pure reading), for T with ε-transitions and its ε-free form
     (Lemma 29), and Alg. 2 with W in its group key (P4 fix)."""
-    t = compile_srt(e)
+    t = compile_automaton(e)
     want = match(e, s)
     assert t.match(s) == want
     assert eliminate_epsilon(t).match(s) == want
@@ -72,7 +72,7 @@ def test_theorem_27_sremo_equals_srt_with_and_without_epsilon(e, s):
 @given(expressions(5), streams(5))
 def test_p1_last_bullet_reading_keeps_the_matches_with_the_last_position(e, s):
     """P1: Match under Def. 24's last-• rule = {M ∈ Match(e, S) : |S| ∈ M}."""
-    assert compile_srt(e).match(s, pure=False) == {m for m in match(e, s) if len(s) - 1 in m}
+    assert compile_automaton(e).match(s, pure=False) == {m for m in match(e, s) if len(s) - 1 in m}
 
 
 @settings(max_examples=100)
@@ -80,7 +80,7 @@ def test_p1_last_bullet_reading_keeps_the_matches_with_the_last_position(e, s):
 def test_alg_1_recognizer_equals_streaming_semantics(e, s, pure):
     """Alg. 1 with the P7 fix = Def. 32, in both readings, with top-level windows (Def. 39), on the SRT with
     ε-transitions and on its ε-free form (Lemma 29)."""
-    t = compile_srt(e)
+    t = compile_automaton(e)
     want = as_dict(streaming_matches(e, s, pure=pure))
     assert as_dict(recognize(t, s, pure=pure)) == want
     assert as_dict(recognize(eliminate_epsilon(t), s, pure=pure)) == want
@@ -90,15 +90,15 @@ def test_alg_1_recognizer_equals_streaming_semantics(e, s, pure):
 @given(windowed(4), streams(5))
 def test_def_39_window_on_the_srt_filters_by_marked_span(e, s):
     """The SRT's window = the unwindowed matches with a non-empty marked span ≤ w."""
-    inner = compile_srt(e.body).match(s)
-    assert compile_srt(e).match(s) == {m for m in inner if m and max(m) - min(m) + 1 <= e.w}
+    inner = compile_automaton(e.body).match(s)
+    assert compile_automaton(e).match(s) == {m for m in inner if m and max(m) - min(m) + 1 <= e.w}
 
 
 def test_p7_killing_accepting_runs_loses_matches():
     """P7: a·b⁺ on "abbb": Alg. 1 as written reports only {1,2}; keeping runs with successors reports all."""
     e = parse("<type = \"a\"> . <type = \"b\">+")
     s = [Event(c) for c in "abbb"]
-    t = compile_srt(e)
+    t = compile_automaton(e)
     assert as_dict(recognize(t, s, kill_on_report=True)) == {1: {(0, 1)}}
     assert as_dict(recognize(t, s)) == {1: {(0, 1)}, 2: {(0, 1, 2)}, 3: {(0, 1, 2, 3)}} == \
         as_dict(streaming_matches(e, s))
@@ -109,7 +109,7 @@ def test_p4_alg2_without_w_in_the_group_key_is_unsound():
     by (φ, o) only merges the two middle transitions into one that writes r1, and finds nothing."""
     e = parse("[TRUE] -> r1 . ([TRUE] -> r1 | [TRUE]) . <x = r1.x>")
     s = xs(7, 8, 7)
-    t = compile_srt(e)
+    t = compile_automaton(e)
     assert match(e, s) == {frozenset({2})} == t.match(s) == eliminate_epsilon(t).match(s)
     assert alg2(t, group_writes=True).match(s) == {frozenset({2})}
     assert alg2(t, group_writes=False).match(s) == frozenset()
@@ -119,7 +119,7 @@ def test_p8_product_pairs_equal_outputs_only():
     """P8: T₁ = (⊤↑•)(⊤↑•), T₂ = (⊤↑⊗)(⊤↑•) on "ab": Match₁ ∩ Match₂ = ∅ (the paper's product gives {{2}})."""
     e = parse("<TRUE> . <TRUE> & [TRUE] . <TRUE>")
     s = xs(1, 2)
-    assert match(e, s) == frozenset() == compile_srt(e).match(s)
+    assert match(e, s) == frozenset() == compile_automaton(e).match(s)
 
 
 def test_def_36_determinism_and_p9():
@@ -129,12 +129,12 @@ def test_def_36_determinism_and_p9():
     same_target = SRT(2, 0, frozenset([1]), (Transition(0, b, 1, frozenset(["r1"]), True), Transition(0, b, 1)))
     assert same_target.is_deterministic(strict=False) and not same_target.is_deterministic()
     assert len(same_target.accepting_runs([Event("B")])) == 2
-    seq = eliminate_epsilon(compile_srt(parse('<type = "B"> -> r1 . <type = "S" AND id = r1.id>')))
+    seq = eliminate_epsilon(compile_automaton(parse('<type = "B"> -> r1 . <type = "S" AND id = r1.id>')))
     assert seq.is_deterministic()
-    skip = eliminate_epsilon(compile_srt(parse('[TRUE]* . <type = "B">')))
+    skip = eliminate_epsilon(compile_automaton(parse('[TRUE]* . <type = "B">')))
     assert not skip.is_deterministic()
-    assert compile_srt(parse("<TRUE> . <TRUE>")).transitions[-1].is_epsilon
-    assert not compile_srt(parse("<TRUE> . <TRUE>")).is_deterministic()  # ε-transitions
+    assert compile_automaton(parse("<TRUE> . <TRUE>")).transitions[-1].is_epsilon
+    assert not compile_automaton(parse("<TRUE> . <TRUE>")).is_deterministic()  # ε-transitions
 
 
 def test_register_conditions_are_false_on_empty_registers_in_the_srt():
@@ -151,36 +151,36 @@ def test_srt_validation_and_drawing():
         SRT(2, 0, frozenset([1]), (Transition(0, None, 1, marked=True),))
     with pytest.raises(AutomatonError, match="states"):
         SRT(1, 0, frozenset([3]), ())
-    dot = compile_srt(parse(f"({E1}) WITHIN 4")).to_dot(title="e1")
+    dot = compile_automaton(parse(f"({E1}) WITHIN 4")).to_dot(title="e1")
     assert "↓r1" in dot and "↑•" in dot and "↑⊗" in dot and "doublecircle" in dot
-    assert "window=4" in repr(compile_srt(parse(f"({E1}) WITHIN 4")))
+    assert "window=4" in repr(compile_automaton(parse(f"({E1}) WITHIN 4")))
 
 
 def test_windows_below_the_top_by_an_index_attribute():
     """§5.1: a window below the top compiles to a window register and position conditions (docs/decisions.md):
     e₁'s Ex. 40 window after one leading event, and iterated (a new window each iteration)."""
-    t = compile_srt(parse(f"<TRUE> . ({E1}) WITHIN 4"))
+    t = compile_automaton(parse(f"<TRUE> . ({E1}) WITHIN 4"))
     assert t.positions and "#w1" in t.registers
     assert as_dict(recognize(t, TABLE_1)) == {3: {(0, 1, 3)}, 4: {(0, 1, 4)}}
     it = parse(f"(({E1}) WITHIN 4)+")
-    assert as_dict(recognize(compile_srt(it), TABLE_1)) == E1_W4_STREAM == as_dict(streaming_matches(it, TABLE_1))
-    assert compile_srt(parse("(<x = 1>) WITHIN 1 & (<x = 1>) WITHIN 1")).registers == {"#w1", "#w2"}
+    assert as_dict(recognize(compile_automaton(it), TABLE_1)) == E1_W4_STREAM == as_dict(streaming_matches(it, TABLE_1))
+    assert compile_automaton(parse("(<x = 1>) WITHIN 1 & (<x = 1>) WITHIN 1")).registers == {"#w1", "#w2"}
 
 
 def test_unsupported_constructions_say_why():
     with pytest.raises(UnsupportedError, match="determinization"):
-        compile_srt(parse("(!<x = 1> . <x = 2>) WITHIN 3"))
+        compile_automaton(parse("(!<x = 1> . <x = 2>) WITHIN 3"))
 
 
 def test_recognizer_is_incremental():
-    r = Recognizer(compile_srt(parse(E1)))
+    r = Recognizer(compile_automaton(parse(E1)))
     outs = [r.feed(ev) for ev in TABLE_1]
     assert [k for k, o in enumerate(outs) if o] == [3, 4] and r.k == 6
-    assert compile_srt(parse(E1)).run(TABLE_1) == outs == outputs(parse(E1), TABLE_1)
+    assert compile_automaton(parse(E1)).run(TABLE_1) == outs == evaluate(parse(E1), TABLE_1)
 
 
 def test_bad_streams_are_reported_not_crashed_on():
-    t = compile_srt(parse(E1))
+    t = compile_automaton(parse(E1))
     for run in (lambda s: t.match(s), lambda s: recognize(t, s), lambda s: match(parse(E1), s)):
         with pytest.raises(StreamFormatError, match="position 1"):
             run([TABLE_1[0], {"type": "B"}])
@@ -207,6 +207,6 @@ def test_def_39_windows_below_the_top_compile_exactly(e, w, where, s):
     after an unmarked event, iterated, or beside another branch."""
     win = Window(e, w)
     whole = {"lead": Concat(Cond(TRUE, marked=False), win), "star": Star(win), "union": Union(win, EPS)}[where]
-    t = compile_srt(whole)
+    t = compile_automaton(whole)
     assert t.match(s) == match(whole, s)
     assert as_dict(recognize(t, s)) == as_dict(streaming_matches(whole, s))

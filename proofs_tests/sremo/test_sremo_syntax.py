@@ -11,7 +11,7 @@ from cer_theory.core.predicates.ast import Attr, Cmp, Const, IsType, Like, conj
 from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Inter, Next, Plus, Star,
                                              Union, Window)
 from cer_theory.formalisms.sremo.parser import parse
-from cer_theory.formalisms.sremo.printer import display, to_text
+from cer_theory.formalisms.sremo.printer import display, format
 from cer_theory.testing.strategies.sremo import expressions
 
 
@@ -82,7 +82,7 @@ def test_parse_rejects_non_text():
                                   "NEXT(<x = 1> -> r1, [x = r1.x])", "((<x = 1>) WITHIN 2)*"])
 def test_printer_round_trip_on_the_paper_patterns(text):
     e = parse(text)
-    assert parse(to_text(e)) == e
+    assert parse(format(e)) == e
     assert display(e)
 
 
@@ -90,11 +90,11 @@ def test_printer_round_trip_on_the_paper_patterns(text):
 @given(st.one_of(expressions(6), expressions(4).map(lambda e: Window(Concat(Complement(e), c(1)), 3)),
                  expressions(4).map(lambda e: Star(Window(e, 2)))))
 def test_printer_round_trip(e):
-    """parse(to_text(e)) == e, with the fewest parentheses."""
-    assert parse(to_text(e)) == e
+    """parse(format(e)) == e, with the fewest parentheses."""
+    assert parse(format(e)) == e
 
 
 def test_printer_refuses_conditions_without_syntax():
     with pytest.raises(UnsupportedError, match="no SREMO syntax"):
-        to_text(Cond(Like(Attr("s"), "a.*")))
+        format(Cond(Like(Attr("s"), "a.*")))
     assert display(Cond(IsType("B"), True, ("r1",))) == "(B)↑•↓r1"

@@ -1,7 +1,6 @@
 """Windowed SREMO (seed 002): the unrolled SRA of Lemma 46, determinization (Thm. 41, Alg. 7) and complement
 (Cor. 43, Alg. 8), against the nondeterministic SRT on short strings."""
 
-import itertools
 
 import pytest
 from hypothesis import given, settings
@@ -9,7 +8,7 @@ from hypothesis import strategies as st
 
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Event
-from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.semantics import accepts, streaming_matches
@@ -25,7 +24,7 @@ THM38_EVENTS = st.builds(lambda t, i: Event(t, id=i), st.sampled_from("BSX"), st
 def test_lemma_46_unrolled_sra_is_the_srt_on_strings_up_to_w(e, w, s):
     """Lemma 46 / Prop. 1: the unrolled SRA accepts exactly the strings of Lang(A) of length ≤ w, with the
     same matches."""
-    t = compile_srt(e)
+    t = compile_automaton(e)
     u = unroll(t, w)
     assert u.match(s) == (t.match(s) if len(s) <= w else frozenset())
 
@@ -35,7 +34,7 @@ def test_lemma_46_unrolled_sra_is_the_srt_on_strings_up_to_w(e, w, s):
 def test_theorem_41_determinized_equals_unrolled_and_complement_is_a_complement(e, w, s):
     """Thm. 41: Lang(determinize(unroll(A, w))) = Lang(unroll(A, w)); Cor. 43: the complement accepts exactly
     the other strings."""
-    u = unroll(compile_srt(e), w)
+    u = unroll(compile_automaton(e), w)
     d = determinize(u)
     assert d.accepts(s) == u.accepts(s)
     assert complement(d).accepts(s) != d.accepts(s)
@@ -45,7 +44,7 @@ def test_theorem_41_determinized_equals_unrolled_and_complement_is_a_complement(
 @given(expressions(3, strategies=False, windows=False), st.integers(1, 2))
 def test_theorem_41_result_is_deterministic(e, w):
     """Alg. 7 yields a deterministic SRA in the strict sense (pairwise-UNSAT outgoing conditions, Z3)."""
-    d = determinize(unroll(compile_srt(e), w))
+    d = determinize(unroll(compile_automaton(e), w))
     assert d.is_deterministic()
     assert complement(d).is_deterministic()
 
@@ -56,7 +55,7 @@ def test_section_8_windowed_determinization_of_theorem_38(w, data):
     """§8 oracle 8: for the Thm. 38 SRT and w = 1..5, on strings of length ≤ w + 2, the SRT restricted to
     |S| ≤ w and the unrolled-then-determinized SRA agree."""
     s = data.draw(st.lists(THM38_EVENTS, max_size=w + 2))
-    t = compile_srt(parse(THM38))
+    t = compile_automaton(parse(THM38))
     assert determinize(unroll(t, w)).accepts(s) == (len(s) <= w and t.accepts(s))
 
 
@@ -65,13 +64,13 @@ def test_p3_string_window_is_not_the_marked_span_window():
     marked = '[TRUE]* . <type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
     s = [Event("X", id=0), Event("B", id=1), Event("S", id=1)]
     assert accepts(parse(f"({marked}) WITHIN 2"), s)
-    assert not determinize(unroll(compile_srt(parse(marked)), 2)).accepts(s)
+    assert not determinize(unroll(compile_automaton(parse(marked)), 2)).accepts(s)
 
 
 def test_section_4_8_sizes_on_the_theorem_38_pattern():
     """Our figures for the Fig. 4 pattern, w = 2..5: unrolled states, register copies and dSRA subsets. The
     prototype's 4/11/28/71 concrete subsets count one more each (the dead subset; we build none)."""
-    t = compile_srt(parse(THM38))
+    t = compile_automaton(parse(THM38))
     sizes = []
     for w in range(2, 6):
         u = unroll(t, w)
@@ -82,7 +81,7 @@ def test_section_4_8_sizes_on_the_theorem_38_pattern():
 
 
 def test_complement_accepts_everything_longer_than_the_window():
-    c = complement(determinize(unroll(compile_srt(parse(THM38)), 2)))
+    c = complement(determinize(unroll(compile_automaton(parse(THM38)), 2)))
     assert all(c.accepts([Event("B", id=1)] * n) for n in (3, 4))
     assert not c.accepts([Event("B", id=1), Event("S", id=1)]) and c.accepts([Event("B", id=1), Event("S", id=2)])
 
@@ -90,7 +89,7 @@ def test_complement_accepts_everything_longer_than_the_window():
 def test_determinization_refuses_loops_and_budgets():
     """Thm. 38: the SRT of Fig. 4 is not determinizable; without unrolling we refuse rather than build a wrong
     automaton. An exponential construction stops at its budget with a clear message."""
-    t = compile_srt(parse(THM38))
+    t = compile_automaton(parse(THM38))
     with pytest.raises(UnsupportedError, match="unroll"):
         determinize(t)
     with pytest.raises(SizeBudgetExceeded, match="determinization"):
@@ -101,9 +100,9 @@ def test_determinization_refuses_loops_and_budgets():
 
 def test_unrolling_replaces_atoms_on_never_written_registers_by_false():
     """Alg. 6 fix: an atom reading a register with no copy on the path is ⊥, and its negation ⊤ (Def. 13)."""
-    never = unroll(compile_srt(parse("<NOT x = r1.x> . <x = r1.x>")), 2)
+    never = unroll(compile_automaton(parse("<NOT x = r1.x> . <x = r1.x>")), 2)
     assert (never.states, never.transitions) == (1, ())  # the second atom is ⊥: everything is pruned
-    negated = unroll(compile_srt(parse("<NOT x = r1.x> . <x = 1>")), 2)
+    negated = unroll(compile_automaton(parse("<NOT x = r1.x> . <x = 1>")), 2)
     assert [tr.guard.text() for tr in negated.transitions] == ["TRUE", "x = 1"]
     assert negated.accepts([Event("a", x=2), Event("a", x=1)])
 

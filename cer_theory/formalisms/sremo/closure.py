@@ -42,7 +42,7 @@ def apart(t1: SRT, t2: SRT) -> dict[str, str]:
 def _no_window(*ts: SRT) -> None:
     if any(t.window is not None for t in ts):
         raise UnsupportedError("an operand has a top-level window, which a combined automaton would lose; "
-                               "compile it with compile_srt(e, native_window=False)")
+                               "compile it with compile_automaton(e, native_window=False)")
 
 
 def _pair(t1: SRT, t2: SRT, rename_apart: bool) -> tuple[list[Transition], list[Transition], int]:

@@ -151,7 +151,7 @@ class _Builder:
 
 
 
-def compile_srt(e: Expr, *, native_window: bool = True) -> SRT:
+def compile_automaton(e: Expr, *, native_window: bool = True) -> SRT:
     """The SRT of Thm. 27 for ``e`` (with ε-transitions; :func:`~.epsilon.eliminate_epsilon` removes them).
 
     A window at the top becomes the SRT's ``window`` (cheap: the recognizer drops runs that left it), unless
@@ -166,4 +166,4 @@ def compile_srt(e: Expr, *, native_window: bool = True) -> SRT:
     return SRT(b.n, s, frozenset([f]), tuple(b.transitions), registers(e), window, positions=b.windows > 0)
 
 
-__all__ = ["compile_srt"]
+__all__ = ["compile_automaton"]

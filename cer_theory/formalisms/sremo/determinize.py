@@ -24,7 +24,7 @@ from cer_theory.core.predicates.ast import TRUE, Predicate, conj, neg
 from cer_theory.core.predicates.registers import condition_satisfiable, with_def_flags
 from cer_theory.core.predicates.solver import minterms
 from cer_theory.formalisms.sremo.ast import Expr, Window
-from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.srt import SRT, Transition
 from cer_theory.formalisms.sremo.windowed import unroll
 
@@ -143,7 +143,7 @@ def determinize_windowed(e: Expr, w: int | None = None, *, budget: int = DEFAULT
         w, e = e.w, e.body
     if isinstance(w, bool) or not isinstance(w, int) or w < 1:
         raise UnsupportedError(f"a window is a positive integer, got {w!r}")
-    return determinize(unroll(compile_srt(e, native_window=False), w, budget=budget), budget=budget)
+    return determinize(unroll(compile_automaton(e, native_window=False), w, budget=budget), budget=budget)
 
 
 def counts(t: SRT) -> dict[str, int]:

@@ -15,10 +15,10 @@ from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
 from cer_theory.formalisms.sremo.ast import Expr
-from cer_theory.formalisms.sremo.compile import compile_srt
+from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.parser import parse
-from cer_theory.formalisms.sremo.printer import to_text
-from cer_theory.formalisms.sremo.semantics import outputs
+from cer_theory.formalisms.sremo.printer import format
+from cer_theory.formalisms.sremo.semantics import evaluate
 
 Outputs = list[frozenset]
 
@@ -26,7 +26,7 @@ Outputs = list[frozenset]
 def compiles(e: Expr) -> bool:
     """Whether Thm. 27's construction covers ``e`` (everything but a complement)."""
     try:
-        compile_srt(e)
+        compile_automaton(e)
     except UnsupportedError:
         return False
     return True
@@ -34,7 +34,7 @@ def compiles(e: Expr) -> bool:
 
 def run_srt(e: Expr, stream: Sequence[Event]) -> Outputs:
     """The streaming matches by Alg. 1 over the compiled SRT (Thm. 27)."""
-    return compile_srt(e).run(stream)
+    return compile_automaton(e).run(stream)
 
 
 def _sorted(match: frozenset[int]) -> list[int]:
@@ -56,12 +56,12 @@ SREMO = register(Formalism(
     paper=Paper("002", "Complex Event Recognition with Symbolic Register Transducers"),
     summary="SREMO expressions, with symbolic register transducers",
     parse=parse,
-    format=to_text,
-    semantics=outputs,
-    compile="cer_theory.formalisms.sremo.compile:compile_srt",
+    format=format,
+    semantics=evaluate,
+    compile="cer_theory.formalisms.sremo.compile:compile_automaton",
     evaluators={
         "semantics": Evaluator("semantics", "the reference semantics (Defs. 17-18, 32, 39), brute force", "matches",
-                               run=outputs),
+                               run=evaluate),
         "srt": Evaluator("srt", "the SRT of Thm. 27 run by Alg. 1 (the streaming run-pool recognizer)", "matches",
                          run=run_srt, accepts=compiles),
     },

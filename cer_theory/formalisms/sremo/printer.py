@@ -1,5 +1,5 @@
 """Printing SREMO: the ASCII syntax that :func:`~cer_theory.formalisms.sremo.parser.parse` reads back
-(``parse(to_text(e)) == e`` for every parsed ``e``, tested), and a Unicode display form close to seed 002's
+(``parse(format(e)) == e`` for every parsed ``e``, tested), and a Unicode display form close to seed 002's
 notation (``φ↑•↓r1``, ``·``, ``+``, ``∩``, ``⊙``, ``@``, ``e^[1..w]``) for drawings and notebooks.
 
 Parentheses are the fewest the precedence needs: postfix ``*`` ``+`` (4) > ``!`` (3) > ``.`` (2) > ``&`` (1) >
@@ -38,7 +38,7 @@ def _check_condition(p: Predicate) -> None:
                                f"type tests, NOT, AND, OR, TRUE, FALSE)")
 
 
-def to_text(e: Expr) -> str:
+def format(e: Expr) -> str:
     """The ASCII syntax of ``e`` (docs/sremo-syntax.md)."""
     return _text(e, unicode=False)
 
@@ -89,4 +89,4 @@ def _cond(e: Cond, unicode: bool) -> str:
     return out + (f" -> {', '.join(e.writes)}" if e.writes else "")
 
 
-__all__ = ["to_text", "display"]
+__all__ = ["format", "display"]

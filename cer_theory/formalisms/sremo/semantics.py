@@ -184,6 +184,6 @@ def streaming_matches(e: Expr, stream: Sequence[Event], *, pure: bool = False) -
     return out
 
 
-def outputs(e: Expr, stream: Sequence[Event], *, pure: bool = False) -> list[frozenset[Match]]:
+def evaluate(e: Expr, stream: Sequence[Event], *, pure: bool = False) -> list[frozenset[Match]]:
     """The streaming matches of Def. 32 as one set per position (the registry's per-position outputs)."""
     return per_position(streaming_matches(e, stream, pure=pure), len(stream))
