@@ -168,16 +168,28 @@ def cmd_cces(args: argparse.Namespace) -> int:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
+    """Draw the automaton of a formula: CEL's CEA (Theorems 6.2 and 7.2), or the automaton another registered
+    formalism compiles to (SO-CEL's UCEA, SREMO's SRT)."""
     from cer_theory.core.drawing import write_drawing
+    from cer_theory.core.protocols import get
 
-    phi = _read_formula(args.formula)
-    cea = _compile(phi, trim=args.trim)
-    dot = cea.to_dot(title=args.title or str(phi))
+    if args.logic == "cel":
+        phi = _read_formula(args.formula)
+        automaton = _compile(phi, trim=args.trim)
+        title = args.title or str(phi)
+    else:
+        if args.trim:
+            raise UnsupportedError("--trim is for CEL's automata (--logic cel)")
+        logic = get(args.logic)
+        text = Path(args.formula[1:]).read_text(encoding="utf-8") if args.formula.startswith("@") else args.formula
+        automaton = logic.automaton(logic.parse(text))
+        title = args.title or text
+    dot = automaton.to_dot(title=title)
     if args.output in (None, "-"):
         sys.stdout.write(dot)
     else:
         write_drawing(dot, args.output)
-        print(f"wrote {args.output} ({len(cea.states)} states, {len(cea.transitions)} transitions)", file=sys.stderr)
+        print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
 
@@ -354,8 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.set_defaults(func=cmd_eval)
 
-    d = sub.add_parser("draw", help="draw the CEA of a unary CEL formula")
-    d.add_argument("formula", help="CEL text, or @FILE")
+    d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)")
+    d.add_argument("formula", help="the formula's text, or @FILE")
+    d.add_argument("--logic", default="cel", help="the formalism (cel, socel, sremo; see eval --help)")
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")

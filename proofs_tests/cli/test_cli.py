@@ -251,3 +251,61 @@ def test_cces_command(capsys, tmp_path: Path) -> None:
     captured = capsys.readouterr()
     assert json.loads(captured.out) == {"n": 3, "complex_events": [[0, 1, 2, 3], [0, 1, 3], [0, 2, 3], [0, 3]]}
     assert "CCES nodes" in captured.err and (tmp_path / "c.dot").read_text().startswith("digraph")
+
+
+# ---------------------------------------------------------------------------------------------- other formalisms
+
+TABLE_1 = [{"type": "B", "id": 1}, {"type": "X", "id": 1}, {"type": "S", "id": 1}, {"type": "S", "id": 2}]
+
+
+def _jsonl(tmp_path: Path, rows: list[dict]) -> str:
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+@pytest.mark.parametrize("via", ["semantics", "srt"])
+def test_eval_sremo_prints_streaming_matches_by_k(capsys, tmp_path: Path, via: str) -> None:
+    """Seed 002's e₁ (a sale of the remembered buy's id): one match, ending at k = 2, by every evaluator."""
+    e1 = '<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
+    assert main(["eval", "--logic", "sremo", e1, "--stream", _jsonl(tmp_path, TABLE_1), "--via", via]) == 0
+    assert _lines(capsys) == [{"k": 2, "matches": [[0, 2]]}]
+
+
+@pytest.mark.parametrize("via", ["semantics", "ucea", "prop-5-1"])
+def test_eval_socel_prints_valuations(capsys, tmp_path: Path, via: str) -> None:
+    assert main(["eval", "--logic", "socel", "B ; S+", "--stream", _jsonl(tmp_path, TABLE_1), "--via", via]) == 0
+    assert _lines(capsys) == [{"n": 2, "valuations": [{"B": [0], "S": [2]}]},
+                              {"n": 3, "valuations": [{"B": [0], "S": [2, 3]}, {"B": [0], "S": [3]}]}]
+
+
+def test_eval_focel_prints_matches(capsys, tmp_path: Path) -> None:
+    stream = _jsonl(tmp_path, TABLE_1)
+    assert main(["eval", "--logic", "focel", "B AS x ; S AS y FILTER x.id = y.id", "--stream", stream]) == 0
+    assert _lines(capsys) == [{"n": 2, "matches": [[0, 2]]}]
+
+
+def test_eval_default_falls_back_to_the_semantics_outside_the_fast_fragment(capsys, tmp_path: Path) -> None:
+    """SREMO's default evaluator is the SRT; a complement has none, so the default is the semantics there, while
+    asking for the SRT explicitly is a clear error."""
+    stream = _jsonl(tmp_path, TABLE_1)
+    assert main(["eval", "--logic", "sremo", '(!<type = "B">) WITHIN 1', "--stream", stream]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--logic", "sremo", '(!<type = "B">) WITHIN 1', "--stream", stream, "--via", "srt"]) == 2
+    assert "cer-theory eval:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("logic, formula, shows", [
+    ("socel", "R ; T+", "T / {T}"),
+    ("sremo", '<type = "B"> -> r1 . <type = "S" AND id = r1.id>', "↓r1"),
+    ("ceql", "SELECT * WHERE R ; T", "{R}"),
+])
+def test_draw_other_formalisms(capsys, logic: str, formula: str, shows: str) -> None:
+    assert main(["draw", "--logic", logic, formula]) == 0
+    dot = capsys.readouterr().out
+    assert dot.startswith("digraph") and shows in dot
+
+
+def test_draw_a_formalism_without_automata_exits_2(capsys) -> None:
+    assert main(["draw", "--logic", "focel", "R AS x"]) == 2
+    assert "no automaton model" in capsys.readouterr().err
