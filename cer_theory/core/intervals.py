@@ -8,6 +8,7 @@ formalism subclasses :class:`IntervalSemantics` and writes its rules in ``_rule`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
@@ -38,6 +39,20 @@ class IntervalSemantics(Generic[Outputs]):
     def at(self, phi: Any, n: int) -> Outputs:
         """``⟦φ⟧_n(S) = ⟦φ⟧(S, 0, n)``: the outputs after reading ``S[0..n]``."""
         return self.interval(phi, 0, n)
+
+    def covering_unions(self, left: Any, right: Any, i: int, j: int) -> frozenset:
+        """``{μ1 ∪ μ2 | μ1 ∈ ⟦left⟧(S,i1,j1), μ2 ∈ ⟦right⟧(S,i2,j2)}`` over the pairs of intervals inside
+        ``[i, j]`` with ``min(i1, i2) = i`` and ``max(j1, j2) = j``: the rule of ``ALL`` in seed 000 (Fig. 3),
+        which seed 004 (§2.1) takes over."""
+        spans = [(a, b) for a in range(i, j + 1) for b in range(a, j + 1)]
+        out: set = set()
+        for (i1, j1), (i2, j2) in itertools.product(spans, spans):
+            if min(i1, i2) != i or max(j1, j2) != j:
+                continue
+            lefts = self.interval(left, i1, j1)
+            if lefts:
+                out.update(m1.union(m2) for m1 in lefts for m2 in self.interval(right, i2, j2))
+        return frozenset(out)
 
     def _rule(self, phi: Any, i: int, j: int) -> Outputs:
         raise NotImplementedError(f"{type(self).__name__} defines the rules of its formalism")

@@ -166,15 +166,7 @@ class CelSemantics(IntervalSemantics[Valuations]):
 
     def _all(self, phi: All, i: int, j: int) -> Valuations:
         """φ1 ALL φ2: μ1 ∪ μ2 over intervals [i1,j1], [i2,j2] ⊆ [i,j] with min(i1,i2)=i and max(j1,j2)=j."""
-        spans = [(a, b) for a in range(i, j + 1) for b in range(a, j + 1)]
-        out: set[Valuation] = set()
-        for (i1, j1), (i2, j2) in itertools.product(spans, spans):
-            if min(i1, i2) != i or max(j1, j2) != j:
-                continue
-            lefts = self.interval(phi.left, i1, j1)
-            if lefts:
-                out.update(m1.union(m2) for m1 in lefts for m2 in self.interval(phi.right, i2, j2))
-        return frozenset(out)
+        return self.covering_unions(phi.left, phi.right, i, j)
 
 
 # ---------------------------------------------------------------------------------------------- public API

@@ -156,15 +156,7 @@ class SoCelSemantics(IntervalSemantics[ComplexEvents]):
     def _all(self, phi: All, i: int, j: int) -> ComplexEvents:
         """§2.1, ψ1 ALL ψ2: C1 ∪ C2 with C1 ∈ ⟦ψ1⟧(S,i1,j1), C2 ∈ ⟦ψ2⟧(S,i2,j2), min(i1,i2) = i and
         max(j1,j2) = j: seed 004 takes ALL from seed 000 (Fig. 3), whose definition this is (docs/decisions.md)."""
-        spans = [(a, b) for a in range(i, j + 1) for b in range(a, j + 1)]
-        out: set[Valuation] = set()
-        for (i1, j1), (i2, j2) in itertools.product(spans, spans):
-            if min(i1, i2) != i or max(j1, j2) != j:
-                continue
-            lefts = self.interval(phi.left, i1, j1)
-            if lefts:
-                out.update(c1.union(c2) for c1 in lefts for c2 in self.interval(phi.right, i2, j2))
-        return frozenset(out)
+        return self.covering_unions(phi.left, phi.right, i, j)
 
 
 # ---------------------------------------------------------------------------------------------- public API
