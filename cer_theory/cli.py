@@ -2,7 +2,7 @@
 
 ``eval``          evaluate a formula (CEL, or ``--logic ceql``, …) on a stream file, one JSON object per output
                   position, by the evaluator ``--via`` names (the formalism registry lists them);
-``draw``          draw the CEA of a unary CEL formula (Theorems 6.2 and 7.2) as SVG, PNG, PDF or DOT;
+``draw``          draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; ``--logic`` for the others);
 ``determinize``   its I/O-deterministic CEA (Prop. 5.5);      ``normal-form``  single-variable + I/O-det (§9.2);
 ``star-property`` decide the *-property (Def. 8.4), with a counterexample stream when it fails;
 ``to-cel``        back to CEL (Theorem 6.3, or Theorem 8.9 with ``--star``);
@@ -368,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)")
     d.add_argument("formula", help="the formula's text, or @FILE")
-    d.add_argument("--logic", default="cel", help="the formalism (cel, socel, sremo; see eval --help)")
+    d.add_argument("--logic", default="cel", help="the formalism: cel (default), ceql, socel or sremo (FO-CEL has no automaton)")
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")

@@ -54,7 +54,7 @@ def test_the_predicates_front_door_loads_the_solver_on_first_use() -> None:
 
 
 def test_front_doors_share_one_naming_scheme() -> None:
-    """docs/decisions.md D35: parse, format, evaluate and compile_automaton in every formalism package."""
+    """docs/decisions.md D52: parse, format, evaluate and compile_automaton in every formalism package."""
     for package in (cel, ceql):
         for name in ("parse", "format", "evaluate", "compile_automaton"):
             assert name in package.__all__, (package.__name__, name)

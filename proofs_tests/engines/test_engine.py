@@ -4,7 +4,7 @@ Oracles E1 (exact trace of T, Algorithm 2's output order, windows ε = 6..3), E3
 examples, Figs. 1, 3, 4, 6 and Examples 1–3, and our own); then
 differential properties: the evaluator against brute-force any-start runs (``any_start_run``) on random CEAs
 with position and time windows (tECS invariants checked after every event in debug mode), and the engine
-against the CEQL reference semantics (``semantics.ceql.evaluate``) on random patterns with windows,
+against the CEQL reference semantics (``formalisms.ceql.semantics.evaluate``) on random patterns with windows,
 PARTITION BY, CONSUME BY, selection strategies and LIMIT. Last, every path into the engine (the inlined loop,
 DataFrames, ``process_event``) against its one per-event step ``Engine._step``.
 """
@@ -495,7 +495,7 @@ def queries(draw) -> Query:
 @settings(max_examples=250)
 @given(queries(), timed_streams(max_length=8))
 def test_engine_equals_ceql_reference_semantics(q, stream):
-    """Engine == ``semantics.ceql.evaluate`` (Fig. 2 + the clause readings of seed 001 §2.2 and
+    """Engine == ``formalisms.ceql.semantics.evaluate`` (Fig. 2 + the clause readings of seed 001 §2.2 and
     docs/decisions.md D20–D22): windows on
     positions and time, PARTITION BY (global positions, NULL → no partition), CONSUME BY, strategies."""
     expected = evaluate(q, stream)

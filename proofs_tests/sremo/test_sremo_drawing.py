@@ -14,7 +14,7 @@ from cer_theory.core.predicates.ast import conj, neg
 from cer_theory.core.predicates.registers import with_def_flags
 from cer_theory.core.predicates.solver import minterms
 from cer_theory.formalisms.sremo.compile import compile_automaton
-from cer_theory.formalisms.sremo.determinize import (complement, determinize, determinize_steps,
+from cer_theory.formalisms.sremo.determinize import (complement, determinize_sra, determinize_steps,
                                                      determinize_windowed, move_table)
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.srt import SRT, Transition
@@ -53,7 +53,7 @@ def test_edges_carry_conditions_outputs_and_writes():
 
 
 def test_determinized_states_are_drawn_as_their_subsets():
-    d = determinize(unroll(compile_automaton(parse(THM38)), 2))
+    d = determinize_sra(unroll(compile_automaton(parse(THM38)), 2))
     assert d.names is not None and d.names[0] == "{0}"
     assert all(n.startswith("{") for n in d.names)
     assert '"0\\n{0}"' in d.to_dot()
@@ -112,7 +112,7 @@ def _as_subsets(d: SRT) -> tuple[set, set]:
 def test_alg7_through_the_shared_step_equals_alg7_written_out(e, w):
     """The driver of the one subset step builds the same subsets and moves as Alg. 7 written out."""
     u = unroll(compile_automaton(e), w)
-    assert _as_subsets(determinize(u)) == _alg7_reference(u)
+    assert _as_subsets(determinize_sra(u)) == _alg7_reference(u)
 
 
 def test_move_table_labels_are_writes_and_output():
@@ -127,7 +127,7 @@ def test_move_table_labels_are_writes_and_output():
 def test_steps_grow_to_the_determinized_sra():
     u = unroll(compile_automaton(parse(THM38)), 3)
     stages = list(determinize_steps(u))
-    final = determinize(u)
+    final = determinize_sra(u)
     assert len(stages) == final.states  # one stage per expanded subset
     assert stages[-1] == final and stages[-1].names == final.names
     sizes = [len(s.transitions) for s in stages]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.formalisms.sremo.compile import compile_automaton
-from cer_theory.formalisms.sremo.determinize import complement, counts, determinize, determinize_windowed
+from cer_theory.formalisms.sremo.determinize import complement, counts, determinize_sra, determinize_windowed
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.semantics import accepts, streaming_matches
 from cer_theory.formalisms.sremo.windowed import unroll
@@ -32,10 +32,10 @@ def test_lemma_46_unrolled_sra_is_the_srt_on_strings_up_to_w(e, w, s):
 @settings(max_examples=60)
 @given(expressions(4, strategies=False, windows=False), st.integers(1, 3), streams(4))
 def test_theorem_41_determinized_equals_unrolled_and_complement_is_a_complement(e, w, s):
-    """Thm. 41: Lang(determinize(unroll(A, w))) = Lang(unroll(A, w)); Cor. 43: the complement accepts exactly
+    """Thm. 41: Lang(determinize_sra(unroll(A, w))) = Lang(unroll(A, w)); Cor. 43: the complement accepts exactly
     the other strings."""
     u = unroll(compile_automaton(e), w)
-    d = determinize(u)
+    d = determinize_sra(u)
     assert d.accepts(s) == u.accepts(s)
     assert complement(d).accepts(s) != d.accepts(s)
 
@@ -44,7 +44,7 @@ def test_theorem_41_determinized_equals_unrolled_and_complement_is_a_complement(
 @given(expressions(3, strategies=False, windows=False), st.integers(1, 2))
 def test_theorem_41_result_is_deterministic(e, w):
     """Alg. 7 yields a deterministic SRA in the strict sense (pairwise-UNSAT outgoing conditions, Z3)."""
-    d = determinize(unroll(compile_automaton(e), w))
+    d = determinize_sra(unroll(compile_automaton(e), w))
     assert d.is_deterministic()
     assert complement(d).is_deterministic()
 
@@ -56,7 +56,7 @@ def test_section_8_windowed_determinization_of_theorem_38(w, data):
     |S| ≤ w and the unrolled-then-determinized SRA agree."""
     s = data.draw(st.lists(THM38_EVENTS, max_size=w + 2))
     t = compile_automaton(parse(THM38))
-    assert determinize(unroll(t, w)).accepts(s) == (len(s) <= w and t.accepts(s))
+    assert determinize_sra(unroll(t, w)).accepts(s) == (len(s) <= w and t.accepts(s))
 
 
 def test_p3_string_window_is_not_the_marked_span_window():
@@ -64,7 +64,7 @@ def test_p3_string_window_is_not_the_marked_span_window():
     marked = '[TRUE]* . <type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
     s = [Event("X", id=0), Event("B", id=1), Event("S", id=1)]
     assert accepts(parse(f"({marked}) WITHIN 2"), s)
-    assert not determinize(unroll(compile_automaton(parse(marked)), 2)).accepts(s)
+    assert not determinize_sra(unroll(compile_automaton(parse(marked)), 2)).accepts(s)
 
 
 def test_section_4_8_sizes_on_the_theorem_38_pattern():
@@ -74,14 +74,14 @@ def test_section_4_8_sizes_on_the_theorem_38_pattern():
     sizes = []
     for w in range(2, 6):
         u = unroll(t, w)
-        sizes.append((u.states, len(u.registers), determinize(u).states))
+        sizes.append((u.states, len(u.registers), determinize_sra(u).states))
     assert sizes == [(3, 1, 3), (8, 2, 10), (15, 3, 27), (24, 4, 70)]
     w2 = unroll(t, 2)  # Fig. 5: q_s -isB↓r1'-> a -isS ∧ EqId(~, r1')-> f, one register, already deterministic
     assert (w2.states, len(w2.transitions), w2.is_deterministic()) == (3, 2, True)
 
 
 def test_complement_accepts_everything_longer_than_the_window():
-    c = complement(determinize(unroll(compile_automaton(parse(THM38)), 2)))
+    c = complement(determinize_sra(unroll(compile_automaton(parse(THM38)), 2)))
     assert all(c.accepts([Event("B", id=1)] * n) for n in (3, 4))
     assert not c.accepts([Event("B", id=1), Event("S", id=1)]) and c.accepts([Event("B", id=1), Event("S", id=2)])
 
@@ -91,9 +91,9 @@ def test_determinization_refuses_loops_and_budgets():
     automaton. An exponential construction stops at its budget with a clear message."""
     t = compile_automaton(parse(THM38))
     with pytest.raises(UnsupportedError, match="unroll"):
-        determinize(t)
+        determinize_sra(t)
     with pytest.raises(SizeBudgetExceeded, match="determinization"):
-        determinize(unroll(t, 5), budget=10)
+        determinize_sra(unroll(t, 5), budget=10)
     with pytest.raises(SizeBudgetExceeded, match="unrolling"):
         unroll(t, 50, budget=100)
 

@@ -17,7 +17,6 @@ _EXPORTS = {
     "select_cea": "selection",
     "cea_to_cel": "to_cel",
     "cea_to_cel_star": "to_cel",
-    "normal_form": "normal_form",
     "has_star_property": "star_property",
     "star_run_complex_events": "star_property",
 }

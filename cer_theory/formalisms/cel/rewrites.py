@@ -14,7 +14,7 @@
 
 Every rewrite is a pure function on the CEL AST. The laws it applies hold at the valuation level for
 operands in ``CEL* ∪ {:, ⊕, STRICT}``, because Lemma 8.2 holds there: every output has a non-empty support
-that contains the end of its interval. proofs_tests/test_section_8.py checks each law on generated operands.
+that contains the end of its interval. proofs_tests/cel/test_section_8.py checks each law on generated operands.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Sequence
 
 from cer_theory.core.intervals import IntervalSemantics
+from cer_theory.formalisms.cel.semantics import is_interval  # STRICT's gap test, as in seed 000 §7.1
 from cer_theory.core.events import Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, compare
 from cer_theory.formalisms.socel.ast import (All, Atom, Condition, Conj, Contig, CPlus, Disj, Filter, Formula, In,
@@ -37,11 +38,6 @@ def rename(c: Valuation, source: str, target: str) -> Valuation:
         return c
     moved = c[source] | c[target]
     return c.restrict(set(c) - {source}).assign(target, moved)
-
-
-def is_interval(positions: frozenset[int]) -> bool:
-    """``supp(C)`` has no gap (STRICT); ∅ counts as an interval."""
-    return not positions or max(positions) - min(positions) + 1 == len(positions)
 
 
 # ---------------------------------------------------------------------------------------------- SO predicates

@@ -1,7 +1,7 @@
 """Determinization of unrolled SRA and complement: seed 002 (Alevizos, Artikis, Paliouras), Thm. 41 (Alg. 7)
 and Cor. 43 (Alg. 8).
 
-:func:`determinize` is the lazy subset construction of Alg. 7 over an unrolled (loop-free, Lemma 46) SRA:
+:func:`determinize_sra` is the lazy subset construction of Alg. 7 over an unrolled (loop-free, Lemma 46) SRA:
 from a subset ``P``, the conditions of the transitions out of ``P`` are split into their satisfiable minterms
 (Z3 with the ``def`` flags of docs/decisions.md prunes the others), and each minterm goes to the set of the
 targets whose condition it implies, writing the union of their ``W``. This is sound **only** on unrolled input:
@@ -98,7 +98,7 @@ def _dsra(sra: SRT, index: dict[frozenset[int], int], transitions: list[Transiti
     return SRT(len(index), 0, finals, tuple(transitions), sra.registers, positions=sra.positions, names=names)
 
 
-def determinize(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budget: int = 4096) -> SRT:
+def determinize_sra(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budget: int = 4096) -> SRT:
     """The output-agnostic deterministic SRA of Thm. 41 (Alg. 7), built lazily from ``{q_s}``; each state is
     named by its subset of ``sra``'s states."""
     index: dict[frozenset[int], int] = {frozenset([sra.start]): 0}
@@ -110,7 +110,7 @@ def determinize(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budget: int =
 
 def determinize_steps(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budget: int = 4096) -> Iterator[SRT]:
     """The partial dSRA after each subset Alg. 7 expands (subsets found but not yet expanded have no
-    transitions), for drawing the construction step by step; the last one is :func:`determinize`'s result."""
+    transitions), for drawing the construction step by step; the last one is :func:`determinize_sra`'s result."""
     for index, transitions in subset_construction(sra, budget=budget, minterm_budget=minterm_budget):
         yield _dsra(sra, dict(index), list(transitions))
 
@@ -118,7 +118,7 @@ def determinize_steps(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budget:
 def complement(dsra: SRT) -> SRT:
     """Alg. 8 (Cor. 43): complete the deterministic SRA with a dead state and flip its finals (language level)."""
     if not dsra.is_epsilon_free():
-        raise UnsupportedError("complement needs a deterministic SRA (determinize(unroll(srt, w)))")
+        raise UnsupportedError("complement needs a deterministic SRA (determinize_sra(unroll(srt, w)))")
     dead = dsra.states
     transitions = list(dsra.transitions)
     for q in range(dsra.states):
@@ -143,7 +143,7 @@ def determinize_windowed(e: Expr, w: int | None = None, *, budget: int = DEFAULT
         w, e = e.w, e.body
     if isinstance(w, bool) or not isinstance(w, int) or w < 1:
         raise UnsupportedError(f"a window is a positive integer, got {w!r}")
-    return determinize(unroll(compile_automaton(e, native_window=False), w, budget=budget), budget=budget)
+    return determinize_sra(unroll(compile_automaton(e, native_window=False), w, budget=budget), budget=budget)
 
 
 def counts(t: SRT) -> dict[str, int]:
