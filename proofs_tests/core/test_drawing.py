@@ -17,8 +17,8 @@ import pytest
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.drawing import (SWITCH, Diagram, Drawable, Edge, Node, available_renderers, dot_id,
-                                     graphviz_available, quote, render, render_svg, state_diagram, write_drawing)
-from cer_theory.core.drawing.render import WasmGraphviz
+                                     graphviz_available, quote, render_svg, state_diagram, write_drawing)
+from cer_theory.core.drawing.render import WasmGraphviz, render
 from cer_theory.core.errors import CerError
 from cer_theory.core.predicates.ast import is_type
 
