@@ -11,32 +11,20 @@ predicate (universal SO-extension, seed 000 §4 sugar) is given by :func:`filter
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar
 
+from cer_theory.core.tree import FormulaTree
 from cer_theory.core.predicates.ast import And, Not, On, Or, Predicate, neg
 from cer_theory.core.strategies import Strategy  # re-exported: SELECT's strategies (seed 000 §7.1)
 from cer_theory.formalisms.cel.printer import format
 
 
-class Formula:
+class Formula(FormulaTree):
     """Base class of CEL formulas."""
 
     __slots__ = ()
     operator: ClassVar[str] = ""
-
-    def children(self) -> tuple[Formula, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self) if isinstance(getattr(self, f.name), Formula))
-
-    def walk(self) -> Iterator[Formula]:
-        """This node and every subformula, pre-order."""
-        yield self
-        for c in self.children():
-            yield from c.walk()
-
-    def size(self) -> int:
-        return sum(1 for _ in self.walk())
 
     def __str__(self) -> str:
         return format(self)

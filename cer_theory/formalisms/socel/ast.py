@@ -20,11 +20,11 @@ filters"):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar, Union
 
 from cer_theory.core.errors import PredicateError
+from cer_theory.core.tree import FormulaTree
 from cer_theory.core.predicates.ast import And, Predicate
 
 
@@ -74,23 +74,11 @@ def conjuncts(cond: Condition) -> tuple[Condition, ...]:
     return (cond,)
 
 
-class Formula:
+class Formula(FormulaTree):
     """Base class of SO-CEL(+) formulas."""
 
     __slots__ = ()
     operator: ClassVar[str] = ""
-
-    def children(self) -> tuple[Formula, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self) if isinstance(getattr(self, f.name), Formula))
-
-    def walk(self) -> Iterator[Formula]:
-        """This node and every subformula, pre-order."""
-        yield self
-        for c in self.children():
-            yield from c.walk()
-
-    def size(self) -> int:
-        return sum(1 for _ in self.walk())
 
 
 
