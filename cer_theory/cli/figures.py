@@ -1,0 +1,21 @@
+"""``figures``: regenerate every drawing in ``figures/``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def cmd_figures(args: argparse.Namespace) -> int:
+    from cer_theory.examples.figures import write_all
+
+    for path in write_all(Path(args.output)):
+        print(f"wrote {path}")
+    return 0
+
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    f = sub.add_parser("figures", help="regenerate the drawings in figures/")
+    f.add_argument("-o", "--output", default="figures")
+    f.set_defaults(func=cmd_figures)
