@@ -71,3 +71,8 @@ class PredicateError(CerError, ValueError):
 
 class RegistryError(CerError, LookupError):
     """An unknown formalism or evaluator name (``--logic``, ``--via``); the message lists the known ones."""
+
+
+class AggregateError(CerError, ValueError):
+    """An aggregate that cannot be computed: an unknown aggregate function, or values of the wrong kind (the sum
+    of strings). Aggregation paper (seed 003), §4: aggregate functions over bags of data values."""
