@@ -71,3 +71,8 @@ class PredicateError(CerError, ValueError):
 
 class RegistryError(CerError, LookupError):
     """An unknown formalism or evaluator name (``--logic``, ``--via``); the message lists the known ones."""
+
+
+class ExerciseError(CerError, ValueError):
+    """A malformed exercise file (TOML syntax, a missing or ill-typed field, a reference formula that does not
+    parse or leaves the exercise's schema): names the file and the field."""
