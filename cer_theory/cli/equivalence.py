@@ -88,7 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "distinguishing stream")
     e.add_argument("formula1", help="formula text, or @FILE")
     e.add_argument("formula2", help="formula text, or @FILE")
-    e.add_argument("--logic", default="cel", help="the formalism of both formulas (cel, socel; default cel)")
+    e.add_argument("--logic", default="cel", help="the formalism of both formulas (cel, socel, sremo without registers; default cel)")
     e.add_argument("--contained", action="store_true", help="decide ⟦formula1⟧ ⊆ ⟦formula2⟧ instead")
     e.add_argument("--level", choices=("valuations", "complex_events"), default="valuations",
                    help="compare valuations (default) or only their complex events")

@@ -41,11 +41,13 @@ def test_equiv_contained_and_levels(capsys) -> None:
     assert main(["equiv", "--contained", "R+", "R:+"]) == 1
     assert main(["equiv", "R IN A", "R IN B", "--level", "complex_events"]) == 0
     assert main(["equiv", "--logic", "socel", "R ; T", "(R ; T) OR (R ; T)"]) == 0
+    assert main(["equiv", "--logic", "sremo", '<type = "a"> | <type = "b">', '<type = "b"> | <type = "a">']) == 0
 
 
 @pytest.mark.parametrize("argv, reason", [
     (["equiv", "(R ; T) FILTER R.x = T.x", "R ; T"], "n-ary filter"),
-    (["equiv", "--logic", "sremo", "a", "b"], "registers"),
+    (["equiv", "--logic", "sremo", '<type = "a"> -> r1 . <x = r1.x>', '<type = "a">'], "registers"),
+    (["equiv", "--logic", "focel", "R", "T"], "binary predicates"),
     (["equiv", "--logic", "ceql", "a", "b"], "windows"),
     (["equiv", "--schema", "R(x) T(x)", "R ; U", "R"], "not in the schema"),
     (["equiv", "R ;", "R"], "line 1"),
