@@ -51,6 +51,8 @@ class ProductProof:
     explored: int
     alphabet: int
     types: int
+    pairs: frozenset = frozenset()
+    """The explored product: the reachable pairs of subsets (without the dead pair (∅, ∅))."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,34 @@ def compare(left: CEA, right: CEA, *, level: LevelName = "valuations", contained
                 if budget is not None and len(parent) > budget:
                     raise SizeBudgetExceeded("equivalence product", budget, len(parent))
                 queue.append(nxt)
-    return ProductProof(level, contained, len(parent), len(types) * len(labels), len(types))
+    return ProductProof(level, contained, len(parent), len(types) * len(labels), len(types), frozenset(parent))
+
+
+def certify(left: CEA, right: CEA, proof: ProductProof) -> bool:
+    """Re-check a proof independently of the search: its pairs contain the initial pair, are closed under every
+    letter (up to the dead pair) and all agree (for ⊆: none accepts on the left only). Such a set is an
+    invariant of the product, hence no word distinguishes the automata."""
+    ta, tb = _table(left, proof.level), _table(right, proof.level)
+    union = tuple(dict.fromkeys(ta.predicates + tb.predicates))
+    where = {p: i for i, p in enumerate(union)}
+    types = minterms(union, budget=None)
+    ia, ib = [where[p] for p in ta.predicates], [where[p] for p in tb.predicates]
+    labels = tuple(dict.fromkeys(ta.labels + tb.labels))
+    dead: Pair = (frozenset(), frozenset())
+    if (frozenset(left.initial), frozenset(right.initial)) not in proof.pairs:
+        return False
+    for a, b in proof.pairs:
+        acc_a, acc_b = not left.final.isdisjoint(a), not right.final.isdisjoint(b)
+        if (acc_a and not acc_b) if proof.contained else acc_a != acc_b:
+            return False
+        for m in types:
+            ma = subset_moves(ta, a, _key(m, ia)).by_label
+            mb = subset_moves(tb, b, _key(m, ib)).by_label
+            for lab in labels:
+                nxt = (ma.get(lab, frozenset()), mb.get(lab, frozenset()))
+                if nxt != dead and nxt not in proof.pairs:
+                    return False
+    return True
 
 
 def _word(level: LevelName, types: Sequence[Minterm], parent: dict, pair: Pair, last: tuple[int, Label],
@@ -238,6 +267,7 @@ class Verdict:
     left_outputs: frozenset = field(default=frozenset())
     right_outputs: frozenset = field(default=frozenset())
     word: DistinguishingWord | None = None
+    proof: ProductProof | None = None
 
     def __bool__(self) -> bool:
         return self.holds
@@ -275,7 +305,7 @@ def verdict(result: Comparison, left: str, right: str,
     reference semantics: ``semantics(side, stream, n)`` gives the outputs of ``"left"``/``"right"`` at n, at the
     word's level. A word whose output is not in exactly the side's outputs is a bug and raises."""
     if isinstance(result, ProductProof):
-        return Verdict(relation, result.level, left, right, True, result.explored, result.alphabet)
+        return Verdict(relation, result.level, left, right, True, result.explored, result.alphabet, proof=result)
     stream, n, out = result.stream(), result.position, result.output()
     left_outputs, right_outputs = semantics("left", stream, n), semantics("right", stream, n)
     if (out in left_outputs, out in right_outputs) != (result.left, result.right):
@@ -285,4 +315,4 @@ def verdict(result: Comparison, left: str, right: str,
                    result.right, left_outputs, right_outputs, result)
 
 
-__all__ = ["compare", "verdict", "Verdict", "output_json", "show_output", "Comparison", "ProductProof", "DistinguishingWord", "LEVELS", "LevelName"]
+__all__ = ["compare", "certify", "verdict", "Verdict", "output_json", "show_output", "Comparison", "ProductProof", "DistinguishingWord", "LEVELS", "LevelName"]

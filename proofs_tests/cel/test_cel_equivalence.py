@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cer_theory.automata.equivalence import DistinguishingWord, compare
+from cer_theory.automata.equivalence import DistinguishingWord, certify, compare
 from cer_theory.core.errors import SizeBudgetExceeded, SyntaxErrorCER, UnsupportedError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.solver import minterms, witness
@@ -184,3 +185,17 @@ def test_distinguishing_word_draws_its_path() -> None:
     assert isinstance(result, DistinguishingWord)
     dot = result.diagram("φ", "ψ").to_dot()
     assert dot.count("->") >= len(result.types) and "shortest distinguishing word" in dot
+
+
+@settings(max_examples=20, deadline=None)
+@given(pairs(), st.booleans())
+def test_proofs_are_certified_independently(pair: tuple[Formula, Formula], sub: bool) -> None:
+    """A "holds" answer carries the explored product; it is an invariant (closed, agreeing) by a separate check,
+    and removing any pair breaks it."""
+    phi, psi = pair
+    a, b = automaton(phi), automaton(psi)
+    result = compare(a, b, contained=sub)
+    if isinstance(result, DistinguishingWord):
+        return
+    assert certify(a, b, result) and len(result.pairs) == result.explored, _show(phi, psi)
+    assert not certify(a, b, replace(result, pairs=frozenset()))
