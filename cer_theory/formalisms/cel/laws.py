@@ -101,8 +101,8 @@ NON_LAWS: tuple[Law, ...] = (
         "R FILTER NOT R.x <= 1", "R FILTER R.x > 1", holds=False),
     Law("IN changes valuations", "App. E (\"no labels\" holds for complex events only)", "(R IN A) ; T", "R ; T",
         holds=False),
-    Law("NXT is not the first match", "§7.1 (NXT prefers later positions)", "NXT(R ; T)", "START(R ; T)",
-        holds=False),
+    Law("NXT is not START", "§7.1, §8.1 (NXT picks the earliest match; START anchors it at the first event)",
+        "NXT(R ; T)", "START(R ; T)", holds=False),
     Law("MAX is not LAST", "§7.1", "MAX(R ; T+)", "LAST(R ; T+)", holds=False),
 )
 """Known non-laws: the procedure refutes each with a shortest stream (listed in docs/laws.md)."""
