@@ -11,6 +11,8 @@
 ``run``           evaluate a CEQL query with the tECS engine of seed 001 (CORE);
 ``spark``         evaluate a CEQL query on Spark (batch or streaming), written as JSON Lines or Parquet part files;
 ``demo``          the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
+``equiv``         decide equivalence or containment of two formulas, with a shortest distinguishing stream;
+``check-exercise`` check an answer to an exercise (``exercises`` lists the bundled ones);
 ``figures``       regenerate every drawing in ``figures/``.
 
 Exit status: 0 on success, 2 on bad input (a formula that does not parse, a malformed stream, a formula
@@ -25,10 +27,10 @@ from collections.abc import Sequence
 
 from cer_theory.core.errors import CerError
 
-from cer_theory.cli import cel, ceql, figures, formulas
+from cer_theory.cli import cel, ceql, equivalence, figures, formulas
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, ceql, figures)
+COMMAND_MODULES = (formulas, cel, ceql, equivalence, figures)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -76,3 +76,8 @@ class RegistryError(CerError, LookupError):
 class AggregateError(CerError, ValueError):
     """An aggregate that cannot be computed: an unknown aggregate function, or values of the wrong kind (the sum
     of strings). Aggregation paper (seed 003), §4: aggregate functions over bags of data values."""
+
+
+class ExerciseError(CerError, ValueError):
+    """A malformed exercise file (TOML syntax, a missing or ill-typed field, a reference formula that does not
+    parse or leaves the exercise's schema): names the file and the field."""
