@@ -94,7 +94,7 @@ def test_templates_apply_post_maps_and_must_read_registers_assigned_on_their_tra
 def test_drawing_shows_assignments_predicates_and_templates_on_the_edges() -> None:
     dot = w1_doubling().to_dot(title="W1")
     assert "m ← a ⊕sum a" in dot and "m ← m ⊕sum m" in dot and "Y: [b↦m]" in dot and "doublecircle" in dot
-    assert "W1 (doubling)" in w1_doubling().describe() and repr(w2_prefix_sums()) == "ACEA(2 states, 2 transitions)"
+    assert w1_doubling().describe().startswith("ACEA(3 states, 4 transitions) W1 (doubling): q0 = 0") and repr(w2_prefix_sums()) == "ACEA(2 states, 2 transitions)"
 
 
 def test_identities_flow_through_registers_unchanged() -> None:

@@ -370,8 +370,7 @@ class ACEA(Drawable):
                              edges=[(s, d, "\n".join(ls)) for (s, d), ls in edges.items()]).to_dot()
 
     def describe(self) -> str:
-        lines = [f"ACEA {self.name or ''} q0={self.initial} F={sorted(self.final)} "
-                 f"({len(self.states)} states, {len(self.transitions)} transitions)".replace("  ", " ")]
+        lines = [f"{self!r} {self.name}: q0 = {self.initial}, F = {sorted(self.final)}"]
         lines += [f"  {t.source} → {t.target}: {t.label()}" for t in self.transitions]
         return "\n".join(lines)
 
