@@ -21,7 +21,7 @@ def show(cs) -> list[str]:
     return sorted(map(repr, cs))
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(formulas(), acel_streams())
 def test_thm_6_2_semantics_equals_the_compiled_acea(phi, stream) -> None:
     """Thm 6.2 on generated formulas over every operator, nested Agg included (sum/min/max/count/avg), and the
@@ -79,7 +79,7 @@ def test_the_drawing_schema_names_every_attribute_the_formula_reads() -> None:
 OVER_A_SCHEMA = Schema(types=("R", "T", "U", "V"), attributes=(("x", (0, 1, 2, 3)),), missing=False)
 
 
-@settings(max_examples=120)
+@settings(max_examples=80)
 @given(random_ceas(max_states=3), streams(OVER_A_SCHEMA, max_length=5))
 def test_thm_6_1_every_cea_has_an_acea_with_the_same_outputs(cea, stream) -> None:
     """Thm 6.1 (with the predicate renamed onto the registers): the ACEA's complex events are the CEA's own runs,

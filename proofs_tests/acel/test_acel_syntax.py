@@ -38,7 +38,7 @@ def test_printing_is_canonical_ascii_or_unicode() -> None:
     assert str(parse("R ; (T ; U)")) == "R ; (T ; U)" and repr(parse("R")) == "acel('R')"
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(printable())
 def test_print_parse_round_trip(phi) -> None:
     """``parse(format(φ)) = φ`` in both spellings, on generated formulas over every operator."""
