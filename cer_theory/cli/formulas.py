@@ -78,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)")
     d.add_argument("formula", help="the formula's text, or @FILE")
     d.add_argument("--logic", default="cel",
-                   help="the formalism: cel (default), ceql, socel or sremo (FO-CEL has no automaton)")
+                   help="the formalism: cel (default), ceql, socel, sremo or acel (FO-CEL has no automaton)")
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")

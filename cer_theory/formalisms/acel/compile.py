@@ -285,10 +285,21 @@ def compile_acea(phi: Formula, schema: Schema | None = None) -> ACEA:
 
 
 def _finish(parts: _Parts, name: str) -> ACEA:
-    """Only the states reachable from ``q0``, renumbered in breadth-first order."""
+    """Only the states reachable from ``q0`` and co-reachable to ``F`` (the others carry no accepting run; ``q0`` is
+    kept), renumbered in breadth-first order."""
+    alive = set(parts.final)
+    changed = True
+    while changed:
+        changed = False
+        for t in parts.transitions:
+            if t.target in alive and t.source not in alive:
+                alive.add(t.source)
+                changed = True
+    alive.add(parts.initial)
     out: dict[int, list[Transition]] = {}
     for t in parts.transitions:
-        out.setdefault(t.source, []).append(t)
+        if t.source in alive and t.target in alive:
+            out.setdefault(t.source, []).append(t)
     order, seen = [parts.initial], {parts.initial}
     for q in order:
         for t in out.get(q, []):
@@ -297,7 +308,7 @@ def _finish(parts: _Parts, name: str) -> ACEA:
                 order.append(t.target)
     number = {q: k for k, q in enumerate(order)}
     transitions = tuple(dict.fromkeys(_replace(t, source=number[t.source], target=number[t.target])
-                                      for t in parts.transitions if t.source in seen))
+                                      for t in parts.transitions if t.source in seen and t.target in seen))
     return ACEA(frozenset(number.values()), transitions, 0, frozenset(number[q] for q in parts.final if q in seen),
                 name=name)
 
