@@ -28,11 +28,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         finer = [name for name, ev in logic.evaluators.items() if logic.coarser(ev.level, level.name) is level]
         raise UnsupportedError(f"--via {evaluator.name} computes {evaluator.level} only ({evaluator.description}); "
                                f"drop --valuations or use --via {'|'.join(finer)}")
+    options = {"bind": args.bind} if args.bind else {}
+    if options and "bind" not in evaluator.options:
+        raise UnsupportedError(f"--bind is for ACEL's evaluators (--logic acel), not {logic.name}'s {evaluator.name}")
     stream = Stream.load(args.stream)
     out = sys.stdout
-    for n, outputs in enumerate(level.outputs(evaluator(ast, stream))):
-        if outputs:
-            out.write(json.dumps(level.json_line(n, outputs)) + "\n")
+    for line in level.json_lines(evaluator(ast, stream, **options)):
+        out.write(json.dumps(line) + "\n")
     return 0
 
 
@@ -69,12 +71,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--logic", default="cel", help="the formalism's registry name (default cel)")
     e.add_argument("--via", help="the evaluator (default: the formalism's; for CEL the reference semantics)")
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
+    e.add_argument("--bind", choices=("bag", "set"),
+                   help="ACEL's reading of AS: bag (seed 003 Fig. 1 literally, the default) or set")
     e.set_defaults(func=cmd_eval)
 
     d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)")
     d.add_argument("formula", help="the formula's text, or @FILE")
     d.add_argument("--logic", default="cel",
-                   help="the formalism: cel (default), ceql, socel or sremo (FO-CEL has no automaton)")
+                   help="the formalism: cel (default), ceql, socel, sremo or acel (FO-CEL has no automaton)")
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")

@@ -82,6 +82,9 @@ class Level:
     from_json: Callable[[Any], Hashable] | None = None
     position: str = "n"
     """The JSON key of the position (seed 002's streaming outputs say ``k``)."""
+    flat: bool = False
+    """Print one JSON object per output (sorted by ``sort_key`` over the whole stream) instead of one per position:
+    outputs that carry their own interval, as ACEL's complex events (seed 003) do."""
 
     def outputs(self, outputs: Outputs) -> list[frozenset]:
         """Every position's outputs seen at this level."""
@@ -90,6 +93,14 @@ class Level:
     def json_line(self, n: int, out: frozenset) -> dict[str, Any]:
         """The JSON object ``{"n": n, key: [...]}`` of position n (outputs sorted by ``sort_key``)."""
         return {self.position: n, self.key: [self.to_json(x) for x in sorted(out, key=self.sort_key)]}
+
+    def json_lines(self, outputs: Outputs) -> list[dict[str, Any]]:
+        """The JSON objects ``eval`` prints: :meth:`json_line` per position with outputs, or, for a ``flat`` level,
+        one object per output, all sorted by ``sort_key``."""
+        seen = self.outputs(outputs)
+        if self.flat:
+            return [self.to_json(x) for x in sorted(set().union(*seen), key=self.sort_key)]
+        return [self.json_line(n, out) for n, out in enumerate(seen) if out]
 
 
 @dataclass(frozen=True)
@@ -108,15 +119,20 @@ class Evaluator:
     run: Ref | Callable[[Any, Stream], Outputs] | None = None
     compile: Ref | Callable[[Any], Automaton] | None = None
     accepts: Ref | Callable[[Any], bool] | None = None
+    options: tuple[str, ...] = ()
+    """Keyword options ``run`` accepts besides (ast, stream), e.g. ACEL's ``bind`` (``eval --bind``)."""
 
     def __post_init__(self) -> None:
         if (self.run is None) == (self.compile is None):
             raise RegistryError(f"evaluator {self.name!r}: give exactly one of run= and compile=")
 
-    def __call__(self, ast: Any, stream: Stream) -> Outputs:
+    def __call__(self, ast: Any, stream: Stream, **options: Any) -> Outputs:
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise RegistryError(f"evaluator {self.name!r} takes no option {', '.join(unknown)}")
         if self.compile is not None:
             return resolve(self.compile)(ast).run(stream)
-        return resolve(self.run)(ast, stream)  # type: ignore[arg-type]
+        return resolve(self.run)(ast, stream, **options)  # type: ignore[arg-type]
 
     def handles(self, ast: Any) -> bool:
         """Whether ``ast`` is in the fragment this evaluator handles."""
@@ -218,6 +234,7 @@ KNOWN: Mapping[str, str] = MappingProxyType({
     "socel": "cer_theory.formalisms.socel.formalism",
     "focel": "cer_theory.formalisms.socel.formalism",
     "sremo": "cer_theory.formalisms.sremo.formalism",
+    "acel": "cer_theory.formalisms.acel.formalism",
 })
 """The one table of formalism modules: each registers its record when imported. A module that does not exist
 in this checkout (a formalism still being written) is skipped by :func:`names`."""

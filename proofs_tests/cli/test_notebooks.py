@@ -28,7 +28,7 @@ def test_notebook_executes(path: Path, tmp_path: Path, monkeypatch: pytest.Monke
     assert not errors, errors
     results = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
                if o.get("output_type") in ("execute_result", "display_data")]
-    drawables = [o for o in results if o["data"].get("text/plain", "").startswith(("CEA(", "UCEA(", "Cces"))]
+    drawables = [o for o in results if o["data"].get("text/plain", "").startswith(("CEA(", "UCEA(", "ACEA(", "Cces"))]
     assert drawables, f"{path.name} shows no automaton or CCES"
     for o in drawables:
         svg = o["data"].get("image/svg+xml")

@@ -1,0 +1,206 @@
+"""Parser for ACEL (seed 003, Fig. 1, §5 and App. D); the syntax is docs/acel-syntax.md.
+
+The grammar ``acel.lark`` extends CEL's (docs/cel-syntax.md): it imports CEL's FILTER conditions, names and
+terminals from ``cel.lark`` and adds ``PI[X(a, b)](φ)`` (attribute projection), ``AGG Y[b <- f(X.a), …](φ)``
+(aggregation; ``←`` too) and the multiset predicates ``X[a]``, ``increasing(X.a)``, ``decreasing(X.a)`` of App. D
+as FILTER conditions. ``AS`` and ``IN`` are one operator. Every error is a
+:class:`~cer_theory.core.errors.SyntaxErrorCER` naming line, column, what was found and what was expected; an
+unknown aggregate or a filter literal reading two variables is reported at its place the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedInput, VisitError
+
+from cer_theory.core.aggregates import aggregator
+from cer_theory.core.errors import CerError, SyntaxErrorCER
+from cer_theory.core.parsing import syntax_error
+from cer_theory.formalisms.acel.ast import (Agg, AggSpec, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
+                                            Multiset, Or, Plus, Proj, Seq)
+from cer_theory.formalisms.cel import parser as cel_parser
+
+GRAMMAR_PATH = Path(__file__).with_name("acel.lark")
+_IMPORT_ROOT = GRAMMAR_PATH.parent.parent  # cer_theory/formalisms: the grammar imports cel.cel
+_PREFIX = "cel__cel__"
+ORDER_KINDS = ("increasing", "decreasing")
+
+
+def _strip(x: Any) -> Any:
+    """A token of CEL's grammar under its own terminal name (``cel__cel__NUMBER`` → ``NUMBER``)."""
+    if isinstance(x, Token) and x.type.startswith(_PREFIX):
+        return Token(x.type[len(_PREFIX):], x.value, x.start_pos, x.line, x.column, x.end_line, x.end_column,
+                     x.end_pos)
+    return x
+
+
+class _Builder(cel_parser.ConditionBuilder):
+    """Tree → ACEL AST; conditions are built by CEL's builder (inherited, reached through the prefix)."""
+
+    def atom(self, c: list) -> Formula:
+        return Atom(str(c[0]))
+
+    def as_(self, c: list) -> Formula:
+        return As(c[0], str(c[1]))
+
+    def filter(self, c: list) -> Formula:
+        cond = c[1] if isinstance(c[1], Multiset) else cel_parser.to_predicate(_strip(c[1]))
+        try:
+            return Filter(c[0], cond)
+        except CerError as e:
+            raise SyntaxErrorCER(str(e), line=1, column=1) from None
+
+    def mequal(self, c: list) -> Multiset:
+        return Multiset("equal", str(c[0]), str(c[1]))
+
+    def morder(self, c: list) -> Multiset:
+        name, attr = c[0], c[1]
+        if str(name) not in ORDER_KINDS:
+            raise SyntaxErrorCER(f"unknown multiset predicate {str(name)!r}; expected increasing or decreasing",
+                                 line=name.line, column=name.column)
+        return Multiset(str(name), attr.slot, attr.name)
+
+    def seq(self, c: list) -> Formula:
+        return Seq(c[0], c[1])
+
+    def contig(self, c: list) -> Formula:
+        return Contig(c[0], c[1])
+
+    def plus(self, c: list) -> Formula:
+        return Plus(c[0])
+
+    def cplus(self, c: list) -> Formula:
+        return CPlus(c[0])
+
+    def varlist(self, c: list) -> tuple[str, ...]:
+        return tuple(str(x) for x in c)
+
+    def attrlist(self, c: list) -> tuple[str, ...]:
+        return tuple(c)
+
+    def attrname(self, c: list) -> str:
+        return str(c[0])
+
+    def proj(self, c: list) -> Formula:
+        return Proj(c[1], c[0])
+
+    def attrproj(self, c: list) -> Formula:
+        return AttrProj(c[2], str(c[0]), c[1])
+
+    def spec(self, c: list) -> AggSpec:
+        out, fn, attr = c[0], c[1], c[2]
+        try:
+            aggregator(str(fn))
+        except CerError as e:
+            raise SyntaxErrorCER(str(e), line=fn.line, column=fn.column) from None
+        return AggSpec(out, str(fn), attr.slot, attr.name)
+
+    def agg(self, c: list) -> Formula:
+        target, specs, body = c[0], tuple(c[1:-1]), c[-1]
+        try:
+            return Agg(body, str(target), specs)
+        except CerError as e:
+            raise SyntaxErrorCER(str(e), line=target.line, column=target.column) from None
+
+    def disj(self, c: list) -> Formula:
+        return Or(c[0], c[1])
+
+    def conj(self, c: list) -> Formula:
+        return And(c[0], c[1])
+
+
+def _delegate(name: str):
+    base = getattr(cel_parser.ConditionBuilder, name)
+
+    def callback(self: _Builder, c: list) -> Any:
+        return base(self, [_strip(x) for x in c])
+
+    callback.__name__ = _PREFIX + name
+    return callback
+
+
+for _name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_"):
+    setattr(_Builder, _PREFIX + _name, _delegate(_name))
+
+
+def _load(transformer: _Builder | None) -> Lark:
+    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
+                transformer=transformer, maybe_placeholders=False, import_paths=[str(_IMPORT_ROOT)])
+
+
+@functools.cache
+def _lark() -> Lark:
+    return _load(_Builder())
+
+
+@functools.cache
+def _lark_plain() -> Lark:
+    """The same grammar without the inline transformer: used only to diagnose errors."""
+    return _load(None)
+
+
+def parse(text: str) -> Formula:
+    """Parse ACEL text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected ACEL text (str), got {type(text).__name__}")
+    try:
+        result = _lark().parse(text, start="formula_start")
+    except UnexpectedInput as e:
+        raise _syntax_error(text, e) from None
+    except VisitError as e:
+        orig = e.orig_exc
+        if isinstance(orig, SyntaxErrorCER):
+            raise SyntaxErrorCER(str(orig).split(": ", 1)[-1], line=orig.line, column=orig.column,
+                                 text=text) from None
+        raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
+    except SyntaxErrorCER as e:
+        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text) from None
+    except CerError as e:
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    assert isinstance(result, Formula)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------- error messages
+
+_FORMULA_START = {"NAME", "_LPAR", "_LSQB", "_PI", "_PI_SYM", "_AGG"}
+_FORMULA_START_TEXT = "a formula (a relation name, '(', '[', PI, AGG)"
+_OWN = {"_LARROW": "'<-' (as in b <- sum(X.a))", "_AGG": "AGG"}
+
+
+def _describe_token(tok: Token) -> str:
+    if tok.type in _OWN:
+        return f"'{tok.value}'"
+    return cel_parser.describe_cel_token(_strip(tok))
+
+
+def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
+    acc = {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc}
+    out: list[str] = []
+    if _FORMULA_START <= acc:
+        out.append(_FORMULA_START_TEXT)
+        acc -= _FORMULA_START
+    own = [text for t, text in _OWN.items() if t in acc]
+    acc -= set(_OWN)
+    out += cel_parser.describe_cel_expected(acc, _strip(prev), start) if acc else []
+    return out + own
+
+
+def _hint(e: UnexpectedInput, acc: set[str]) -> str:
+    return cel_parser.cel_hint(e, {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc})
+
+
+def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
+    if hasattr(e, "token"):
+        e.token = _strip(e.token)  # type: ignore[attr-defined]
+    return syntax_error(text, "formula_start", e, plain=_lark_plain(), describe_token=_describe_token,
+                        describe_expected=_describe_expected, hint=_hint)
+
+
+__all__ = ["GRAMMAR_PATH", "ORDER_KINDS", "parse"]
