@@ -194,8 +194,11 @@ def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
     message = F.format_string(f"{time_attribute} = %s is earlier than %s, the timestamp of an earlier event: "
                               f"the window needs non-decreasing timestamps in stream order (docs/decisions.md D30)",
                               F.col(time_attribute).cast("string"), previous.cast("string"))
+    # `late` reads __error: fix it in a column first, or the rows would stop being late once __error is set.
     return (df.join(F.broadcast(prior), "__bucket", "left")
-            .withColumn("__field", F.when(late, F.lit(time_attribute)).otherwise(F.col("__field")))
-            .withColumn("__error", F.when(late, message).otherwise(F.col("__error")))
-            .withColumn("__given", F.when(late, F.to_json(F.struct(*given))).otherwise(F.col("__given")))
-            .drop("__bucket", "__prior"))
+            .withColumn("__late", late)
+            .withColumn("__message", message)
+            .withColumn("__field", F.when(F.col("__late"), F.lit(time_attribute)).otherwise(F.col("__field")))
+            .withColumn("__error", F.when(F.col("__late"), F.col("__message")).otherwise(F.col("__error")))
+            .withColumn("__given", F.when(F.col("__late"), F.to_json(F.struct(*given))).otherwise(F.col("__given")))
+            .drop("__bucket", "__prior", "__late", "__message"))
