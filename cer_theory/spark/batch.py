@@ -87,7 +87,14 @@ class SparkRun:
 
 
 def query_id_of(query: Query) -> str:
-    return "q" + hashlib.sha1(format(query).encode()).hexdigest()[:8]
+    """``q`` + 8 hex digits of the query's text; a strict window (``--windows core``), which CEQL cannot write,
+    is hashed as its inclusive text plus a mark."""
+    window = query.within
+    if window is not None and window.strict:
+        text = format(dataclasses.replace(query, within=dataclasses.replace(window, strict=False))) + " -- strict"
+    else:
+        text = format(query)
+    return "q" + hashlib.sha1(text.encode()).hexdigest()[:8]
 
 
 def read_events(spark: SparkSession, path: str, *, format: str | None = None, multiline: bool = False) -> DataFrame:

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from cer_theory.cli import main
+from cer_theory.cli.ceql import _with_windows
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.spark import read_events, run
+from cer_theory.spark.batch import query_id_of
 
 QUERY = "SELECT * FROM S WHERE BUY as b ; SELL as s FILTER b[volume > 10]"
 
@@ -120,3 +123,11 @@ def test_invalid_json_and_out_of_order_rows_are_reported_with_their_row(spark, t
     assert rejected[3].field == "time" and json.loads(rejected[3].row) == {"type": "B", "time": 3}
     assert sorted(tuple(r.positions) for r in result.matches.collect()) == [(0, 4), (1, 4)]
     result.close()
+
+
+def test_a_core_reading_strict_window_gets_its_own_query_id() -> None:
+    """`--windows core` makes `WITHIN n [attr]` strict, which CEQL cannot write: the id must not need the text."""
+    query = parse("SELECT * WHERE A ; B WITHIN 3 [t]")
+    core = _with_windows(query, "core", None)
+    assert core.within.strict and not _with_windows(query, "paper", None).within.strict
+    assert query_id_of(core) != query_id_of(query)
