@@ -22,7 +22,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 # complex events written to output/, checked against the single-process engine.
 MASTER ?= local[*]
 run: $(VENV)/.installed
-	PYTHONWARNINGS=ignore $(BIN)/cer-theory spark --sample --master '$(MASTER)' --output output --check
+	PYTHONWARNINGS=ignore $(BIN)/cer-theory spark --sample --master '$(MASTER)' --output output --overwrite --check
 
 # Seed 000's running example: semantics and automaton side by side; writes figures/phi3_cea.svg (with the `dot`
 # program if present, else Graphviz in WebAssembly from PyPI: no system package needed).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import sys
 import time
@@ -13,77 +14,327 @@ from pathlib import Path
 from cer_theory.core.errors import CerError
 
 
-def _read_query(text: str):
+QUERY_HELP = ("CEQL text, or @FILE to read it from a file (a value without spaces is read as a file name too, as "
+              "--query-file)")
+
+
+def _query_text(args: argparse.Namespace) -> tuple[str, str]:
+    """The query's text and what it was read from: ``--query-file FILE``, ``--query @FILE``, or ``--query TEXT``.
+    A ``--query`` value without whitespace cannot be a CEQL query (SELECT … WHERE … needs spaces), so it is read
+    as a file name, and a missing file is reported as such, not parsed as text."""
+    file = getattr(args, "query_file", None)
+    text = args.query
+    if file and text:
+        raise CerError("give the query once: --query TEXT (or @FILE), or --query-file FILE")
+    if text is not None and not file:
+        if text.startswith("@"):
+            file = text[1:]
+        elif text.strip() and not any(c.isspace() for c in text.strip()):
+            file = text.strip()
+        else:
+            return text, "the --query text"
+    if not file:
+        raise CerError("a query is required: --query TEXT (or @FILE), or --query-file FILE")
+    path = Path(file)
+    if not path.is_file():
+        raise CerError(f"query file {file}: no such file (--query takes CEQL text, @FILE or a file name; "
+                       f"text needs spaces, as in 'SELECT * WHERE A ; B')")
+    try:
+        return path.read_text(encoding="utf-8"), f"query file {file}"
+    except UnicodeDecodeError:
+        raise CerError(f"query file {file}: not UTF-8 text") from None
+
+
+def _read_query(args: argparse.Namespace):
+    """The parsed query; a syntax error says whether the text or which file was parsed."""
     from cer_theory.formalisms.ceql.parser import parse
 
-    path = Path(text)
-    if "\n" not in text and len(text) < 4096 and path.suffix and path.exists():
-        text = path.read_text(encoding="utf-8")
-    return parse(text)
+    text, origin = _query_text(args)
+    try:
+        query = parse(text)
+    except CerError as exc:
+        raise CerError(f"{origin}: {exc}") from None
+    return _with_windows(query, args.windows, args.time_attribute)
+
+
+WINDOW_READINGS = ("paper", "core")
+
+
+def _with_windows(query, reading: str, time_attribute: str | None):
+    """The query's window read as ``--windows`` says (docs/decisions.md D25, D102): ``paper``, inclusive
+    ``end − start ≤ n`` for every kind (seed 001 §2.2); ``core``, CORE's engine: strict ``<`` for ``WITHIN n
+    [attr]`` only, inclusive for ``n EVENTS`` and durations. ``--time-attribute`` renames the timestamp of a
+    duration."""
+    window = query.within
+    if window is None:
+        return query
+    if reading not in WINDOW_READINGS:
+        raise CerError(f"--windows {reading}: expected paper or core")
+    window = dataclasses.replace(window, strict=reading == "core" and window.kind == "attribute")
+    if time_attribute and window.kind == "time":
+        window = dataclasses.replace(window, attribute=time_attribute)
+    return dataclasses.replace(query, within=window)
+
+
+def _seconds(text: str, option: str) -> float:
+    """A duration on the command line: ``2``, ``2.5 seconds``, ``1 minute 30 seconds``, in seconds."""
+    scale = {"s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minute": 60, "minutes": 60,
+             "h": 3600, "hour": 3600, "hours": 3600}
+    words, total = text.lower().replace(",", " ").split(), 0.0
+    try:
+        if len(words) == 1:
+            total = float(words[0])
+        elif len(words) % 2 == 0 and words:
+            for amount, unit in zip(words[0::2], words[1::2]):
+                total += float(amount) * scale[unit]
+        else:
+            raise ValueError
+    except (ValueError, KeyError):
+        raise CerError(f"{option} {text!r}: expected a duration such as 2, '2 seconds' or '1 minute'") from None
+    if not total >= 0 or total == float("inf"):
+        raise CerError(f"{option} {text!r}: expected a finite duration >= 0")
+    return total
+
+
+def _declarations(args: argparse.Namespace) -> list:
+    if not args.declare:
+        return []
+    from cer_theory.formalisms.ceql.parser import parse_declarations
+
+    path = Path(args.declare)
+    if not path.is_file():
+        raise CerError(f"declaration file {args.declare}: no such file")
+    try:
+        return parse_declarations(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise CerError(f"declaration file {args.declare}: not UTF-8 text") from None
+    except CerError as exc:
+        raise CerError(f"declaration file {args.declare}: {exc}") from None
+
+
+def _checked_events(args: argparse.Namespace, declarations: list):
+    """``(line, event)`` of the stream, checked against the declarations, or the schema the data declares: read
+    twice from a file (nothing is output from a bad file), learnt as the events arrive from a pipe."""
+    from cer_theory.core.events import iter_file, rereadable
+    from cer_theory.formalisms.ceql.declarations import Schema
+
+    fmt = args.stream_format
+    from cer_theory.formalisms.ceql.ast import StreamDeclaration
+
+    if any(isinstance(d, StreamDeclaration) for d in declarations):
+        return Schema.from_declarations(declarations).check_lines(iter_file(args.stream, fmt), source=args.stream)
+    if not rereadable(args.stream):
+        return Schema.inferring(iter_file(args.stream, fmt), source=_name(args.stream))
+    schema = Schema.infer(iter_file(args.stream, fmt), source=args.stream)
+    return schema.check_lines(iter_file(args.stream, fmt), source=args.stream)
+
+
+def _name(stream: str) -> str:
+    from cer_theory.core.events import STDIN
+
+    return "<stdin>" if stream == STDIN else stream
+
+
+class LateEvents:
+    """The side output of ``run --lateness``: each event too late to re-order, as a JSON line ``{"line",
+    "watermark", "event"}`` in ``path`` (opened at the first one), counted for the summary."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.count, self._file = path, 0, None
+
+    def __call__(self, line: int, event, watermark: float) -> None:
+        if self._file is None:
+            self._file = open(self.path, "w", encoding="utf-8")
+        self.count += 1
+        self._file.write(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def _lateness(args: argparse.Namespace, declarations: list) -> float | None:
+    """``--lateness`` (it wins), else the declared QUARANTINE's; None: the stream must be in order."""
+    from cer_theory.formalisms.ceql.declarations import declared_lateness
+
+    if args.lateness is not None:
+        return _seconds(args.lateness, "--lateness")
+    return declared_lateness(declarations)
+
+
+def _reorder_key(query, args: argparse.Namespace) -> str:
+    """The attribute events are re-ordered by: the window's timestamp, else --time-attribute, else time."""
+    from cer_theory.formalisms.ceql.ast import DEFAULT_TIME_ATTRIBUTE
+
+    window = query.within
+    if window is not None and window.kind != "events":
+        return window.attribute or DEFAULT_TIME_ATTRIBUTE
+    return args.time_attribute or DEFAULT_TIME_ATTRIBUTE
+
+
+def _in_file_terms(exc, line: int | None, source: str):
+    """An engine error about the current event, located by its line in the file (the engine only knows its
+    0-based position)."""
+    from cer_theory.core.errors import StreamFormatError
+
+    if not isinstance(exc, StreamFormatError) or exc.source is not None:
+        return exc
+    message = str(exc)
+    if exc.line is not None or exc.field is not None:
+        message = message.split(": ", 1)[1]
+    return StreamFormatError(message, source=source, line=line, field=exc.field)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
+    from cer_theory.core.errors import StreamFormatError
+    from cer_theory.core.events import STDIN
+    from cer_theory.core.reorder import reorder
     from cer_theory.engines.core import Engine
-    from cer_theory.formalisms.ceql.declarations import Schema
-    from cer_theory.core.events import iter_file
 
-    query = _read_query(args.query)
-    if args.strict_window and query.within is not None:
-        query = dataclasses.replace(query, within=dataclasses.replace(query.within, strict=True))
-    if args.time_attribute and query.within is not None and query.within.kind == "time":
-        query = dataclasses.replace(query, within=dataclasses.replace(query.within, attribute=args.time_attribute))
-    if args.declare:
-        from cer_theory.formalisms.ceql.parser import parse_declarations
-
-        schema = Schema.from_declarations(parse_declarations(Path(args.declare).read_text(encoding="utf-8")))
-    else:
-        schema = Schema.infer(iter_file(args.stream), source=args.stream)
+    query = _read_query(args)
+    declarations = _declarations(args)
+    source = _name(args.stream)
+    lateness = _lateness(args, declarations)
+    late = None
+    pairs = _checked_events(args, declarations)
+    if lateness is not None:
+        late_path = args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl")
+        if args.stream != STDIN and Path(late_path).resolve() == Path(args.stream).resolve():
+            raise CerError(f"--late {late_path} is the input stream")
+        late = LateEvents(late_path)
+        pairs = reorder(pairs, attribute=_reorder_key(query, args), lateness=lateness, on_late=late,
+                        source=source)
     engine = Engine(query)
-    out, t0, last, count = sys.stdout, time.perf_counter(), time.perf_counter(), 0
+    out, t0, last, count, line = sys.stdout, time.perf_counter(), time.perf_counter(), 0, None
 
     def events():
-        nonlocal last
-        for k, event in enumerate(schema.check(iter_file(args.stream), source=args.stream), 1):
+        nonlocal last, line
+        for k, (line, event) in enumerate(pairs, 1):
             yield event
             now = time.perf_counter()
-            if now - last >= args.progress:
+            if args.progress > 0 and now - last >= args.progress:
                 last = now
                 print(f"run: {k:,} events, {count:,} complex events, {k / (now - t0):,.0f} events/s",
                       file=sys.stderr)
 
-    for match in engine.process(events()):
-        count += 1
-        out.write(json.dumps(match.to_json()) + "\n")
+    try:
+        for match in engine.process(events()):
+            count += 1
+            out.write(json.dumps(match.to_json()) + "\n")
+    except StreamFormatError as exc:
+        raise _in_file_terms(exc, line, source) from None
+    finally:
+        if late is not None:
+            late.close()
     if engine.unpartitioned:
         print(f"run: {engine.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
+    if late is not None and late.count:
+        print(f"run: {late.count:,} events arrived later than the allowed lateness of {lateness:g} s and were "
+              f"left out; listed in {late.path}", file=sys.stderr)
     elapsed = time.perf_counter() - t0
     print(f"run: {engine.position:,} events, {count:,} complex events in {elapsed:.2f} s", file=sys.stderr)
     return 0
 
 
-def _spark_query(args: argparse.Namespace):
-    query = _read_query(args.query)
-    window = query.within
-    if window is not None and args.strict_window:
-        window = dataclasses.replace(window, strict=True)
-    if window is not None and args.time_attribute and window.kind == "time":
-        window = dataclasses.replace(window, attribute=args.time_attribute)
-    return dataclasses.replace(query, within=window)
+def _require_pyspark() -> None:
+    """``cer-theory spark`` needs the optional extra: say how to install it rather than fail on an import."""
+    try:
+        importlib.import_module("pyspark")
+    except ImportError:
+        raise CerError("PySpark is not installed: pip install 'cer_theory[spark]' (it also needs Java 17 or "
+                       "later)") from None
+
+
+def _local(path: str) -> Path | None:
+    """A local path (``file://`` stripped), resolved; None for a remote URL (hdfs://, s3a://, …)."""
+    if "://" in path and not path.startswith("file://"):
+        return None
+    return Path(path.removeprefix("file://")).expanduser().resolve()
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """The input exists; nothing written overlaps the input (writing over a folder deletes what is in it); an
+    existing output is replaced only with --overwrite (batch: streaming resumes from its checkpoint)."""
+    source = _local(args.input)
+    if source is not None and not source.exists():
+        raise CerError(f"--input {args.input}: no such file or directory")
+    targets = [("--output", args.output)]
+    if args.stream:
+        targets.append(("--checkpoint", args.checkpoint or f"{args.output.rstrip('/')}.checkpoint"))
+    else:
+        targets.append(("--rejected", args.rejected or f"{args.output.rstrip('/')}.rejected"))
+    for option, target in targets:
+        place = _local(target)
+        if place is None:
+            continue
+        if source is not None and (place == source or source in place.parents or place in source.parents):
+            raise CerError(f"{option} {target} overlaps the input {args.input}: writing there would delete or mix "
+                           f"with the input; choose another place")
+        if not args.stream and place.exists() and not args.overwrite:
+            raise CerError(f"{option} {target} exists: pass --overwrite to replace it")
+
+
+def _validated_declaration(args: argparse.Namespace, declarations: list):
+    """For local CSV or JSON Lines input, one pass with ``run``'s reader before Spark starts: the same format
+    errors (file and line), and without --declare the same schema ``run`` infers, so Spark checks every row
+    against it whatever kinds it infers itself (docs/decisions.md D100). Returns the declarations to check
+    against (None: Spark's own column types) and whether a CSV cell spans lines."""
+    from cer_theory.core.events import iter_file, stream_format
+    from cer_theory.formalisms.ceql.ast import StreamDeclaration
+    from cer_theory.formalisms.ceql.declarations import Schema
+
+    declared = [d for d in declarations if isinstance(d, StreamDeclaration)] or None
+    source = _local(args.input)
+    if source is None:
+        return declared, False
+    files = sorted(f for f in source.iterdir() if f.is_file() and not f.name.startswith(("_", "."))) \
+        if source.is_dir() else [source]
+    fmt = {"json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl", "csv": "csv"}.get(args.input_format or "", None)
+    suffixes = {f.suffix.lower() for f in files}
+    if args.input_format == "parquet" or not files or not suffixes <= {".csv", ".json", ".jsonl", ".ndjson"}:
+        return declared, False
+    schema, spans_lines = Schema(), False
+    conflicts = "first" if args.on_bad_rows == "report" else "fail"
+    for f in files:
+        csv_file = stream_format(f, fmt) == "csv"
+        for line, event in iter_file(f, fmt):
+            if declared is None:
+                schema.learn(line, event, source=str(f), conflicts=conflicts)
+            if csv_file and not spans_lines:
+                spans_lines = any(isinstance(v, str) and "\n" in v for v in event.attributes.values())
+    if declared is not None:
+        return declared, spans_lines
+    # One Spark column has one type: an attribute of different kinds in different event types stays unchecked.
+    by_attribute: dict[str, set] = {}
+    for attrs in schema.kinds.values():
+        for name, k in attrs.items():
+            by_attribute.setdefault(name, set()).add(k)
+    for attrs in schema.kinds.values():
+        for name in attrs:
+            if len(by_attribute[name]) > 1:
+                attrs[name] = None
+    return [schema.to_declaration()], spans_lines
 
 
 def cmd_spark(args: argparse.Namespace) -> int:
     """A CEQL query over event files on Spark: the complex events as part files, a summary on stdout."""
+    _require_pyspark()
     from cer_theory.spark.job import local_file, sample_paths
 
     if args.sample:
         events, query_file = sample_paths()
-        args.input, args.query = args.input or events, args.query or query_file
-    if not args.input or not args.query:
-        raise CerError("--query and --input are required (or --sample for the bundled sample data and query)")
-    query = _spark_query(args)
-    declaration = Path(args.declare).read_text(encoding="utf-8") if args.declare else None
+        if args.input is None:
+            args.input = events
+        if args.query is None and args.query_file is None:
+            args.query_file = query_file
+    if not args.input or not (args.query or args.query_file):
+        raise CerError("--query (or --query-file) and --input are required (or --sample for the bundled sample "
+                       "data and query)")
+    query = _read_query(args)
+    _check_paths(args)
+    declarations = _declarations(args)
     if args.check and (args.stream or not local_file(args.input) or Path(args.input).is_dir()):
         raise CerError("--check reads the input again in this process: it needs one local CSV or JSON Lines file "
                        "and batch mode")
@@ -93,50 +344,76 @@ def cmd_spark(args: argparse.Namespace) -> int:
 
     from cer_theory.spark import spark_session
 
-    t0 = time.perf_counter()
-    spark = spark_session(args.master)
-    emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in {time.perf_counter() - t0:.1f} s")
+    def session():
+        t0 = time.perf_counter()
+        spark = spark_session(args.master)
+        emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in {time.perf_counter() - t0:.1f} s")
+        return spark
+
     if args.stream:
         from cer_theory.spark.streaming import stream_job
 
-        counts = stream_job(spark, args.input, query, output=args.output, format=args.format,
+        declaration = Path(args.declare).read_text(encoding="utf-8") if args.declare else None
+        counts = stream_job(session(), args.input, query, output=args.output, format=args.format,
                             checkpoint=args.checkpoint or f"{args.output.rstrip('/')}.checkpoint",
                             declaration=declaration, follow=args.follow, progress=emit,
                             input_format=args.input_format, lateness=args.lateness,
                             position_column=args.position_column)
         print(json.dumps(counts))
         return 0
+    checked_against, spans_lines = _validated_declaration(args, declarations)
+    spark = session()
     from cer_theory.spark import read_events
     from cer_theory.spark.job import run_job, summary
 
-    df = read_events(spark, args.input, format=args.input_format)
+    df = read_events(spark, args.input, format=args.input_format, multiline=spans_lines)
     report = run_job(spark, df, query, output=args.output, fmt=args.format, rejected_output=args.rejected,
                      check_path=args.input if args.check else None, progress=args.progress, emit=emit,
-                     declaration=declaration, order_by=args.order_by, on_bad_rows=args.on_bad_rows,
-                     slices=args.slices, with_events=not args.no_events)
+                     overwrite=args.overwrite, declaration=checked_against, order_by=args.order_by,
+                     on_bad_rows=args.on_bad_rows, slices=args.slices, with_events=not args.no_events)
     print(summary(report))
     return 0
 
 
+def _query_options(p: argparse.ArgumentParser, *, required: bool) -> None:
+    p.add_argument("--query", help=QUERY_HELP + (" (this or --query-file is required)" if required else ""))
+    p.add_argument("--query-file", metavar="FILE", help="a file holding the CEQL query")
+    p.add_argument("--windows", choices=WINDOW_READINGS, default="paper",
+                   help="how WITHIN bounds a match: paper (default), end − start ≤ n for every window (seed 001); "
+                        "core, CORE's engine: WITHIN n [attr] strict (<), n EVENTS and durations inclusive (≤)")
+    p.add_argument("--time-attribute", help="the timestamp attribute of time windows (default: time)")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines out)")
-    q.add_argument("--query", required=True, help="CEQL text, or a file holding it")
-    q.add_argument("--stream", required=True, help="events: .csv (with a type column) or JSON Lines")
-    q.add_argument("--declare", help="a file of CREATE STREAM declarations; inferred from the data when omitted")
-    q.add_argument("--strict-window", action="store_true",
-                   help="CORE's reading end − start < n (default: the paper's end − start ≤ n)")
-    q.add_argument("--time-attribute", help="the timestamp attribute of time windows (default: time)")
+    q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines out)",
+                       description="A CEQL query (seed 001) over a stream of events with the tECS engine: one JSON "
+                                   "object per complex event on stdout, as soon as its last event is read; "
+                                   "progress and a summary on stderr.")
+    _query_options(q, required=True)
+    q.add_argument("--stream", required=True,
+                   help="events: .csv (with a type column) or JSON Lines; - for standard input")
+    q.add_argument("--stream-format", choices=["csv", "jsonl"],
+                   help="the stream's format (default: csv for .csv files, else JSON Lines)")
+    q.add_argument("--declare", help="a file of CREATE STREAM declarations (and CREATE QUARANTINE options); "
+                                     "inferred from the data when omitted")
+    q.add_argument("--lateness", metavar="DURATION",
+                   help="allowed lateness of out-of-order events, e.g. '2 seconds' (default: a declared "
+                        "QUARANTINE's, else none: the stream must be in time order)")
+    q.add_argument("--late", metavar="FILE", help="where events later than the lateness go (JSON Lines; "
+                                                  "default: STREAM.late.jsonl)")
     q.add_argument("--progress", type=float, default=2.0, metavar="SECONDS",
-                   help="seconds between progress lines on stderr (default 2)")
+                   help="seconds between progress lines on stderr (default 2; 0: none)")
     q.set_defaults(func=cmd_run)
 
     k = sub.add_parser("spark", help="evaluate a CEQL query on Spark (part files out)",
                        description="A CEQL query over event files on Spark, with exactly the complex events of "
                                    "`cer-theory run`. Local Spark by default; --master takes any master URL.")
-    k.add_argument("--query", help="CEQL text, or a file holding it")
+    _query_options(k, required=False)
     k.add_argument("--input", help="events: a CSV, JSON Lines or Parquet file or directory (any Spark path)")
-    k.add_argument("--output", required=True, help="directory for the complex events (overwritten)")
+    k.add_argument("--output", required=True, help="directory for the complex events (never overlapping the "
+                                                    "input)")
+    k.add_argument("--overwrite", action="store_true", help="replace --output (and the rejected rows) if they "
+                                                            "exist (default: refuse)")
     k.add_argument("--format", choices=["json", "parquet"], default="json", help="output format (default json)")
     k.add_argument("--master", help="Spark master URL (default: $CER_SPARK_MASTER or local[*])")
     k.add_argument("--stream", action="store_true", help="Structured Streaming over the input directory")
@@ -149,7 +426,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="streaming: the integer column holding each event's stream position (default position)")
     k.add_argument("--sample", action="store_true", help="the bundled sample data and query (the main job)")
     k.add_argument("--check", action="store_true", help="also run the single-process engine and compare")
-    k.add_argument("--declare", help="a file of CREATE STREAM declarations (default: the data's own types)")
+    k.add_argument("--declare", help="a file of CREATE STREAM declarations (default: the schema `run` infers "
+                                     "from a local CSV or JSON Lines input, else the data's own types)")
     k.add_argument("--on-bad-rows", choices=["fail", "report"], default="fail",
                    help="rows that do not match the declaration: fail (default) or report them in "
                         "OUTPUT.rejected and evaluate the rest")
@@ -158,9 +436,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--order-by", nargs="+", help="columns giving the stream order (default: file order)")
     k.add_argument("--slices", type=int, help="tasks for partitioned or sliced plans (default: from the cores)")
     k.add_argument("--no-events", action="store_true", help="leave out the matched rows (faster)")
-    k.add_argument("--strict-window", action="store_true", help="CORE's reading end − start < n")
-    k.add_argument("--time-attribute", help="the timestamp attribute of time windows (default: time)")
     k.add_argument("--progress", type=float, default=5.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 5; 0: none)")
     k.set_defaults(func=cmd_spark)
-

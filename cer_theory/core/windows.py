@@ -15,7 +15,8 @@ WindowKind = Literal["events", "time", "attribute"]
 class Window:
     """``WITHIN``: ``n EVENTS`` (positions), a duration (``time``, over ``attribute``, default ``"time"``) or
     ``n [attr]`` (the values of an attribute). Inclusive by default, as in the paper (``end − start ≤ size``);
-    ``strict=True`` is the reading of CORE's public Java implementation (``end − start < size``), not the paper's."""
+    ``strict=True`` gives ``end − start < size``, which CORE's engine applies to ``n [attr]`` windows only
+    (``cer-theory run --windows core``; docs/decisions.md D102)."""
 
     kind: WindowKind
     size: float

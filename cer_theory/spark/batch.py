@@ -87,17 +87,42 @@ class SparkRun:
 
 
 def query_id_of(query: Query) -> str:
-    return "q" + hashlib.sha1(format(query).encode()).hexdigest()[:8]
+    """``q`` + 8 hex digits of the query's text; a strict window (``--windows core``), which CEQL cannot write,
+    is hashed as its inclusive text plus a mark."""
+    window = query.within
+    if window is not None and window.strict:
+        text = format(dataclasses.replace(query, within=dataclasses.replace(window, strict=False))) + " -- strict"
+    else:
+        text = format(query)
+    return "q" + hashlib.sha1(text.encode()).hexdigest()[:8]
 
 
-def read_events(spark: SparkSession, path: str, *, format: str | None = None) -> DataFrame:
+def read_events(spark: SparkSession, path: str, *, format: str | None = None, multiline: bool = False) -> DataFrame:
     """Events from CSV (header with a ``type`` column), JSON Lines or Parquet (by extension, or ``format``),
-    keeping the file order for the positions (CSV and JSON: types inferred from the data)."""
+    keeping the file order for the positions (CSV and JSON: types inferred from the data). ``multiline``: a
+    quoted CSV cell may hold newlines (the files are then read whole, not split). A JSON line that does not parse
+    is kept in the column :data:`CORRUPT_COLUMN` and rejected as such."""
     fmt = input_format(path, format)
-    return with_file_order(spark.read.options(**READ_OPTIONS[fmt]).format(fmt).load(path))
+    options = dict(READ_OPTIONS[fmt])
+    if multiline and fmt == "csv":
+        options["multiLine"] = "true"
+    try:
+        return with_file_order(spark.read.options(**options).format(fmt).load(path))
+    except Exception as exc:  # noqa: BLE001 - Spark's AnalysisException and Py4J errors: say what, not where
+        raise CerError(f"Spark cannot read {path}: {_first_line(exc)}") from None
 
 
-READ_OPTIONS: dict[str, dict[str, str]] = {"csv": {"header": "true", "inferSchema": "true"}, "json": {},
+CORRUPT_COLUMN = "_corrupt_record"
+"""Where Spark's JSON reader keeps a line that does not parse (its default ``columnNameOfCorruptRecord``)."""
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(getattr(exc, "desc", None) or exc).strip()
+    return text.splitlines()[0] if text else exc.__class__.__name__
+
+
+READ_OPTIONS: dict[str, dict[str, str]] = {"csv": {"header": "true", "inferSchema": "true", "escape": '"'},
+                                           "json": {},
                                            "parquet": {}}
 """Spark reader options per input format (CSV: a header row, column types inferred from the data)."""
 
@@ -153,13 +178,14 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     if missing:
         raise CerError(f"PARTITION BY {', '.join(missing)}: no such column (columns: {', '.join(df.columns)})")
     qid = query_id or query_id_of(query)
-    attributes = [c for c in df.columns if c != "type" and c not in FILE_COLUMNS]
+    attributes = [c for c in df.columns if c not in ("type", CORRUPT_COLUMN) and c not in FILE_COLUMNS]
     time_attribute = plan.window_attribute if plan.window_attribute != POSITION_ATTRIBUTE else None
     df = normalize_columns(df, attributes)
     cached: list = []
     rows = stream_positions(df, order_by, "__row", cached)
-    checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration), time_attribute=time_attribute,
-                         partition_attributes=plan.partition_attributes)
+    checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration),
+                         time_attribute=time_attribute, partition_attributes=plan.partition_attributes,
+                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None)
     if time_attribute is not None:
         checked = mark_out_of_order(checked, time_attribute)
     checked = checked.persist()

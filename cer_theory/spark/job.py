@@ -77,10 +77,11 @@ class Progress:
                 self.emit(f"spark: {time.perf_counter() - self.t0:,.0f} s, {parts}")
 
 
-def write_matches(result: SparkRun, output: str, fmt: str) -> int:
-    """The matches sorted by (end, start, positions) into ``output`` (overwritten); returns how many."""
+def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = True) -> int:
+    """The matches sorted by (end, start, positions) into ``output`` (replaced with ``overwrite``, else an error
+    if it exists); returns how many."""
     matches = result.matches.orderBy("end", "start", "positions").persist()
-    writer = matches.write.mode("overwrite")
+    writer = matches.write.mode("overwrite" if overwrite else "errorifexists")
     if fmt == "json":
         writer.json(output)
     elif fmt == "parquet":
@@ -111,17 +112,18 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
 
 def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fmt: str = "json",
             rejected_output: str | None = None, check_path: str | None = None, progress: float = 5.0,
-            emit: Callable[[str], None] = print, **options: object) -> JobReport:
+            emit: Callable[[str], None] = print, overwrite: bool = True, **options: object) -> JobReport:
     """Evaluate, write the matches (and the rejected rows, if any), optionally check against the engine."""
     t0 = time.perf_counter()
     with Progress(spark, progress, emit):
         result = run(spark, df, query, **options)  # type: ignore[arg-type]
         emit(f"spark: plan {result.plan.describe()} ({result.tasks} task(s))")
-        count = write_matches(result, output, fmt)
+        count = write_matches(result, output, fmt, overwrite=overwrite)
         wrote_rejected = None
         if result.bad_rows or result.unpartitioned:
             wrote_rejected = rejected_output or f"{output.rstrip('/')}.rejected"
-            result.rejected.orderBy("position").write.mode("overwrite").json(wrote_rejected)
+            result.rejected.orderBy("position").write.mode("overwrite" if overwrite else "errorifexists"
+                                                           ).json(wrote_rejected)
     report = JobReport(result.rows, result.bad_rows, result.unpartitioned, count, time.perf_counter() - t0,
                        result.plan.describe(), output, wrote_rejected)
     if check_path is not None:

@@ -2,6 +2,7 @@
 
 A row is **rejected**, with the field and the reason, when (first reason wins):
 
+0. it is not a JSON object at all (Spark's corrupt-record column holds the line): "invalid JSON";
 1. its ``type`` is missing; or its type is not declared;
 2. an attribute it carries is not declared for its type, or has a value of the wrong kind (a declared number
    that is not one, a declared string given as a number, …);
@@ -101,7 +102,8 @@ def _sql(column: Column) -> str:
 
 
 def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, Mapping[str, str | None]] | None,
-               time_attribute: str | None, partition_attributes: Sequence[str]) -> DataFrame:
+               time_attribute: str | None, partition_attributes: Sequence[str],
+               corrupt_column: str | None = None) -> DataFrame:
     """``df`` (with a ``__row`` column) plus ``__error``/``__field`` (NULL on a good row),
     ``__unpartitioned`` and ``__given`` (a reported row as given, in JSON); attribute columns cast to their
     declared kinds. Rule 4 is :func:`mark_out_of_order`."""
@@ -111,7 +113,12 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
         return F.when(cond, F.struct(F.lit(field).alias("field"), message.alias("error")))
 
     etype = F.col("type")
-    checks: list[Column] = [bad(etype.isNull(), "type", F.lit("missing event type"))]
+    checks: list[Column] = []
+    if corrupt_column is not None:
+        corrupt = F.col(corrupt_column)
+        checks.append(bad(corrupt.isNotNull(), "row",
+                          F.format_string("invalid JSON: %s", F.substring(corrupt, 1, 200))))
+    checks.append(bad(etype.isNull(), "type", F.lit("missing event type")))
     casts: dict[str, Column] = {}
     if kinds is not None:
         declared = sorted(kinds)
@@ -153,7 +160,10 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
            .withColumn("__field", F.col("__verdict.field"))
            .withColumn("__unpartitioned", F.col("__error").isNull() & unpartitioned)
            .withColumn("__given", F.when(F.col("__error").isNotNull() | F.col("__unpartitioned"),
-                                         F.to_json(F.struct("type", *attributes))))
+                                         F.col(corrupt_column) if corrupt_column is not None else F.lit(None))
+                       .otherwise(F.lit(None)))
+           .withColumn("__given", F.when(F.col("__error").isNotNull() | F.col("__unpartitioned"),
+                                         F.coalesce(F.col("__given"), F.to_json(F.struct("type", *attributes)))))
            .drop("__verdict"))
     return out.withColumns(casts) if casts else out
 
@@ -184,8 +194,11 @@ def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
     message = F.format_string(f"{time_attribute} = %s is earlier than %s, the timestamp of an earlier event: "
                               f"the window needs non-decreasing timestamps in stream order (docs/decisions.md D30)",
                               F.col(time_attribute).cast("string"), previous.cast("string"))
+    # `late` reads __error: fix it in a column first, or the rows would stop being late once __error is set.
     return (df.join(F.broadcast(prior), "__bucket", "left")
-            .withColumn("__field", F.when(late, F.lit(time_attribute)).otherwise(F.col("__field")))
-            .withColumn("__error", F.when(late, message).otherwise(F.col("__error")))
-            .withColumn("__given", F.when(late, F.to_json(F.struct(*given))).otherwise(F.col("__given")))
-            .drop("__bucket", "__prior"))
+            .withColumn("__late", late)
+            .withColumn("__message", message)
+            .withColumn("__field", F.when(F.col("__late"), F.lit(time_attribute)).otherwise(F.col("__field")))
+            .withColumn("__error", F.when(F.col("__late"), F.col("__message")).otherwise(F.col("__error")))
+            .withColumn("__given", F.when(F.col("__late"), F.to_json(F.struct(*given))).otherwise(F.col("__given")))
+            .drop("__bucket", "__prior", "__late", "__message"))

@@ -42,13 +42,16 @@ def test_run_oracle_e1(capsys, e1: Path, window: str, expected: set) -> None:
     assert [r["end"] for r in rows] == sorted(r["end"] for r in rows)  # emitted as soon as the last event is read
 
 
-def test_run_query_from_file_csv_input_and_strict_window(capsys, tmp_path: Path) -> None:
+def test_run_query_from_file_csv_input_and_window_readings(capsys, tmp_path: Path) -> None:
     q = tmp_path / "q.ceql"
     q.write_text("SELECT * FROM S\nWHERE A ; B\nWITHIN 2 EVENTS\n")
     s = tmp_path / "s.csv"
     s.write_text("type,v\nA,1\nX,2\nB,3\n")
     assert {r["start"] for r in _run(capsys, "--query", str(q), "--stream", str(s))} == {0}
-    assert _run(capsys, "--query", str(q), "--stream", str(s), "--strict-window") == []
+    # CORE reads n EVENTS inclusively too (docs/decisions.md D102); only WITHIN n [attr] is strict.
+    assert {r["start"] for r in _run(capsys, "--query-file", str(q), "--stream", str(s), "--windows", "core")} == {0}
+    q.write_text("SELECT * FROM S WHERE A ; B WITHIN 2 [v]")
+    assert _run(capsys, "--query", f"@{q}", "--stream", str(s), "--windows", "core") == []
 
 
 def test_run_partition_key_and_null_report(capsys, tmp_path: Path) -> None:

@@ -103,5 +103,16 @@ class StreamDeclaration:
         return {t: {a: DATATYPE_KINDS.get(d) for a, d in attrs.items()} for t, attrs in self.events.items()}
 
 
-__all__ = ["Query", "StreamDeclaration", "KEYWORDS", "STRATEGIES", "CONSUME_POLICIES", "STREAM_ATTRIBUTE",
+@dataclass(frozen=True)
+class QuarantinePolicy:
+    """CORE's ``CREATE QUARANTINE { FIXED_TIME 2 seconds {S}, BOUNDED_TIME … {T}, DIRECT {U} }``: how long the
+    events of the named streams may arrive late (``lateness`` in seconds; 0 for DIRECT: in order). See
+    :mod:`cer_theory.formalisms.ceql.declarations` for how the engine honours it."""
+
+    policy: str
+    lateness: float
+    streams: tuple[str, ...]
+
+
+__all__ = ["Query", "StreamDeclaration", "QuarantinePolicy", "KEYWORDS", "STRATEGIES", "CONSUME_POLICIES", "STREAM_ATTRIBUTE",
            "DEFAULT_TIME_ATTRIBUTE", "DATATYPE_KINDS"]

@@ -55,7 +55,7 @@ from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRang
                                             Predicate)
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
-from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.ast import QuarantinePolicy, Query, StreamDeclaration
 from cer_theory.formalisms.ceql.lexicon import STREAM_ATTRIBUTE
 
 GRAMMAR_PATH = Path(__file__).with_name("ceql.lark")
@@ -364,12 +364,34 @@ class _Builder(Transformer):
     def old_stream_decl(self, c: list) -> tuple[str, Token, list[Token]]:
         return ("stream", c[0], c[1:])
 
-    def declarations(self, c: list) -> list[StreamDeclaration]:
+    def option(self, c: list) -> tuple[Token, float | None, list[Token]]:
+        duration = c[1].size if len(c) > 1 and isinstance(c[1], Window) else None
+        return c[0], duration, [t for t in c[1:] if isinstance(t, Token)]
+
+    def option_decl(self, c: list) -> list[QuarantinePolicy]:
+        if str(c[0]).upper() != "QUARANTINE":
+            raise _Positioned(f"unknown option {str(c[0])!r}: CORE's option declaration is CREATE QUARANTINE", c[0])
+        out = []
+        for tok, duration, streams in c[1:]:
+            policy = str(tok).upper()
+            if policy not in ("FIXED_TIME", "BOUNDED_TIME", "DIRECT"):
+                raise _Positioned(f"unknown quarantine policy {str(tok)!r}: expected FIXED_TIME, BOUNDED_TIME or "
+                                  f"DIRECT", tok)
+            if (duration is None) != (policy == "DIRECT"):
+                raise _Positioned(f"{policy} {'takes no' if policy == 'DIRECT' else 'needs a'} duration "
+                                  f"(e.g. {policy} 2 seconds {{S}})" if policy != "DIRECT"
+                                  else "DIRECT takes no duration: DIRECT {S}", tok)
+            out.append(QuarantinePolicy(policy, duration or 0, tuple(str(s) for s in streams)))
+        return out
+
+    def declarations(self, c: list) -> list[StreamDeclaration | QuarantinePolicy]:
         schemas: dict[str, dict[str, str]] = {}
-        out: list[StreamDeclaration] = []
+        out: list[StreamDeclaration | QuarantinePolicy] = []
         for d in c:
             if isinstance(d, StreamDeclaration):
                 out.append(d)
+            elif isinstance(d, list):
+                out.extend(d)
             elif d[0] == "event":
                 schemas[str(d[1])] = d[2]
             else:
@@ -408,10 +430,11 @@ def parse(text: str, *, check_variables: bool = True) -> Query:
     return result
 
 
-def parse_declarations(text: str) -> list[StreamDeclaration]:
+def parse_declarations(text: str) -> list[StreamDeclaration | QuarantinePolicy]:
     """Parse CORE stream declarations: ``CREATE STREAM S { EVENT BUY { name:string, price:double }, … }``
     (``DECLARE STREAM`` is an alias), or the older ``DECLARE EVENT BUY(name string, price double)`` followed
-    by ``DECLARE STREAM S(BUY, SELL)``. Declarations may be separated by ``;``."""
+    by ``DECLARE STREAM S(BUY, SELL)``, and CORE's option declaration ``CREATE QUARANTINE { FIXED_TIME 2 seconds
+    {S} }`` (one :class:`QuarantinePolicy` per policy). Declarations may be separated by ``;``."""
     result = _run(text, "declarations_start", True)
     return list(result)
 
