@@ -3,7 +3,9 @@
 ``eval``          evaluate a formula (CEL, or ``--logic ceql``, …) on a stream file, one JSON object per output
                   position, by the evaluator ``--via`` names (the formalism registry lists them);
 ``draw``          draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; ``--logic`` for the others);
-``determinize``   its I/O-deterministic CEA (Prop. 5.5);      ``normal-form``  single-variable + I/O-det (§9.2);
+``determinize``   its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (seed 002 Thm. 41);
+``normal-form``   single-variable + I/O-det (§9.2);
+``complement``    the complement of a windowed SREMO expression's dSRA (seed 002 Cor. 43);
 ``star-property`` decide the *-property (Def. 8.4; seed 004 §5.3 with ``--logic socel`` or ``--automaton``), with a
                   counterexample stream when it fails;
 ``to-socel``      a UCEA file back to SO-CEL (seed 004 Thm 6.2);
@@ -27,10 +29,10 @@ from collections.abc import Sequence
 
 from cer_theory.core.errors import CerError
 
-from cer_theory.cli import cel, ceql, figures, formulas, socel
+from cer_theory.cli import cel, ceql, figures, formulas, socel, sremo
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, ceql, figures, socel)
+COMMAND_MODULES = (formulas, cel, ceql, figures, socel, sremo)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,13 +14,17 @@ from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import Stream
 
-from cer_theory.cli import socel
+from cer_theory.cli import socel, sremo
 from cer_theory.cli.common import compile_cel, read_formula, show_automaton
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
     from cer_theory.automata.determinize.eager import io_determinize
 
+    if args.logic == "sremo":
+        return sremo.determinize(args)  # seed 002: unroll to w, then Alg. 7
+    if args.window is not None:
+        raise UnsupportedError("--window is for --logic sremo")
     phi = read_formula(args.formula)
     cea = compile_cel(phi)
     det = io_determinize(cea, budget=args.budget, complete=not args.trim)
@@ -154,8 +158,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         c.set_defaults(func=func)
         return c
 
-    construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5)").add_argument(
-        "--trim", action="store_true", help="omit the dead state and useless states")
+    d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or a "
+                     "windowed SREMO expression's SRT (--logic sremo, seed 002 Thm. 41)")
+    d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
+    d.add_argument("--logic", default="cel", choices=("cel", "sremo"), help="cel (default) or sremo")
+    d.add_argument("--window", type=int, help="sremo: w (default: the expression's (e) WITHIN w)")
     construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)")
     s = construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
                      budget=100_000, optional=True)
