@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,24 @@ def test_complement_adds_the_dead_state(capsys, tmp_path: Path) -> None:
 def test_bad_input_exits_2(capsys, argv: list[str], message: str) -> None:
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+E1 = '<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
+TABLE_1 = [("B", 1), ("B", 1), ("B", 2), ("S", 1), ("S", 1), ("B", 2)]
+
+
+def test_eval_via_dsrt_prints_the_streaming_matches(capsys, tmp_path: Path) -> None:
+    """Seed 002 Table 1 with e₁ WITHIN 4: the same lines as the semantics (0-based, last-• reading)."""
+    stream = tmp_path / "t1.jsonl"
+    stream.write_text("".join(json.dumps({"type": t, "id": i}) + "\n" for t, i in TABLE_1))
+    lines = {}
+    for via in ("dsrt", "semantics"):
+        assert main(["eval", "--logic", "sremo", f"({E1}) WITHIN 4", "--stream", str(stream), "--via", via]) == 0
+        lines[via] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines["dsrt"] == lines["semantics"] == [{"k": 3, "matches": [[0, 3], [1, 3]]},
+                                                   {"k": 4, "matches": [[1, 4]]}]
+    assert main(["eval", "--logic", "sremo", E1, "--stream", str(stream), "--via", "dsrt"]) == 2
+    assert "write (e) WITHIN w" in capsys.readouterr().err
+    unmarked = '([type = "B"] -> r1 . [TRUE]* . <type = "S" AND id = r1.id>) WITHIN 1'
+    assert main(["eval", "--logic", "sremo", unmarked, "--stream", str(stream), "--via", "dsrt"]) == 2
+    assert "every match begins with a marked" in capsys.readouterr().err
