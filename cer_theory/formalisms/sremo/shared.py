@@ -200,8 +200,8 @@ class SharedRecognizer:
                             break
                     if keep and (e2 or (n2 is not None and n2.latest >= dead)):
                         arrivals.append((target, v.write(writes, event) if writes else v, e2, n2))
-        for q in pool:
-            if not stays[q]:
+        for q, groups in pool.items():
+            if groups and not stays[q]:
                 pool[q] = {}
         for target, v, e2, n2 in arrivals:
             groups = pool.get(target)
@@ -216,7 +216,9 @@ class SharedRecognizer:
                     g[1] = n2 if g[1] is None else _union([g[1], n2])
         if dead != _NO_BOUND and k % self._sweep_every == 0:
             self._sweep(dead)
-        self.peak_groups = max(self.peak_groups, self.groups)
+        live = sum(map(len, pool.values()))
+        if live > self.peak_groups:
+            self.peak_groups = live
         self.k += 1
         return reported, empty_reported
 
