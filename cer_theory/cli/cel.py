@@ -158,8 +158,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         c.set_defaults(func=func)
         return c
 
-    d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or a "
-                     "windowed SREMO expression's SRT (--logic sremo, seed 002 Thm. 41)")
+    d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or the "
+                     "dSRA of a windowed SREMO expression (--logic sremo, seed 002 Thm. 41)")
     d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
     d.add_argument("--logic", default="cel", choices=("cel", "sremo"), help="cel (default) or sremo")
     d.add_argument("--window", type=int, help="sremo: w (default: the expression's (e) WITHIN w)")
