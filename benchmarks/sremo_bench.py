@@ -15,7 +15,8 @@ Engines (each run in its own process, so its peak RSS is its own):
 
 * ``shared``: :class:`~cer_theory.formalisms.sremo.SharedRecognizer` (runs grouped by state and registers,
   docs/decisions.md D58), every match enumerated as a set of positions;
-* ``shared-detect``: the same, reporting *that* matches end at ``k`` without enumerating them;
+* ``shared-detect``: the same, reporting *that* matches end at ``k`` without enumerating them
+  (``feed_lazy(detect=True)``: a transition that keeps no run stops at its first report);
 * ``plain``: Alg. 1's run pool (:class:`~cer_theory.formalisms.sremo.Recognizer`), one run per marked set;
 * ``tecs``: ``cer_theory.Engine`` (CORE, seed 001) on the register-free variant (the register conditions
   dropped: CEQL's filters are unary), ``WITHIN w EVENTS``;
@@ -152,7 +153,7 @@ def bench_one(pattern: str, engine: str, stream: list, *, time_budget: float | N
         detect = engine == "shared-detect"
         for event in stream:
             if detect:
-                matches += bool(rec.feed_lazy(event)[0])
+                matches += bool(rec.feed_lazy(event, detect=True)[0])
             else:
                 matches += len(rec.feed(event))
             read += 1

@@ -3,8 +3,12 @@
 ``eval``          evaluate a formula (CEL, or ``--logic ceql``, …) on a stream file, one JSON object per output
                   position, by the evaluator ``--via`` names (the formalism registry lists them);
 ``draw``          draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; ``--logic`` for the others);
-``determinize``   its I/O-deterministic CEA (Prop. 5.5);      ``normal-form``  single-variable + I/O-det (§9.2);
-``star-property`` decide the *-property (Def. 8.4), with a counterexample stream when it fails;
+``determinize``   its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (seed 002 Thm. 41);
+``normal-form``   single-variable + I/O-det (§9.2);
+``complement``    the complement of a windowed SREMO expression's dSRA (seed 002 Cor. 43);
+``star-property`` decide the *-property (Def. 8.4; seed 004 §5.3 with ``--logic socel`` or ``--automaton``), with a
+                  counterexample stream when it fails;
+``to-socel``      a UCEA file back to SO-CEL (seed 004 Thm 6.2);
 ``to-cel``        back to CEL (Theorem 6.3, or Theorem 8.9 with ``--star``);
 ``rewrite``       the §8 formula rewrites (Props. 8.12, 8.13, 8.15);
 ``cces``          evaluate by the §9 algorithm and draw the final CCES;
@@ -27,10 +31,10 @@ from collections.abc import Sequence
 
 from cer_theory.core.errors import CerError
 
-from cer_theory.cli import cel, ceql, equivalence, figures, formulas
+from cer_theory.cli import cel, ceql, equivalence, figures, formulas, socel, sremo
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, ceql, equivalence, figures)
+COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, equivalence, figures)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,15 +11,20 @@ import time
 from pathlib import Path
 
 from cer_theory.core.drawing import write_drawing
-from cer_theory.core.errors import DEFAULT_BUDGET
+from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import Stream
 
+from cer_theory.cli import socel, sremo
 from cer_theory.cli.common import compile_cel, read_formula, show_automaton
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
     from cer_theory.automata.determinize.eager import io_determinize
 
+    if args.logic == "sremo":
+        return sremo.determinize(args)  # seed 002: unroll to w, then Alg. 7
+    if args.window is not None:
+        raise UnsupportedError("--window is for --logic sremo")
     phi = read_formula(args.formula)
     cea = compile_cel(phi)
     det = io_determinize(cea, budget=args.budget, complete=not args.trim)
@@ -41,6 +46,10 @@ def cmd_normal_form(args: argparse.Namespace) -> int:
 def cmd_star_property(args: argparse.Namespace) -> int:
     from cer_theory.formalisms.cel.star_property import has_star_property
 
+    if args.logic != "cel" or args.automaton is not None:
+        return socel.star_property(args)  # seed 004's decider, with labels (§5.3)
+    if args.formula is None:
+        raise UnsupportedError("a formula is needed (or --automaton FILE)")
     phi = read_formula(args.formula)
     cea = compile_cel(phi)
     print(f"{phi}\n{has_star_property(cea, budget=args.budget)}")
@@ -140,20 +149,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    def construction(name: str, func, helptext: str, *, budget: int = DEFAULT_BUDGET):
+    def construction(name: str, func, helptext: str, *, budget: int = DEFAULT_BUDGET, optional: bool = False):
         c = sub.add_parser(name, help=helptext)
-        c.add_argument("formula", help="CEL text, or @FILE")
+        c.add_argument("formula", help="CEL text, or @FILE", nargs="?" if optional else None)
         c.add_argument("--dot", metavar="FILE", help="write a drawing; the extension picks the format")
         c.add_argument("--budget", type=int, default=budget, help=f"size budget (default {budget})")
         c.add_argument("-v", "--verbose", action="store_true", help="list every transition")
         c.set_defaults(func=func)
         return c
 
-    construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5)").add_argument(
-        "--trim", action="store_true", help="omit the dead state and useless states")
+    d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or the "
+                     "dSRA of a windowed SREMO expression (--logic sremo, seed 002 Thm. 41)")
+    d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
+    d.add_argument("--logic", default="cel", choices=("cel", "sremo"), help="cel (default) or sremo")
+    d.add_argument("--window", type=int, help="sremo: w (default: the expression's (e) WITHIN w)")
     construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)")
-    construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
-                 budget=100_000)
+    s = construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
+                     budget=100_000, optional=True)
+    s.add_argument("--logic", default="cel", choices=("cel", "socel"),
+                   help="cel (default; seed 000 Def. 8.4) or socel (the formula's UCEA, seed 004 §5.3)")
+    s.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
     t = construction("to-cel", cmd_to_cel, "compile, then translate the CEA back to CEL (Theorem 6.3)",
                      budget=1_000_000)
     t.add_argument("--star", action="store_true", help="Theorem 8.9 back-translation (*-semantics, CE level)")

@@ -22,7 +22,7 @@ import functools
 from collections.abc import Callable, Mapping
 
 from cer_theory.core.events import Event
-from cer_theory.core.predicates.ast import And, Not, Opaque, Or, Predicate, conj, disj, neg
+from cer_theory.core.predicates.ast import OPS, And, Attr, Cmp, Const, Not, Opaque, Or, Predicate, compare, conj, disj, neg
 
 Check = Callable[[Event, Mapping[str, Event]], bool]
 
@@ -76,6 +76,8 @@ def compiled(p: Predicate) -> Check:
     if isinstance(p, Or):
         parts = tuple(compiled(a) for a in p.args)
         return lambda u, v: any(f(u, v) for f in parts)
+    if isinstance(p, Cmp) and isinstance(p.left, (Attr, Const)) and isinstance(p.right, (Attr, Const)):
+        return _compiled_comparison(p)
     regs = tuple(sorted(registers_read(p)))
     holds = p.holds
     if not regs:
@@ -91,6 +93,41 @@ def compiled(p: Predicate) -> Check:
         return holds(env)
 
     return atom
+
+
+def _compiled_comparison(p: Cmp) -> Check:
+    """A comparison of attributes and constants without the environment dict of :meth:`Cmp.holds`: each side
+    reads the head or a register directly (an empty register or a missing attribute makes the atom false), and
+    two values of one Python type compare directly; anything else goes through :func:`compare`'s type guard."""
+    op, name = OPS[p.op], p.op
+
+    def side(t: Attr | Const) -> Callable[[Event, Mapping[str, Event]], object]:
+        if isinstance(t, Const):
+            value = t.value
+            return lambda u, v: value
+        attr, slot = t.name, t.slot
+        if slot is HEAD:
+            return lambda u, v: u.get(attr)
+
+        def read(u: Event, v: Mapping[str, Event]) -> object:
+            event = v.get(slot)
+            return None if event is None else event.get(attr)
+        return read
+
+    left, right = side(p.left), side(p.right)  # type: ignore[arg-type]
+
+    def check(u: Event, v: Mapping[str, Event]) -> bool:
+        a = left(u, v)
+        if a is None:
+            return False
+        b = right(u, v)
+        if b is None:
+            return False
+        if type(a) is type(b):
+            return op(a, b)
+        return compare(a, name, b)  # type: ignore[arg-type]
+
+    return check
 
 
 def _defined_flag(register: str) -> Opaque:

@@ -9,7 +9,7 @@ Recognition*). One module per face and construction:
 * ``star_property``: the §5.3 *-property decider; ``corollaries``: Cor 5.6;
 * ``streaming``: Prop 5.1's streaming evaluator and I/O-determinization; ``focel``: FO-CEL (§3);
   ``unary_fo``: Thm 4.3 (unary FO-CEL ↔ SO-CEL); ``binary_fo``: Thm 4.5 (variables bound once);
-  ``evaluators``: uniform evaluators for the registry;
+  ``evaluators``: uniform evaluators for the registry; ``pumping``: Lemma C.1 as a check;
 * ``examples``: Fig. 1's sensor stream and freezing pattern, Fig. 2's UCEA.
 """
 
@@ -40,6 +40,7 @@ _EXPORTS = {
     "socel_to_fo": "unary_fo",
     "load_automaton": "automaton_json",
     "save_automaton": "automaton_json",
+    "check_pumpable": "pumping",
     "fig2_ucea": "examples",
     "sensor_stream": "examples",
 }

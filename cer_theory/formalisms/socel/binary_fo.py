@@ -11,11 +11,11 @@ identity, and the DNF step 3, which duplicates a subformula per binding a filter
   place the filter is attached label ``x`` holds exactly x's one position, or (inside a ``+`` that the filter was
   lifted above) the positions of every iteration's binding — and the universal SO filter asks P of every pair,
   which is what the FO filter asked of each iteration against the one outer binding (Example 4.1's shape);
-* a filter is never lifted above an OR: there it would constrain the other branch's outputs through the variables
-  they share, which the proof's step 2 avoids by a case split (with complement closure). Such formulas are
-  refused; so, at the place a filter is attached, every variable it reads labels at least one position of every
-  output, and the SO condition's conjuncts (each checked on its own, docs/decisions.md D35) mean what the FO
-  conjunction meant.
+* a filter lifted above an OR would constrain the other branch's outputs too, so the proof's step 2 splits into
+  the case where the filter is needed (the branch may be taken; the filter stands above the OR) and the case
+  where it is not (the OR replaced by the other branch), see :func:`_cases`. So, at the place a filter is
+  attached, every variable it reads labels at least one position of every output it constrains, and the SO
+  condition's conjuncts (each checked on its own, docs/decisions.md D35) mean what the FO conjunction meant.
 
 Only binary (and unary) filters are translated: Thm 4.6 shows that the ternary ``y.a + z.a = x.a`` inside a ``+``
 has no SO-CEL equivalent, and it is refused by name. Equivalence is at the support level of seed 004 §3:
@@ -52,9 +52,7 @@ def binary_fo_to_socel(phi: FoFormula) -> so.Formula:
                 raise UnsupportedError(f"FILTER {part.text()} relates {len(_variables(part))} variables; Thm 4.5 "
                                        f"is for binary predicates (Thm 4.6: the ternary case is not "
                                        f"SO-CEL-definable in general)")
-    out, pending = _translate(phi)
-    assert not pending, pending  # check_safe: every filter variable is bound somewhere in the formula
-    return out
+    return _translate(phi)
 
 
 def _conjuncts(p: Predicate) -> tuple[Predicate, ...]:
@@ -74,35 +72,72 @@ def _bound(phi: FoFormula) -> frozenset[str]:
     return frozenset(n.var for n in _walk(phi) if isinstance(n, Bind))
 
 
-def _translate(phi: FoFormula) -> tuple[so.Formula, list[Predicate]]:
-    """The SO formula of φ and the filters of φ still waiting for a variable bound outside φ."""
+Pending = tuple[tuple[int, Predicate], ...]
+"""Filters still waiting for a variable bound further up, each with the number of its occurrence (two equal
+conditions at two places are two filters)."""
+Case = tuple[so.Formula, Pending]
+
+
+def _translate(phi: FoFormula) -> so.Formula:
+    cases = _cases(phi, iter(range(1 << 30)))
+    (formula, pending), = cases  # check_safe: every filter variable is bound somewhere, so all are attached
+    assert not pending, pending
+    return formula
+
+
+def _cases(phi: FoFormula, ids) -> list[Case]:
+    """The SO formula of φ as cases: ``(ψ_S, S)`` for a family of sets S of filters still pending, such that ψ_S
+    accepts exactly the matches of φ whose FO filters *needed* (those on the branches the match takes) lie in S.
+
+    This is step 2 of the proof of Thm 4.5, the case split "the filter is needed / it is not", for a filter
+    lifted above an OR: with ``α ; ((β FILTER P) OR γ)`` and P reading α's variable, the cases are
+    ``(α ; (β OR γ)) FILTER P`` and ``α ; γ``. A filter on a branch's own variable would need no split (the
+    universal SO filter is vacuous where that label is empty), but a filter on outer variables only would
+    wrongly constrain γ's matches. The family is closed under union, so under a ``+`` the case
+    ``(ψ_S)+ FILTER S`` holds the iterations of every needed set ⊆ S; once no filter is pending the cases
+    merge back into one formula (docs/decisions.md D62)."""
     if isinstance(phi, Bind):
-        return so.In(so.Atom(phi.relation), phi.var), []
+        return [(so.In(so.Atom(phi.relation), phi.var), ())]
     if isinstance(phi, FoFilter):
         # A conjunction of filters is a sequence of filters (FO-CEL, seed 004 §3); each conjunct is lifted alone.
-        body, pending = _translate(phi.body)
-        return _attach(body, [*pending, *_conjuncts(phi.predicate)], _bound(phi))
-    if isinstance(phi, FoPlus):
-        body, pending = _translate(phi.body)
-        return so.Plus(body), pending
-    left, lp = _translate(phi.left)  # type: ignore[attr-defined]
-    right, rp = _translate(phi.right)  # type: ignore[attr-defined]
-    if isinstance(phi, FoOr) and (lp or rp):
-        # Above the OR the filter would also constrain the other branch's outputs through the variables both
-        # share; the proof's step 2 splits into cases (with complement closure) for this. Not done here.
-        p = (lp or rp)[0]
-        raise UnsupportedError(f"FILTER {p.text()} reads a variable bound outside the OR it sits in; this "
-                               f"translation of Thm 4.5 does not lift filters above an OR (bind the variable "
-                               f"inside the branch, or distribute the sequence over the OR)")
-    node = so.Disj(left, right) if isinstance(phi, FoOr) else so.Seq(left, right)
-    return _attach(node, [*lp, *rp], _bound(phi))
+        own = tuple((next(ids), p) for p in _conjuncts(phi.predicate))
+        cases = [(f, pending + own) for f, pending in _cases(phi.body, ids)]
+    elif isinstance(phi, FoPlus):
+        cases = [(so.Plus(f), pending) for f, pending in _cases(phi.body, ids)]
+    else:
+        left, right = _cases(phi.left, ids), _cases(phi.right, ids)  # type: ignore[attr-defined]
+        if isinstance(phi, FoSeq):
+            cases = [(so.Seq(lf, rf), lp + rp) for lf, lp in left for rf, rp in right]
+        else:
+            cases = [(so.Disj(lf, rf), lp + rp) for lf, lp in left for rf, rp in right]
+            # A branch alone: the matches that never take the other branch need none of its pending filters.
+            # Not needed when the other branch has a case with nothing pending (the pair already gives it).
+            if not any(not rp for _, rp in right):
+                cases += left
+            if not any(not lp for _, lp in left):
+                cases += right
+    bound = _bound(phi)
+    return _merge([_attach(f, pending, bound) for f, pending in cases])
 
 
-def _attach(node: so.Formula, filters: list[Predicate], bound: frozenset[str]) -> tuple[so.Formula, list[Predicate]]:
+def _merge(cases: list[Case]) -> list[Case]:
+    """One formula per set of pending filters: the OR of the cases that leave the same filters pending."""
+    by_set: dict[frozenset[int], tuple[so.Formula, Pending]] = {}
+    for f, pending in cases:
+        key = frozenset(n for n, _ in pending)
+        if key in by_set:
+            g, _ = by_set[key]
+            by_set[key] = (so.Disj(g, f), pending)
+        else:
+            by_set[key] = (f, pending)
+    return list(by_set.values())
+
+
+def _attach(node: so.Formula, filters: Pending, bound: frozenset[str]) -> Case:
     """Attach, as one universal SO filter, the filters whose variables are all bound in ``node``; the others are
     lifted further."""
-    here = [p for p in filters if _variables(p) <= bound]
-    later = [p for p in filters if not _variables(p) <= bound]
+    here = [p for _, p in filters if _variables(p) <= bound]
+    later = tuple((n, p) for n, p in filters if not _variables(p) <= bound)
     if here:
         node = so.Filter(node, conj(*here) if len(here) > 1 else here[0])
     return node, later

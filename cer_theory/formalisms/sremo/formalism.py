@@ -64,6 +64,10 @@ SREMO = register(Formalism(
                                run=evaluate),
         "srt": Evaluator("srt", "the SRT of Thm. 27 run by Alg. 1 (the streaming run-pool recognizer)", "matches",
                          run=run_srt, accepts=compiles),
+        "dsrt": Evaluator("dsrt", "(e) WITHIN w by the unrolled, determinized SRA (Lemma 46, Thm. 41), one "
+                                  "deterministic run per start in the window; matches must begin with a mark",
+                          "matches", run="cer_theory.formalisms.sremo.dsrt:run_dsrt",
+                          accepts="cer_theory.formalisms.sremo.dsrt:handles"),
     },
     default="srt",
     levels=(MATCHES,),

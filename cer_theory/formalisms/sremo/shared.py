@@ -127,8 +127,12 @@ class SharedRecognizer:
     def groups(self) -> int:
         return sum(len(g) for g in self.pool.values())
 
-    def feed_lazy(self, event: Event) -> tuple[list[Marks], bool]:
-        """Consume ``t_k``; the reporting nodes, and whether the empty marking reports (``pure`` without window)."""
+    def feed_lazy(self, event: Event, *, detect: bool = False) -> tuple[list[Marks], bool]:
+        """Consume ``t_k``; the reporting nodes, and whether the empty marking reports (``pure`` without window).
+
+        ``detect=True`` answers only *whether* a match ends at ``k``: a transition whose target keeps no run
+        is then visited only until its first report, and not at all once something has reported (the pool
+        after the event is the same, the list of reporting nodes may be partial)."""
         k, w, pure = self.k, self.window, self.pure
         if not isinstance(event, Event):
             raise StreamFormatError(f"position {k}: expected an Event, got {type(event).__name__}")
@@ -166,6 +170,9 @@ class SharedRecognizer:
                         continue
                 report = finals[target] and (marked or pure)
                 keep = bool(moves[target]) or stays[target]
+                first_only = detect and report and not keep  # no arrivals: only its first report matters
+                if first_only and (reported or empty_reported):
+                    continue
                 for v, (empty, node) in groups.items():
                     if regs is not None and not regs(event, v):
                         continue
@@ -189,10 +196,12 @@ class SharedRecognizer:
                             reported.append(n2)
                         if e2 and w is None:
                             empty_reported = True
+                        if first_only and (reported or empty_reported):
+                            break
                     if keep and (e2 or (n2 is not None and n2.latest >= dead)):
                         arrivals.append((target, v.write(writes, event) if writes else v, e2, n2))
-        for q in pool:
-            if not stays[q]:
+        for q, groups in pool.items():
+            if groups and not stays[q]:
                 pool[q] = {}
         for target, v, e2, n2 in arrivals:
             groups = pool.get(target)
@@ -207,7 +216,9 @@ class SharedRecognizer:
                     g[1] = n2 if g[1] is None else _union([g[1], n2])
         if dead != _NO_BOUND and k % self._sweep_every == 0:
             self._sweep(dead)
-        self.peak_groups = max(self.peak_groups, self.groups)
+        live = sum(map(len, pool.values()))
+        if live > self.peak_groups:
+            self.peak_groups = live
         self.k += 1
         return reported, empty_reported
 
