@@ -11,7 +11,8 @@
 ``run``           evaluate a CEQL query with the tECS engine of seed 001 (CORE);
 ``spark``         evaluate a CEQL query on Spark (batch or streaming), written as JSON Lines or Parquet part files;
 ``demo``          the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
-``figures``       regenerate every drawing in ``figures/``.
+``figures``       regenerate every drawing in ``figures/``;
+``conformance``   test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics.
 
 Exit status: 0 on success, 2 on bad input (a formula that does not parse, a malformed stream, a formula
 the requested evaluator cannot handle), with a message on stderr naming where the problem is.
@@ -25,10 +26,10 @@ from collections.abc import Sequence
 
 from cer_theory.core.errors import CerError
 
-from cer_theory.cli import cel, ceql, figures, formulas
+from cer_theory.cli import cel, ceql, conformance, figures, formulas
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, ceql, figures)
+COMMAND_MODULES = (formulas, cel, ceql, figures, conformance)
 
 
 def build_parser() -> argparse.ArgumentParser:

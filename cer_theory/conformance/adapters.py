@@ -78,9 +78,9 @@ class SparkAdapter:
 
     name = "spark"
 
-    def __init__(self, master: str = "local[2]") -> None:
+    def __init__(self, master: str = "local[2]", *, session: Any = None) -> None:
         self.master = master
-        self._spark: Any = None
+        self._spark: Any = session
 
     def run(self, case: Case) -> list[ComplexEvent]:
         if self._spark is None:
