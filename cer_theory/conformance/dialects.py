@@ -15,6 +15,8 @@ of each reading with both outputs):
 * ``core-precedence`` — CORE's grammar binds ``;`` tighter than ``:``, and ``:`` tighter than OR (its
   left-recursive ANTLR rule lists them in that order), where CEQL as we read it puts the three on one
   left-associative level: ``U OR U : U`` is ``U OR (U : U)`` for CORE, ``(U OR U) : U`` for the reference.
+* ``like-partial-match`` — ``s LIKE 'r'`` holds when ``r`` matches *some part* of ``s`` (CORE calls RE2's
+  PartialMatch); the reference matches the whole value (:class:`~cer_theory.core.predicates.ast.Like`).
 
 LIMIT needs no reading: the reference leaves *which* n complex events of an end position are kept to the engine
 (:func:`~cer_theory.formalisms.ceql.semantics.limit_conforms`), and CORE caps each enumeration, i.e. each end
@@ -27,7 +29,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cer_theory.formalisms.cel.ast import Contig, Disj, Formula, Seq
+from cer_theory.core.predicates.ast import Like, Predicate
+from cer_theory.formalisms.cel.ast import Contig, Disj, Filter, Formula, Seq
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.conformance.protocol import ConformanceError
 
@@ -135,9 +138,55 @@ CORE_PRECEDENCE = Reading(
     lambda q: core_pattern(q.pattern) != q.pattern,
     lambda q: dataclasses.replace(q, pattern=core_pattern(q.pattern)))
 
+def _map_predicate(p: Predicate, f: Callable[[Predicate], Predicate]) -> Predicate:
+    """``p`` with ``f`` applied bottom-up to every sub-predicate (operands in fields or tuples of fields)."""
+    changes: dict = {}
+    for fl in dataclasses.fields(p):
+        value = getattr(p, fl.name)
+        if isinstance(value, Predicate):
+            changes[fl.name] = _map_predicate(value, f)
+        elif isinstance(value, tuple) and value and all(isinstance(v, Predicate) for v in value):
+            changes[fl.name] = tuple(_map_predicate(v, f) for v in value)
+    return f(dataclasses.replace(p, **changes) if changes else p)
+
+
+def _map_filters(phi: Formula, f: Callable[[Predicate], Predicate]) -> Formula:
+    changes: dict = {fl.name: _map_filters(getattr(phi, fl.name), f) for fl in dataclasses.fields(phi)
+                     if isinstance(getattr(phi, fl.name), Formula)}
+    if isinstance(phi, Filter):
+        changes["condition"] = _map_predicate(phi.condition, f)
+    return dataclasses.replace(phi, **changes) if changes else phi
+
+
+def _partial(p: Predicate) -> Predicate:
+    """``LIKE 'r'`` → ``LIKE '[\\s\\S]*(?:r)[\\s\\S]*'``: a whole-value match that holds iff r matches a part."""
+    if isinstance(p, Like):
+        return dataclasses.replace(p, pattern=r"[\s\S]*(?:" + p.pattern + r")[\s\S]*")
+    return p
+
+
+def _has_like(q: Query) -> bool:
+    found: list[Predicate] = []
+
+    def note(p: Predicate) -> Predicate:
+        if isinstance(p, Like):
+            found.append(p)
+        return p
+
+    _map_filters(q.pattern, note)
+    return bool(found)
+
+
+LIKE_PARTIAL_MATCH = Reading(
+    "like-partial-match",
+    "s LIKE 'r' holds when r matches a part of s (RE2 PartialMatch); the reference matches the whole value",
+    _has_like,
+    lambda q: dataclasses.replace(q, pattern=_map_filters(q.pattern, _partial)))
+
 PAPER = Dialect("paper", "the reference semantics of seed 001 §2 as it stands: no departure is explained")
 CORE = Dialect("core", "CORE 0.1.x (pycer 0.1.6), as established by running it",
-               (STRICT_ATTRIBUTE_WINDOWS, STRATEGIES_IGNORED, CORE_PRECEDENCE))
+               (STRICT_ATTRIBUTE_WINDOWS, STRATEGIES_IGNORED, CORE_PRECEDENCE,
+                                                                 LIKE_PARTIAL_MATCH))
 
 DIALECTS = {d.name: d for d in (PAPER, CORE)}
 
@@ -151,5 +200,5 @@ def get_dialect(name: str | None) -> Dialect:
         raise ConformanceError(f"unknown dialect {name!r}; expected one of {', '.join(DIALECTS)}") from None
 
 
-__all__ = ["CORE", "CORE_PRECEDENCE", "core_pattern", "DIALECTS", "Dialect", "PAPER", "Reading", "STRATEGIES_IGNORED", "STRICT_ATTRIBUTE_WINDOWS",
+__all__ = ["CORE", "CORE_PRECEDENCE", "LIKE_PARTIAL_MATCH", "core_pattern", "DIALECTS", "Dialect", "PAPER", "Reading", "STRATEGIES_IGNORED", "STRICT_ATTRIBUTE_WINDOWS",
            "get_dialect"]

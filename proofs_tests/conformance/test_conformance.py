@@ -111,6 +111,16 @@ def test_core_precedence_regroups_the_printed_chain():
     assert judge(c, [(0, 0, (0,))], PAPER).kind == UNEXPLAINED
 
 
+def test_like_partial_match_reading():
+    c = case("SELECT * FROM S WHERE R FILTER R[s LIKE 'b']", [R(0, s="ab")])
+    assert judge(c, [], CORE).kind == AGREE  # 'b' does not match all of 'ab'
+    o = judge(c, [(0, 0, (0,))], CORE)  # CORE: RE2's PartialMatch finds 'b' in 'ab'
+    assert (o.kind, o.readings) == (EXPLAINED, ("like-partial-match",))
+    assert judge(c, [(0, 0, (0,))], PAPER).kind == UNEXPLAINED
+    negated = case("SELECT * FROM S WHERE R FILTER R[NOT s LIKE 'b']", [R(0, s="ab")])
+    assert judge(negated, [], CORE).readings == ("like-partial-match",)
+
+
 def test_unknown_dialect_is_a_clear_error():
     with pytest.raises(ConformanceError, match="unknown dialect 'java'"):
         get_dialect("java")
@@ -235,11 +245,13 @@ def test_pycer_readings_established_on_core():
         last = run_case(case("SELECT LAST * FROM S WHERE R ; T", [R(0), R(1), T(2)]), adapter, CORE)
         events = run_case(case("SELECT * FROM S WHERE R ; T WITHIN 1 EVENTS", [R(0), T(1)]), adapter, CORE)
         seconds = run_case(case("SELECT * FROM S WHERE R ; T WITHIN 2 SECONDS", [R(0), T(2)]), adapter, CORE)
+        like = run_case(case("SELECT * FROM S WHERE R FILTER R[s LIKE 'b']", [R(0, s="ab")]), adapter, CORE)
     finally:
         adapter.close()
     assert strict.readings == ("strict-attribute-windows",)
     assert precedence.readings == ("core-precedence",)
     assert last.readings == ("strategies-ignored",)
+    assert like.readings == ("like-partial-match",)
     assert events.kind == AGREE and seconds.kind == AGREE  # EVENTS and durations are inclusive in CORE too
 
 
