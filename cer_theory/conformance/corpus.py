@@ -22,9 +22,11 @@ from cer_theory.formalisms.cel.ast import Filter
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
 from cer_theory.formalisms.ceql.lexicon import DEFAULT_TIME_ATTRIBUTE
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
+from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.conformance.protocol import Case, ConformanceError
 
 QUERY_SUFFIXES = (".txt", ".ceql")
+NANOS = 1_000_000_000
 DECLARATION_SUFFIX = ".core"
 
 
@@ -92,8 +94,12 @@ def corpus_streams(query: Query, declarations: tuple[StreamDeclaration, ...], co
                     values[a] = int(now[a]) if kind.lower() != "double" else float(now[a])
                 else:
                     values[a] = rng.choice(_pool(kind.lower(), constants.get(a, [])))
-            if DEFAULT_TIME_ATTRIBUTE in now and DEFAULT_TIME_ATTRIBUTE not in values:
-                values[DEFAULT_TIME_ATTRIBUTE] = int(now[DEFAULT_TIME_ATTRIBUTE])
+            if DEFAULT_TIME_ATTRIBUTE in now:
+                seconds = now[DEFAULT_TIME_ATTRIBUTE]
+                values.setdefault(DEFAULT_TIME_ATTRIBUTE, int(seconds))
+                for a, kind in types[etype].items():  # CORE's durations read its primary time, in nanoseconds
+                    if kind.lower() == "primary_time" and a != DEFAULT_TIME_ATTRIBUTE:
+                        values[a] = int(seconds * NANOS)
             events.append(Event(etype, values))
         streams.append(events)
     return streams
@@ -132,7 +138,14 @@ def corpus_cases(root: str | Path, *, per_query: int, seed: int = 0) -> tuple[li
         except CerError as exc:
             skipped.append(Skipped(rel, f"{type(exc).__name__}: {str(exc).splitlines()[0]}"))
             continue
-        for n, events in enumerate(corpus_streams(query, declarations, per_query, seed=seed * 100_003 + k)):
+        streams = corpus_streams(query, declarations, per_query, seed=seed * 100_003 + k)
+        try:
+            for events in streams:  # the reference must read every stream (e.g. a window's attribute)
+                evaluate(query, events)
+        except CerError as exc:
+            skipped.append(Skipped(rel, f"the reference cannot evaluate it: {str(exc).splitlines()[0]}"))
+            continue
+        for n, events in enumerate(streams):
             # the engine gets the query as our printer writes it: the dialect readings of the grammar (e.g.
             # core-precedence) are stated on that canonical text, where redundant parentheses are gone
             cases.append(Case(declarations, str(query), tuple(events), f"{rel} #{n}", query))

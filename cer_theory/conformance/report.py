@@ -28,10 +28,12 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
         path = out / "findings" / f"{k:03d}.json"
         path.write_text(json.dumps((o.minimal or o).case.request(k)) + "\n", encoding="utf-8")
         files.append(path)
-    document = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
-                "explained_by": dict(readings), "skipped": [vars(s) for s in skipped],
-                "cases": [o.to_json() for o in outcomes]}
-    (out / "cases.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
+            "explained_by": dict(readings), "skipped": [vars(s) for s in skipped]}
+    # one case per line: a large run stays readable and diffable
+    body = ",\n".join(json.dumps(o.to_json(), separators=(",", ":")) for o in outcomes)
+    (out / "cases.json").write_text(json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n",
+                                    encoding="utf-8")
     lines = [f"# Conformance report: {meta.get('engine')}", "",
              f"`{meta.get('command')}`", "", f"**{summary.line()}**", ""]
     for key in ("dialect", "seed", "corpus", "engine_version", "date"):
