@@ -3,9 +3,9 @@
 The layout is the one of CORE's experiment queries: a directory holds one CEQL query per file (``*.txt`` or
 ``*.ceql``, anywhere below it), and the stream declarations (``CREATE STREAM``, in ``*.core`` files) sit beside the
 query files or in a directory above them, the nearest one winning. For each query, streams are drawn with a seeded
-:class:`random.Random`: every event of a declared type carries every declared attribute, its value drawn from the
-constants the query compares that attribute with (and their neighbours), so filters hold often; an attribute a
-``WITHIN n [attr]`` window reads, and ``time`` under a duration, grow along the stream in steps of 0, n/2, n and
+:class:`random.Random`: every event of a declared type carries every declared attribute, a string mostly one of the
+constants the query compares that attribute with, a number one of those constants or a neighbour (±1, ±0.5), so filters hold often; an attribute a
+``WITHIN n [attr]`` window reads, and ``time`` under a duration, grow along the stream in steps of 0, n/4, n/2, n and
 n + 1, so window edges occur.
 """
 
@@ -26,7 +26,6 @@ from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.conformance.protocol import Case, ConformanceError
 
 QUERY_SUFFIXES = (".txt", ".ceql")
-NANOS = 1_000_000_000
 DECLARATION_SUFFIX = ".core"
 
 
@@ -71,8 +70,10 @@ def _pool(kind: str, seen: list) -> list:
 
 
 def corpus_streams(query: Query, declarations: tuple[StreamDeclaration, ...], count: int, *, seed: int,
-                   length: tuple[int, int] = (4, 9)) -> list[list[Event]]:
-    """``count`` streams fitting ``declarations`` for ``query`` (the module docstring)."""
+                   length: tuple[int, int] = (5, 12)) -> list[list[Event]]:
+    """``count`` streams fitting ``declarations`` for ``query`` (the module docstring). Streams stay short: the
+    reference is brute force, and on a stream of n events of one type a sequence of k variables has C(n, k)
+    valuations before its filter, so CORE's long sequences (k up to 25) are checked for false positives only."""
     rng = random.Random(seed)
     types = {t: attrs for d in declarations for t, attrs in d.events.items()}
     constants = query_constants(query)
@@ -90,16 +91,16 @@ def corpus_streams(query: Query, declarations: tuple[StreamDeclaration, ...], co
             for a, kind in types[etype].items():
                 if a in now:
                     size = clocks[a]
-                    now[a] += rng.choice([0, size / 2, size, size + 1])
+                    now[a] += rng.choice([0, 0, size / 4, size / 4, size / 2, size, size + 1])
                     values[a] = int(now[a]) if kind.lower() != "double" else float(now[a])
                 else:
-                    values[a] = rng.choice(_pool(kind.lower(), constants.get(a, [])))
-            if DEFAULT_TIME_ATTRIBUTE in now:
-                seconds = now[DEFAULT_TIME_ATTRIBUTE]
-                values.setdefault(DEFAULT_TIME_ATTRIBUTE, int(seconds))
-                for a, kind in types[etype].items():  # CORE's durations read its primary time, in nanoseconds
-                    if kind.lower() == "primary_time" and a != DEFAULT_TIME_ATTRIBUTE:
-                        values[a] = int(seconds * NANOS)
+                    exact = [v for v in constants.get(a, []) if isinstance(v, str)] if kind.lower() == "string" else []
+                    # strings: mostly a constant the query names; numbers: one near a constant (either side of
+                    # a comparison) or a default
+                    values[a] = rng.choice(exact) if exact and rng.random() < 0.6 else \
+                        rng.choice(_pool(kind.lower(), constants.get(a, [])))
+            if DEFAULT_TIME_ATTRIBUTE in now:  # durations read `time`, in seconds (the protocol)
+                values.setdefault(DEFAULT_TIME_ATTRIBUTE, int(now[DEFAULT_TIME_ATTRIBUTE]))
             events.append(Event(etype, values))
         streams.append(events)
     return streams

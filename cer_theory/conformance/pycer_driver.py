@@ -13,8 +13,8 @@ comparable with positions (seed 001, *CORE*, §2):
   the values of ``attr`` instead, mapped back the same way): ``end`` to the first position ≥ the
   last data position with that time, ``start`` to the first data position when its time matches, else to the
   last earlier position with that time (under ties of ``time`` and a projection this can pick another position);
-* an event type with a declared ``primary_time`` attribute gives CORE its time itself (in nanoseconds, the
-  unit corpus streams use for it);
+* a declared ``primary_time`` attribute is sent as an integer like any other: the offline server takes an
+  event's time from the third argument of ``PyEvent`` (without it, from the wall clock), never from it;
 * one ``PyOfflineServer`` per case: ``get_output()`` ends the evaluation.
 
 An exception raised by pycer is answered as ``{"error": …}``; an abort of the engine ends this process, which
@@ -52,13 +52,11 @@ def evaluate(request: dict) -> list[dict]:
               "bool": pycer.PyBoolValue, "boolean": pycer.PyBoolValue}
     server = pycer.PyOfflineServer()
     types: dict[str, tuple[int, list[tuple[str, Any]]]] = {}
-    primary: dict[str, str] = {}  # event type -> its declared primary_time attribute, which CORE reads itself
     for sname, events in request["schema"].items():
         info = server.declare_stream(hidden_declarations({sname: events}))
         for e in info.events_info:
             attrs = events[e.name]
             types[e.name] = (e.id, [(a, makers[k.lower()]) for a, k in attrs.items()])
-            primary.update({e.name: a for a, k in attrs.items() if k.lower() == "primary_time"})
     server.add_query(request["query"])
     timed = DURATION.search(request["query"]) is not None
     by_attribute = ATTRIBUTE_WINDOW.search(request["query"])
@@ -67,17 +65,13 @@ def evaluate(request: dict) -> list[dict]:
     if by_attribute is not None:
         stamps = [_number(e.get(by_attribute.group(1))) for e in events]
     elif timed:
-        stamps = [_number(e.get(primary[e["type"]])) if e["type"] in primary else _number(e.get("time"), NANOS)
-                  for e in events]
+        stamps = [_number(e.get("time"), NANOS) for e in events]
     batch = []
     for p, e in enumerate(events):
         tid, attrs = types[e["type"]]
         values = [pycer.PyIntValue(p)] + [make(e[a]) for a, make in attrs]
-        if e["type"] in primary:
-            batch.append(pycer.PyEvent(tid, values))
-        else:
-            stamp = int(round(e["time"] * NANOS)) if timed else p
-            batch.append(pycer.PyEvent(tid, values, pycer.PyIntValue(stamp)))
+        stamp = int(round(e["time"] * NANOS)) if timed else p
+        batch.append(pycer.PyEvent(tid, values, pycer.PyIntValue(stamp)))
     server.send_events(batch)
     out = []
     for line in server.get_output().splitlines():
