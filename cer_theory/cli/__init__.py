@@ -17,6 +17,7 @@
 ``demo``          the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
 ``equiv``         decide equivalence or containment of two formulas, with a shortest distinguishing stream;
 ``check-exercise`` check an answer to an exercise (``exercises`` lists the bundled ones);
+``conformance``   test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
 ``figures``       regenerate every drawing in ``figures/``.
 
 Exit status: 0 on success, 2 on bad input (a formula that does not parse, a malformed stream, a formula
@@ -31,10 +32,10 @@ from collections.abc import Sequence
 
 from cer_theory.core.errors import CerError
 
-from cer_theory.cli import cel, ceql, equivalence, figures, formulas, socel, sremo
+from cer_theory.cli import cel, ceql, conformance, equivalence, figures, formulas, socel, sremo
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, equivalence, figures)
+COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, figures)
 
 
 def build_parser() -> argparse.ArgumentParser:

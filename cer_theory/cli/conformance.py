@@ -1,0 +1,107 @@
+"""``conformance``: test a CER engine against the reference semantics of CEQL (seed 001) on generated or corpus
+cases, with declared dialect readings, shrunk findings and a report (docs/conformance.md)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+
+
+class _Bar:
+    """A progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, stream=sys.stderr, width: int = 30) -> None:
+        self.stream, self.width, self.last, self.t0 = stream, width, 0.0, time.perf_counter()
+
+    def __call__(self, done: int, total: int, summary) -> None:
+        now = time.perf_counter()
+        if done < total and now - self.last < 0.1:
+            return
+        self.last = now
+        filled = self.width * done // max(total, 1)
+        c = summary.counts
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total}  "
+                          f"unexplained {c['unexplained']}, engine errors {c['engine error']}  "
+                          f"{now - self.t0:.0f}s")
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def cmd_conformance(args: argparse.Namespace) -> int:
+    """Run the cases, print the summary line last; exit 0 iff nothing is unexplained and no engine failed."""
+    from cer_theory.conformance.adapters import make_adapter
+    from cer_theory.conformance.check import run_cases
+    from cer_theory.conformance.corpus import corpus_cases
+    from cer_theory.conformance.dialects import get_dialect
+    from cer_theory.conformance.generate import generate_cases
+    from cer_theory.conformance.protocol import Case, ConformanceError
+    from cer_theory.conformance.report import write_report
+
+    dialect = get_dialect(args.dialect)
+    adapter = make_adapter(args.engine, pycer_python=args.pycer_python, timeout=args.timeout)
+    skipped = []
+    if args.replay:
+        try:
+            cases = [Case.from_json(json.loads(Path(args.replay).read_text(encoding="utf-8")))]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ConformanceError(f"--replay {args.replay}: not a case file ({exc})") from None
+    elif args.corpus:
+        cases, skipped = corpus_cases(args.corpus, per_query=args.cases or 10, seed=args.seed)
+    else:
+        cases = generate_cases(args.cases or 200, seed=args.seed)
+    try:
+        outcomes, summary = run_cases(cases, adapter, dialect, shrink_findings=not args.no_shrink,
+                                      progress=None if args.quiet else _Bar())
+    finally:
+        adapter.close()
+    if args.replay or args.verbose:
+        from cer_theory.conformance.check import outcome_text
+
+        for o in outcomes:
+            if o.finding or args.replay:
+                print(outcome_text(o.minimal or o))
+    if args.report:
+        options = ["--engine", args.engine, "--dialect", dialect.name]
+        if args.pycer_python:
+            options += ["--pycer-python", args.pycer_python]
+        meta = {"engine": args.engine, "dialect": dialect.name, "seed": args.seed, "corpus": args.corpus,
+                "cases": len(cases), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else options)}
+        page = write_report(args.report, outcomes, summary, meta=meta, skipped=skipped,
+                            replay="cer-theory conformance " + shlex.join(options) + " --replay {file}")
+        print(f"report: {page}", file=sys.stderr)
+    print(summary.line())
+    return 0 if summary.passed else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("conformance", help="test an engine against the CEQL reference semantics",
+                       description=cmd_conformance.__doc__)
+    p.add_argument("--engine", required=True,
+                   help="reference, engine (the tECS), spark (local), pycer (CORE's C++ engine), or command:CMD "
+                        "(any program speaking the JSON-lines protocol of docs/conformance.md)")
+    p.add_argument("--dialect", default=None, help="declared readings that explain differences: core (CORE 0.1.x); "
+                                                   "default: none (the paper's semantics)")
+    p.add_argument("--cases", type=int, default=None,
+                   help="generated cases (default 200), or streams per query file with --corpus (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="the same seed gives the same cases")
+    p.add_argument("--corpus", default=None, help="a directory of query files with *.core declarations beside them")
+    p.add_argument("--replay", default=None, help="run one case file (a report's findings/NNN.json)")
+    p.add_argument("--report", default=None, help="write cases.json, report.md and findings/ into this directory")
+    p.add_argument("--pycer-python", default=None,
+                   help="the CPython 3.13 interpreter with pycer (default ~/.cache/cer_theory/pycer-py313/bin/python)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds an external engine may take per case")
+    p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")
+    p.set_defaults(func=cmd_conformance)
+
+
+__all__ = ["cmd_conformance", "register"]

@@ -1,0 +1,238 @@
+"""The built-in adapters: the engines under test behind :class:`~cer_theory.conformance.protocol.Adapter`.
+
+* ``reference`` — the brute-force CEQL semantics (:func:`cer_theory.formalisms.ceql.semantics.evaluate`, seed 001
+  §2); LIMIT n keeps the first n CEs of each end position in sorted order (the semantics leaves the choice open);
+* ``engine`` — the tECS engine (:class:`cer_theory.engines.core.engine.Engine`, seed 001 §4);
+* ``spark`` — the Spark pipeline in local mode (:func:`cer_theory.spark.batch.run`);
+* ``command:CMD`` — any program speaking the JSON-lines protocol of :mod:`cer_theory.conformance.protocol`;
+* ``pycer`` — CORE's C++ engine through its Python binding, as a ``command`` adapter running
+  :mod:`cer_theory.conformance.pycer_driver` under a CPython 3.13 interpreter that has ``pycer``.
+
+An engine that crashes, hangs or answers garbage raises :class:`EngineFailure` for that case; the harness records
+it as an engine error and starts the program again for the next case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shlex
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cer_theory.core.errors import CerError
+from cer_theory.engines.core.engine import Engine
+from cer_theory.formalisms.ceql.semantics import evaluate
+from cer_theory.spark.batch import run
+from cer_theory.spark.session import spark_session
+from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, from_core, \
+    parse_answer
+
+DEFAULT_PYCER_PYTHON = os.path.expanduser("~/.cache/cer_theory/pycer-py313/bin/python")
+"""Where ``benchmarks/run.py`` makes its CPython 3.13 venv with pycer."""
+
+DRIVER = Path(__file__).with_name("pycer_driver.py")
+
+
+class ReferenceAdapter:
+    """The reference semantics as an engine (for testing the harness, and as the ground truth)."""
+
+    name = "reference"
+
+    def run(self, case: Case) -> list[ComplexEvent]:
+        query = case.ast
+        out: list[ComplexEvent] = []
+        for ces in evaluate(query, case.events):
+            chosen = sorted(from_core(ces))
+            out += chosen if query.limit is None else chosen[:query.limit]
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+class EngineAdapter:
+    """The tECS engine; every reported match counts (a duplicate would be a difference)."""
+
+    name = "engine"
+
+    def run(self, case: Case) -> list[ComplexEvent]:
+        try:
+            return from_core(m.complex_event for m in Engine(case.ast).process(case.events))
+        except CerError as exc:
+            raise EngineFailure(f"{type(exc).__name__}: {exc}") from exc
+
+    def close(self) -> None:
+        pass
+
+
+class SparkAdapter:
+    """The Spark batch pipeline in local mode (one session for the whole run; starting it takes seconds)."""
+
+    name = "spark"
+
+    def __init__(self, master: str = "local[2]", *, session: Any = None) -> None:
+        self.master = master
+        self._spark: Any = session
+
+    def run(self, case: Case) -> list[ComplexEvent]:
+        if self._spark is None:
+            self._spark = spark_session(self.master)
+        frame = pd.DataFrame([e.to_dict() for e in case.events])
+        try:
+            result = run(self._spark, self._spark.createDataFrame(frame), case.ast,
+                         declaration=list(case.declarations), with_events=False)
+            rows = result.matches.select("start", "end", "positions").collect()
+            result.close()
+        except CerError as exc:
+            raise EngineFailure(f"{type(exc).__name__}: {exc}") from exc
+        return [(int(r[0]), int(r[1]), tuple(sorted(int(p) for p in r[2]))) for r in rows]
+
+    def close(self) -> None:
+        self._spark = None  # the session is shared with the process (getOrCreate); it ends with it
+
+
+class CommandAdapter:
+    """An external engine as a long-lived subprocess: one request line in, one answer line out, per case.
+
+    ``command`` is an argv list or a shell-like string. A process that exits, hangs past ``timeout`` seconds or
+    answers a line that is not the protocol's raises :class:`EngineFailure` (with the tail of its stderr) and is
+    started again on the next case.
+    """
+
+    def __init__(self, command: Sequence[str] | str, *, name: str | None = None, timeout: float = 30.0,
+                 cwd: str | None = None, env: dict[str, str] | None = None) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ConformanceError("command: give the engine's command line, e.g. command:'python my_engine.py'")
+        self.name = name or f"command:{shlex.join(self.argv)}"
+        self.timeout, self.cwd, self.env = timeout, cwd, env
+        self._proc: subprocess.Popen | None = None
+        self._lines: queue.Queue = queue.Queue()
+        self._stderr: Any = None
+        self._count = 0
+
+    @property
+    def replay(self) -> str:
+        """The command line that replays a request file: the engine reads it on stdin."""
+        return shlex.join(self.argv)
+
+    def _start(self) -> subprocess.Popen:
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+        try:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                    text=True, bufsize=1, cwd=self.cwd, env=self.env)
+        except OSError as exc:
+            raise ConformanceError(f"cannot start the engine {shlex.join(self.argv)!r}: {exc}") from exc
+        lines: queue.Queue = queue.Queue()
+
+        def pump() -> None:  # a thread reads the answers, so a hung engine meets a timeout, not a blocked read
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        self._proc, self._lines = proc, lines
+        return proc
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        tail = [line.strip() for line in self._stderr.read().splitlines() if line.strip()][-3:]
+        return " | ".join(tail)
+
+    def _fail(self, why: str) -> EngineFailure:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        status = proc.wait() if proc is not None else None
+        tail = self._stderr_tail()
+        self._proc = None
+        detail = f"{why} (exit status {status})" if status is not None else why
+        return EngineFailure(detail + (f"; stderr: {tail}" if tail else ""))
+
+    def run(self, case: Case) -> list[ComplexEvent]:
+        proc = self._proc if self._proc is not None and self._proc.poll() is None else self._start()
+        self._count += 1
+        request = case.request(self._count)
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._fail("the engine exited before reading the case") from None
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise self._fail(f"no answer within {self.timeout:g} s") from None
+        if line is None:
+            raise self._fail("the engine exited without answering")
+        try:
+            answer = json.loads(line)
+        except json.JSONDecodeError:
+            raise EngineFailure(f"the answer is not JSON: {line.strip()[:120]!r}") from None
+        if not isinstance(answer, dict):
+            raise EngineFailure(f"the answer is not a JSON object: {line.strip()[:120]!r}")
+        if answer.get("id") != request["id"]:
+            raise self._fail(f"the answer has id {answer.get('id')!r}, expected {request['id']}")
+        if "error" in answer:
+            raise EngineFailure(f"the engine reported: {answer['error']}")
+        return parse_answer(answer.get("complex_events"), len(case.events))
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def pycer_adapter(python: str | None = None, *, timeout: float = 30.0) -> CommandAdapter:
+    """CORE's engine through pycer, under ``python`` (default :data:`DEFAULT_PYCER_PYTHON`), in a scratch
+    working directory (pycer writes ``logs/`` there). Raises :class:`ConformanceError` when the interpreter is
+    missing or cannot import pycer."""
+    python = python or DEFAULT_PYCER_PYTHON
+    if not os.path.exists(python):
+        raise ConformanceError(f"no interpreter at {python}: pycer needs CPython 3.13 with `pip install pycer`; "
+                               f"give one with --pycer-python PATH")
+    scratch = tempfile.mkdtemp(prefix="cer_conformance_pycer_")
+    probe = subprocess.run([python, "-c", "import pycer"], capture_output=True, text=True, cwd=scratch, timeout=60)
+    if probe.returncode != 0:
+        tail = (probe.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise ConformanceError(f"{python} cannot import pycer: {tail}")
+    return CommandAdapter([python, str(DRIVER)], name="pycer", timeout=timeout, cwd=scratch)
+
+
+ENGINES = ("reference", "engine", "spark", "pycer", "command:CMD")
+
+
+def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float = 30.0) -> Any:
+    """The adapter an ``--engine`` value names (:data:`ENGINES`)."""
+    if spec == "reference":
+        return ReferenceAdapter()
+    if spec == "engine":
+        return EngineAdapter()
+    if spec == "spark":
+        return SparkAdapter()
+    if spec == "pycer":
+        return pycer_adapter(pycer_python, timeout=timeout)
+    if spec.startswith("command:"):
+        return CommandAdapter(spec[len("command:"):], timeout=timeout)
+    raise ConformanceError(f"unknown engine {spec!r}; expected one of {', '.join(ENGINES)}")
+
+
+__all__ = ["CommandAdapter", "DEFAULT_PYCER_PYTHON", "ENGINES", "EngineAdapter", "ReferenceAdapter", "SparkAdapter",
+           "make_adapter", "pycer_adapter"]

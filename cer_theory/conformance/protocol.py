@@ -1,0 +1,149 @@
+"""The conformance protocol: a *case* (stream declarations, a CEQL query, a finite stream) goes to an engine, which
+answers with its complex events as ``(start, end, positions)`` (seed 001, *CORE*, §2: a complex event is
+``C = ([i, j], D)``, an interval and the positions of its data), positions counted from 0 in the stream.
+
+On the wire (the ``command`` adapter, docs/conformance.md) a case is one JSON object per line::
+
+    {"id": 3, "declarations": "CREATE STREAM S { EVENT R { x:int, s:string, time:int } }",
+     "schema": {"S": {"R": {"x": "int", "s": "string", "time": "int"}}},
+     "query": "SELECT * FROM S WHERE R ; R WITHIN 2 EVENTS",
+     "events": [{"type": "R", "x": 1, "s": "ab", "time": 0}, ...]}
+
+and the engine answers one line per case, in order::
+
+    {"id": 3, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}, ...]}
+    {"id": 3, "error": "what went wrong"}          (the engine rejects the query, or fails)
+
+``schema`` repeats the declarations as JSON so an engine need not parse ``CREATE STREAM``. Complex events may be
+listed in any order; a complex event reported twice counts twice (outputs are compared as multisets).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from cer_theory.core.errors import CerError
+from cer_theory.core.events import CoreComplexEvent, Event, Stream
+from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+from cer_theory.formalisms.ceql.parser import parse, parse_declarations
+from cer_theory.formalisms.ceql.printer import format_declaration
+
+ComplexEvent = tuple[int, int, tuple[int, ...]]
+"""``(start, end, positions)``: CORE's ``([start, end], D)`` with D as sorted positions."""
+
+
+class ConformanceError(CerError, ValueError):
+    """Bad input to the conformance harness: an unknown engine or dialect, a missing interpreter, a corpus
+    that cannot be read."""
+
+
+class EngineFailure(Exception):
+    """The engine under test failed on a case (it crashed, answered garbage, or reported an error): a finding
+    about the engine, recorded as an *engine error*, never a failure of the harness."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One conformance case: the stream declarations, the query text and the events (global positions 0..n-1).
+
+    ``name`` says where the case came from (``generated #17``, a corpus file)."""
+
+    declarations: tuple[StreamDeclaration, ...]
+    query: str
+    events: tuple[Event, ...]
+    name: str = ""
+    parsed: Query | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def make(cls, declarations: str | Iterable[StreamDeclaration], query: str | Query,
+             events: Iterable[Event | Mapping[str, Any]], name: str = "") -> Case:
+        decls = tuple(parse_declarations(declarations) if isinstance(declarations, str) else declarations)
+        ast = parse(query) if isinstance(query, str) else query
+        evs = tuple(e if isinstance(e, Event) else Event.from_dict(e, line=k) for k, e in enumerate(events))
+        return cls(decls, query if isinstance(query, str) else str(query), evs, name, ast)
+
+    @property
+    def ast(self) -> Query:
+        """The parsed query (parsed on first use when the case was built without it)."""
+        return self.parsed if self.parsed is not None else parse(self.query)
+
+    @property
+    def stream(self) -> Stream:
+        return Stream(self.events)
+
+    def declarations_text(self) -> str:
+        return "\n".join(format_declaration(d) for d in self.declarations)
+
+    def schema(self) -> dict[str, dict[str, dict[str, str]]]:
+        return {d.name: {t: dict(attrs) for t, attrs in d.events.items()} for d in self.declarations}
+
+    def request(self, ident: int = 0) -> dict[str, Any]:
+        """The case as one line of the JSON-lines protocol (the module docstring)."""
+        return {"id": ident, "declarations": self.declarations_text(), "schema": self.schema(),
+                "query": self.query, "events": [e.to_dict() for e in self.events]}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, **self.request()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Case:
+        return cls.make(data["declarations"], data["query"], data["events"], data.get("name", ""))
+
+    def with_(self, *, query: Query | None = None, events: Sequence[Event] | None = None) -> Case:
+        """The same case with another query or stream (what shrinking tries)."""
+        q = query if query is not None else self.ast
+        return Case(self.declarations, str(q), tuple(events) if events is not None else self.events, self.name, q)
+
+    def __repr__(self) -> str:
+        return f"Case({self.name!r}, {self.query!r}, {len(self.events)} events)"
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """An engine under test: ``run(case)`` returns its complex events (any order, duplicates kept) or raises
+    :class:`EngineFailure`; ``close()`` releases what it holds (a subprocess, a Spark session)."""
+
+    name: str
+
+    def run(self, case: Case) -> list[ComplexEvent]: ...
+
+    def close(self) -> None: ...
+
+
+def from_core(ces: Iterable[CoreComplexEvent]) -> list[ComplexEvent]:
+    return [(c.start, c.end, tuple(c.positions)) for c in ces]
+
+
+def parse_answer(obj: Any, size: int) -> list[ComplexEvent]:
+    """The ``complex_events`` of an engine's answer, checked: integers, positions sorted inside the stream.
+    Anything else raises :class:`EngineFailure` naming the bad item."""
+    if not isinstance(obj, list):
+        raise EngineFailure(f"'complex_events' must be a list, got {json.dumps(obj)[:80]}")
+    out: list[ComplexEvent] = []
+    for item in obj:
+        try:
+            start, end, positions = int(item["start"]), int(item["end"]), tuple(int(p) for p in item["positions"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EngineFailure(f"a complex event needs integer 'start', 'end' and 'positions': {item!r}") from exc
+        out.append((start, end, tuple(sorted(positions))))
+    return out
+
+
+def multiset(ces: Iterable[ComplexEvent]) -> Counter:
+    return Counter(ces)
+
+
+def to_json_ce(ce: ComplexEvent) -> dict[str, Any]:
+    return {"start": ce[0], "end": ce[1], "positions": list(ce[2])}
+
+
+def ce_text(ce: ComplexEvent) -> str:
+    return f"[{ce[0]},{ce[1]}]{{{','.join(map(str, ce[2]))}}}"
+
+
+__all__ = ["Adapter", "Case", "ComplexEvent", "ConformanceError", "EngineFailure", "ce_text",
+           "from_core", "multiset", "parse_answer", "to_json_ce"]

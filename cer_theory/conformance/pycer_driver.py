@@ -1,0 +1,125 @@
+"""CORE's C++ engine (``pycer``, its Python binding) behind the conformance protocol: run as a script,
+``python pycer_driver.py``, under the CPython 3.13 that has pycer; it reads cases as JSON lines on stdin and
+writes one answer line per case (:mod:`cer_theory.conformance.protocol`).
+
+Standard library only: this file runs in an interpreter without cer_theory. Three things make CORE's output
+comparable with positions (seed 001, *CORE*, §2):
+
+* every event type gets a hidden first attribute :data:`POSITION` holding the event's position, so the events
+  CORE prints for a complex event name their positions (CORE prints attribute values, not positions);
+* CORE reports ``[start, end]`` as *primary times*, in nanoseconds. Without a duration window the primary time is
+  the position itself, so ``[start, end]`` are positions. With one (``WITHIN n SECONDS|MINUTES|HOURS``) it is the
+  event's ``time`` attribute in nanoseconds and the times are mapped back (under ``WITHIN n [attr]`` CORE prints
+  the values of ``attr`` instead, mapped back the same way): ``end`` to the first position ≥ the
+  last data position with that time, ``start`` to the first data position when its time matches, else to the
+  last earlier position with that time (under ties of ``time`` and a projection this can pick another position);
+* a declared ``primary_time`` attribute is sent as an integer like any other: the offline server takes an
+  event's time from the third argument of ``PyEvent`` (without it, from the wall clock), never from it;
+* one ``PyOfflineServer`` per case: ``get_output()`` ends the evaluation.
+
+An exception raised by pycer is answered as ``{"error": …}``; an abort of the engine ends this process, which
+the harness reports as an engine error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from typing import Any
+
+POSITION = "conformance_pos"
+DURATION = re.compile(r"\bWITHIN\b[^\[]*?\b(SECONDS?|MINUTES?|HOURS?)\b", re.IGNORECASE)
+ATTRIBUTE_WINDOW = re.compile(r"\bWITHIN\s+[0-9.eE+-]+\s*\[\s*`?(\w+)`?\s*\]", re.IGNORECASE)
+NANOS = 1_000_000_000
+
+
+def hidden_declarations(schema: dict) -> str:
+    """CREATE STREAM text for the schema with the hidden position attribute first in every event type."""
+    streams = []
+    for sname, events in schema.items():
+        body = ", ".join(f"EVENT {t} {{ " + ", ".join([f"{POSITION}:int"] + [f"{a}:{k}" for a, k in attrs.items()])
+                         + " }" for t, attrs in events.items())
+        streams.append(f"CREATE STREAM {sname} {{ {body} }}")
+    return "\n".join(streams)
+
+
+def evaluate(request: dict) -> list[dict]:
+    import pycer
+
+    makers = {"int": pycer.PyIntValue, "primary_time": pycer.PyIntValue, "double": pycer.PyDoubleValue, "string": pycer.PyStringValue,
+              "bool": pycer.PyBoolValue, "boolean": pycer.PyBoolValue}
+    server = pycer.PyOfflineServer()
+    types: dict[str, tuple[int, list[tuple[str, Any]]]] = {}
+    for sname, events in request["schema"].items():
+        info = server.declare_stream(hidden_declarations({sname: events}))
+        for e in info.events_info:
+            attrs = events[e.name]
+            types[e.name] = (e.id, [(a, makers[k.lower()]) for a, k in attrs.items()])
+    server.add_query(request["query"])
+    timed = DURATION.search(request["query"]) is not None
+    by_attribute = ATTRIBUTE_WINDOW.search(request["query"])
+    events = request["events"]
+    stamps = None  # what CORE prints as [start, end], per position, when it is not the position
+    if by_attribute is not None:
+        stamps = [_number(e.get(by_attribute.group(1))) for e in events]
+    elif timed:
+        stamps = [_number(e.get("time"), NANOS) for e in events]
+    batch = []
+    for p, e in enumerate(events):
+        tid, attrs = types[e["type"]]
+        values = [pycer.PyIntValue(p)] + [make(e[a]) for a, make in attrs]
+        stamp = int(round(e["time"] * NANOS)) if timed else p
+        batch.append(pycer.PyEvent(tid, values, pycer.PyIntValue(stamp)))
+    server.send_events(batch)
+    out = []
+    for line in server.get_output().splitlines():
+        m = re.match(r"\[(-?\d+),(-?\d+)\]", line)
+        if m is None:
+            continue
+        positions = sorted(int(x) for x in re.findall(r"attributes: \[(-?\d+)", line))
+        start, end = int(m.group(1)), int(m.group(2))
+        if stamps is not None:
+            start, end = _back(start, end, positions, stamps)
+        out.append({"start": start, "end": end, "positions": positions})
+    return out
+
+
+def _number(value: Any, scale: int = 1) -> int | None:
+    return None if value is None or isinstance(value, (str, bool)) else int(round(value * scale))
+
+
+def _back(start: int, end: int, positions: list[int], stamp: list) -> tuple[int, int]:
+    """Times or attribute values → positions (the module docstring)."""
+    last = positions[-1] if positions else 0
+    e = next((p for p in range(last, len(stamp)) if stamp[p] == end), last)
+    first = positions[0] if positions else e
+    if stamp[first] == start:
+        s = first
+    else:
+        s = next((p for p in range(first, -1, -1) if stamp[p] == start), first)
+    return s, e
+
+
+def main() -> int:
+    # CORE prints messages on stdout ("Failed to process client request."): keep the answers on a private copy
+    # of it and send everything else printed on file descriptor 1 to stderr.
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        try:
+            answer = {"id": request.get("id"), "complex_events": evaluate(request)}
+        except Exception as exc:  # noqa: BLE001 - every pycer exception is an answer about this case
+            answer = {"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"}
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

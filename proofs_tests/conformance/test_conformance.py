@@ -1,0 +1,262 @@
+"""The conformance harness (cer_theory.conformance): classification, dialect readings, shrinking, the adapters
+and the `cer-theory conformance` command."""
+
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cer_theory.conformance.adapters import (CommandAdapter, EngineAdapter, ReferenceAdapter, SparkAdapter,
+                                             make_adapter, pycer_adapter, DEFAULT_PYCER_PYTHON)
+from cer_theory.conformance.check import (AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED, judge, run_case, run_cases,
+                                          smaller_queries)
+from cer_theory.conformance.corpus import corpus_cases
+from cer_theory.conformance.dialects import CORE, PAPER, core_pattern, get_dialect
+from cer_theory.conformance.generate import DECLARATIONS, generate_cases
+from cer_theory.conformance.protocol import Case, ConformanceError
+from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.formalisms.ceql.printer import format_pattern
+
+HERE = Path(__file__).parent
+FAKE = [sys.executable, str(HERE / "fake_engine.py")]
+
+
+def case(query: str, events: list[dict]) -> Case:
+    return Case.make(DECLARATIONS, query, [{"s": "b", "x": 0, **e} for e in events])
+
+
+def R(time: int, **kw) -> dict:
+    return {"type": "R", "time": time, **kw}
+
+
+def T(time: int, **kw) -> dict:
+    return {"type": "T", "time": time, **kw}
+
+
+# ---------------------------------------------------------------------------------------------- engine vs reference
+
+
+@functools.lru_cache(maxsize=None)
+def seeded(count: int, seed: int) -> tuple[Case, ...]:
+    return tuple(generate_cases(count, seed=seed))
+
+
+def test_engine_agrees_with_the_reference_on_a_seeded_run():
+    cases = seeded(100, 3)
+    outcomes, summary = run_cases(cases, EngineAdapter(), PAPER)
+    assert summary.total == 100
+    assert summary.passed, "\n".join(str(o.to_json()) for o in outcomes if o.finding)
+
+
+def test_generation_is_deterministic_per_seed():
+    assert [c.query for c in generate_cases(12, seed=5)] == [c.query for c in generate_cases(12, seed=5)]
+    assert [c.query for c in generate_cases(12, seed=5)] != [c.query for c in generate_cases(12, seed=6)]
+
+
+def test_generated_queries_cover_the_grammar():
+    text = " ".join(c.query for c in seeded(100, 3))
+    for clause in ("PARTITION BY", "WITHIN", "EVENTS", "SECONDS", "[time]", "CONSUME BY", "LIMIT", "FILTER",
+                   " AS ", " OR ", ";", ":", "+", "LIKE", " IN ", "SELECT NONE"):
+        assert clause in text, clause
+    assert sum(f"SELECT {s} " in text for s in ("ANY", "STRICT", "NEXT", "LAST", "MAX")) >= 3
+
+
+# ---------------------------------------------------------------------------------------------- classification
+
+
+def test_limit_agrees_with_any_n_expected_complex_events_per_end():
+    c = case("SELECT * FROM S WHERE R ; T LIMIT 1", [R(0), R(1), T(2)])
+    assert judge(c, [(1, 2, (1, 2))], PAPER).kind == AGREE
+    assert judge(c, [(0, 2, (0, 2))], PAPER).kind == AGREE
+    assert judge(c, [(0, 2, (0, 2)), (1, 2, (1, 2))], PAPER).kind == UNEXPLAINED
+    assert judge(c, [], PAPER).kind == UNEXPLAINED
+
+
+def test_duplicates_and_positions_outside_the_stream_are_differences():
+    c = case("SELECT * FROM S WHERE R", [R(0)])
+    assert judge(c, [(0, 0, (0,))], PAPER).kind == AGREE
+    assert judge(c, [(0, 0, (0,)), (0, 0, (0,))], PAPER).kind == UNEXPLAINED
+    assert judge(c, [(0, 0, (0,)), (1, 1, (1,))], PAPER).kind == UNEXPLAINED
+
+
+def test_strict_attribute_window_reading_explains_and_only_under_core():
+    # WITHIN 2 [time]: [0,1] spans time 2 - the paper keeps it, CORE (strict) drops it
+    c = case("SELECT * FROM S WHERE R ; T WITHIN 2 [time]", [R(0), T(2)])
+    assert judge(c, [(0, 1, (0, 1))], CORE).kind == AGREE
+    core_answer = judge(c, [], CORE)
+    assert (core_answer.kind, core_answer.readings) == (EXPLAINED, ("strict-attribute-windows",))
+    assert judge(c, [], PAPER).kind == UNEXPLAINED
+
+
+def test_strategies_ignored_reading():
+    c = case("SELECT LAST * FROM S WHERE R ; T", [R(0), R(1), T(2)])
+    every = [(0, 2, (0, 2)), (1, 2, (1, 2))]
+    assert judge(c, [(1, 2, (1, 2))], CORE).kind == AGREE
+    assert judge(c, every, CORE).readings == ("strategies-ignored",)
+    assert judge(c, every, PAPER).kind == UNEXPLAINED
+
+
+def test_core_precedence_regroups_the_printed_chain():
+    def regroup(text: str) -> str:
+        return format_pattern(core_pattern(parse("SELECT * FROM S WHERE " + text).pattern))
+
+    assert regroup("U OR U : U") == "U OR (U : U)"
+    assert regroup("R : (T OR U) ; R") == "R : (T OR U ; R)"
+    assert regroup("R ; T : U") == "R ; T : U"
+    c = case("SELECT * FROM S WHERE R OR R : R", [R(0)])
+    assert judge(c, [(0, 0, (0,))], CORE).readings == ("core-precedence",)
+    assert judge(c, [(0, 0, (0,))], PAPER).kind == UNEXPLAINED
+
+
+def test_like_partial_match_reading():
+    c = case("SELECT * FROM S WHERE R FILTER R[s LIKE 'b']", [R(0, s="ab")])
+    assert judge(c, [], CORE).kind == AGREE  # 'b' does not match all of 'ab'
+    o = judge(c, [(0, 0, (0,))], CORE)  # CORE: RE2's PartialMatch finds 'b' in 'ab'
+    assert (o.kind, o.readings) == (EXPLAINED, ("like-partial-match",))
+    assert judge(c, [(0, 0, (0,))], PAPER).kind == UNEXPLAINED
+    negated = case("SELECT * FROM S WHERE R FILTER R[NOT s LIKE 'b']", [R(0, s="ab")])
+    assert judge(negated, [], CORE).readings == ("like-partial-match",)
+
+
+def test_unknown_dialect_is_a_clear_error():
+    with pytest.raises(ConformanceError, match="unknown dialect 'java'"):
+        get_dialect("java")
+
+
+# ---------------------------------------------------------------------------------------------- shrinking
+
+
+def test_smaller_queries_are_valid_and_smaller():
+    q = parse("SELECT A FROM S WHERE (R AS A ; T) FILTER A[x > 1] WITHIN 3 EVENTS LIMIT 2")
+    smaller = list(smaller_queries(q))
+    assert smaller and all(parse(str(s)) == s for s in smaller)
+    assert q not in smaller and len(set(smaller)) == len(smaller)
+
+
+def test_command_adapter_finds_and_shrinks_the_injected_bug():
+    adapter = CommandAdapter(FAKE, name="fake")
+    try:
+        outcomes, summary = run_cases(generate_cases(40, seed=1), adapter, CORE)
+    finally:
+        adapter.close()
+    findings = [o for o in outcomes if o.finding]
+    assert findings and not summary.passed
+    for o in findings:
+        m = o.minimal
+        assert m is not None and m.kind == UNEXPLAINED
+        # the minimum: one event, the one with s = 'a1', and a query with no clause left that could go
+        assert [e.get("s") for e in m.case.events] == ["a1"], m.case
+        assert m.got == [] and len(m.expected) == 1
+        assert "WITHIN" not in m.case.query and "LIMIT" not in m.case.query
+
+
+def test_an_engine_abort_is_an_engine_error_and_the_run_goes_on():
+    adapter = CommandAdapter(FAKE + ["--abort-on-plus"], name="fake")
+    try:
+        crash = run_case(case("SELECT * FROM S WHERE R+", [R(0)]), adapter, PAPER)
+        after = run_case(case("SELECT * FROM S WHERE T", [T(0)]), adapter, PAPER)
+    finally:
+        adapter.close()
+    assert crash.kind == ENGINE_ERROR and "exited without answering" in crash.error
+    assert after.kind == AGREE
+
+
+def test_reference_adapter_conforms_to_itself_under_limit():
+    c = case("SELECT * FROM S WHERE R ; T LIMIT 1", [R(0), R(1), T(2)])
+    assert run_case(c, ReferenceAdapter(), PAPER).kind == AGREE
+
+
+# ---------------------------------------------------------------------------------------------- corpus
+
+
+def test_corpus_mode_reads_queries_with_declarations_above(tmp_path):
+    (tmp_path / "stocks" / "queries").mkdir(parents=True)
+    (tmp_path / "stocks" / "declaration.core").write_text(
+        "CREATE STREAM S { EVENT BUY { name:string, price:double, t:int }, EVENT SELL { name:string, "
+        "price:double, t:int } }")
+    (tmp_path / "stocks" / "queries" / "q1.txt").write_text(
+        "SELECT * FROM S WHERE BUY ; SELL FILTER BUY[name = 'MSFT'] AND SELL[price > 26.0] WITHIN 10 [t]")
+    (tmp_path / "stocks" / "queries" / "bad.txt").write_text("SELECT * FROM S WHERE NOT (BUY)")
+    cases, skipped = corpus_cases(tmp_path, per_query=6, seed=0)
+    assert len(cases) == 6 and [s.path for s in skipped] == ["stocks/queries/bad.txt"]
+    assert any(e.get("name") == "MSFT" for c in cases for e in c.events)
+    assert any(run_case(c, EngineAdapter(), PAPER).expected for c in cases), "no stream matched"
+    outcomes, summary = run_cases(cases, EngineAdapter(), PAPER)
+    assert summary.passed
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+
+
+def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_cli_reports_and_exits_by_the_summary(tmp_path):
+    ok = cli("--engine", "engine", "--cases", "20", "--report", str(tmp_path / "ok"))
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip().splitlines()[-1] == "20 cases: 20 agree, 0 explained, 0 unexplained, 0 engine errors"
+    assert "20/20" in ok.stderr  # the progress bar
+    bad = cli("--engine", "command:" + " ".join(FAKE), "--dialect", "core", "--cases", "25", "--seed", "1",
+              "--report", str(tmp_path / "bad"))
+    assert bad.returncode == 1
+    data = json.loads((tmp_path / "bad" / "cases.json").read_text())
+    assert len(data["cases"]) == 25 and data["summary"]["unexplained"] >= 1
+    page = (tmp_path / "bad" / "report.md").read_text()
+    assert "### Finding 1: unexplained" in page and "--replay" in page
+    replay = cli("--engine", "command:" + " ".join(FAKE), "--replay", str(tmp_path / "bad" / "findings" / "001.json"))
+    assert replay.returncode == 1 and "unexplained" in replay.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--engine", "nope"], "unknown engine 'nope'"),
+    (["--engine", "pycer", "--pycer-python", "/nonexistent/python3.13"], "no interpreter at /nonexistent"),
+])
+def test_cli_bad_input_exits_2_with_a_message(args, message):
+    r = cli(*args, "--cases", "2")
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unknown_engine_names_the_choices():
+    with pytest.raises(ConformanceError, match="reference, engine, spark, pycer, command:CMD"):
+        make_adapter("flink")
+    with pytest.raises(ConformanceError, match="cannot start the engine"):
+        make_adapter("command:/nonexistent/engine").run(case("SELECT * FROM S WHERE R", [R(0)]))
+    with pytest.raises(ConformanceError, match="not a directory"):
+        corpus_cases("/nonexistent/dir", per_query=1)
+
+
+# ---------------------------------------------------------------------------------------------- pycer, Spark
+
+needs_pycer = pytest.mark.skipif(not Path(DEFAULT_PYCER_PYTHON).exists(),
+                                 reason=f"CORE's pycer needs CPython 3.13 with pycer at {DEFAULT_PYCER_PYTHON}")
+
+
+@needs_pycer
+def test_pycer_readings_established_on_core():
+    adapter = pycer_adapter()
+    try:
+        strict = run_case(case("SELECT * FROM S WHERE R ; T WITHIN 2 [time]", [R(0), T(2)]), adapter, CORE)
+        precedence = run_case(case("SELECT * FROM S WHERE R OR R : R", [R(0)]), adapter, CORE)
+        last = run_case(case("SELECT LAST * FROM S WHERE R ; T", [R(0), R(1), T(2)]), adapter, CORE)
+        events = run_case(case("SELECT * FROM S WHERE R ; T WITHIN 1 EVENTS", [R(0), T(1)]), adapter, CORE)
+        seconds = run_case(case("SELECT * FROM S WHERE R ; T WITHIN 2 SECONDS", [R(0), T(2)]), adapter, CORE)
+        like = run_case(case("SELECT * FROM S WHERE R FILTER R[s LIKE 'b']", [R(0, s="ab")]), adapter, CORE)
+    finally:
+        adapter.close()
+    assert strict.readings == ("strict-attribute-windows",)
+    assert precedence.readings == ("core-precedence",)
+    assert last.readings == ("strategies-ignored",)
+    assert like.readings == ("like-partial-match",)
+    assert events.kind == AGREE and seconds.kind == AGREE  # EVENTS and durations are inclusive in CORE too
+
+
+@pytest.mark.spark
+def test_spark_adapter_agrees_on_a_few_cases(spark):
+    adapter = SparkAdapter(session=spark)
+    outcomes, summary = run_cases(generate_cases(3, seed=2), adapter, PAPER, shrink_findings=False)
+    assert summary.passed, [o.to_json() for o in outcomes if o.finding]
