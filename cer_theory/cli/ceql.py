@@ -26,7 +26,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     from cer_theory.engines.core import Engine
     from cer_theory.formalisms.ceql.declarations import Schema
-    from cer_theory.core.events import iter_file
 
     query = _read_query(args.query)
     if args.strict_window and query.within is not None:
@@ -38,23 +37,27 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         schema = Schema.from_declarations(parse_declarations(Path(args.declare).read_text(encoding="utf-8")))
     else:
-        schema = Schema.infer(iter_file(args.stream), source=args.stream)
+        schema = None
+    from cer_theory.engines.core.columnar import file_matches
+    from cer_theory.engines.core.output import MatchWriter
+
     engine = Engine(query)
-    out, t0, last, count = sys.stdout, time.perf_counter(), time.perf_counter(), 0
+    writer = MatchWriter(args.output or sys.stdout, args.output_format, positions_only=args.positions_only)
+    t0, last, count = time.perf_counter(), time.perf_counter(), 0
 
-    def events():
+    def progress(k: int) -> None:
         nonlocal last
-        for k, event in enumerate(schema.check(iter_file(args.stream), source=args.stream), 1):
-            yield event
-            now = time.perf_counter()
-            if now - last >= args.progress:
-                last = now
-                print(f"run: {k:,} events, {count:,} complex events, {k / (now - t0):,.0f} events/s",
-                      file=sys.stderr)
+        now = time.perf_counter()
+        if now - last >= args.progress:
+            last = now
+            print(f"run: {k:,} events, {count:,} complex events, {k / (now - t0):,.0f} events/s", file=sys.stderr)
 
-    for match in engine.process(events()):
-        count += 1
-        out.write(json.dumps(match.to_json()) + "\n")
+    try:
+        for match in file_matches(engine, args.stream, args.input_format, schema, progress=progress):
+            count += 1
+            writer.write(match)
+    finally:
+        writer.close()
     if engine.unpartitioned:
         print(f"run: {engine.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
@@ -120,9 +123,16 @@ def cmd_spark(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines out)")
+    q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines, CSV or Parquet out)")
     q.add_argument("--query", required=True, help="CEQL text, or a file holding it")
-    q.add_argument("--stream", required=True, help="events: .csv (with a type column) or JSON Lines")
+    q.add_argument("--stream", required=True,
+                   help="events: .csv (with a type column), .parquet, or JSON Lines (anything else)")
+    q.add_argument("--input-format", choices=["jsonl", "csv", "parquet"], help="default: from the extension")
+    q.add_argument("--output", help="write the complex events to this file (default: stdout)")
+    q.add_argument("--output-format", choices=["jsonl", "csv", "parquet"], default="jsonl",
+                   help="jsonl (default), csv, or parquet (needs --output)")
+    q.add_argument("--positions-only", action="store_true",
+                   help="leave the events out: start, end and positions only (faster)")
     q.add_argument("--declare", help="a file of CREATE STREAM declarations; inferred from the data when omitted")
     q.add_argument("--strict-window", action="store_true",
                    help="CORE's reading end − start < n (default: the paper's end − start ≤ n)")

@@ -648,11 +648,12 @@ class SchemaCheck:
         return event
 
 
-def file_matches(engine: Any, path: str | Path, fmt: str | None = None, schema: Schema | None = None
-                 ) -> Iterator[Any]:
+def file_matches(engine: Any, path: str | Path, fmt: str | None = None, schema: Schema | None = None, *,
+                 progress: Callable[[int], None] | None = None) -> Iterator[Any]:
     """The matches of ``engine`` (an :class:`~cer_theory.engines.core.Engine`) over a JSON Lines, CSV or Parquet
     file checked against ``schema`` (None: inferred in the same pass): batches through the columns while they
-    are exactly columnar, then the row path (see the module docstring). The file is read once."""
+    are exactly columnar, then the row path (see the module docstring). The file is read once. ``progress`` is
+    called with the events read so far after each columnar batch."""
     fmt = file_format(path, fmt)
     check = SchemaCheck(schema, str(path))
     done = 0
@@ -665,6 +666,8 @@ def file_matches(engine: Any, path: str | Path, fmt: str | None = None, schema: 
             break
         yield from engine.process_batch(rows)
         done += len(rows)
+        if progress is not None:
+            progress(done)
     else:
         return
     yield from engine.process(file_events(path, fmt, check, done))
