@@ -72,17 +72,20 @@ class Fallback(Exception):
 
 
 class Rows:
-    """One batch of events as columns: ``types`` (object array), ``columns`` (attribute → vectorized
-    :class:`~cer_theory.core.predicates.vectorized.Column`), ``values(name)`` (exact Python values, None where
-    absent) and ``event(k)`` (the k-th row as an Event, built on demand and only for reported matches). ``first``
-    is the global position of row 0 (set when the engine reads the batch); ``lines`` the source line of each
-    row (None: line = position, the in-memory inputs' convention)."""
+    """One batch of events as columns: ``types`` (object array), ``kinds`` (attribute → the kind code of each
+    row: MISSING, NUM, STR or BOOL, enough for the declaration checks), ``column(name)`` (the vectorized
+    :class:`~cer_theory.core.predicates.vectorized.Column`, built on first use: only the attributes predicates
+    read), ``values(name)`` (exact Python values, None where absent) and ``event(k)`` (the k-th row as an Event,
+    built on demand: only for reported matches). ``first`` is the global position of row 0 (set when the engine
+    reads the batch); ``lines`` the source line of each row (None: line = position, as for in-memory inputs)."""
 
-    __slots__ = ("types", "columns", "_values", "_event", "first", "lines", "_events")
+    __slots__ = ("types", "kinds", "_column", "_columns", "_values", "_event", "first", "lines", "_events")
 
-    def __init__(self, types: np.ndarray, columns: dict[str, Column], values: Callable[[str], list],
-                 event: Callable[[int], Event], lines: np.ndarray | None = None) -> None:
-        self.types, self.columns, self._values, self._event = types, columns, values, event
+    def __init__(self, types: np.ndarray, kinds: dict[str, np.ndarray], column: Callable[[str], Column],
+                 values: Callable[[str], list], event: Callable[[int], Event], lines: np.ndarray | None = None
+                 ) -> None:
+        self.types, self.kinds, self._column, self._values, self._event = types, kinds, column, values, event
+        self._columns: dict[str, Column] = {}
         self.first = 0
         self.lines = lines
         self._events: dict[int, Event] = {}
@@ -90,8 +93,14 @@ class Rows:
     def __len__(self) -> int:
         return len(self.types)
 
+    def column(self, name: str) -> Column:
+        found = self._columns.get(name)
+        if found is None:
+            found = self._columns[name] = self._column(name) if name in self.kinds else _absent(len(self.types))
+        return found
+
     def values(self, name: str) -> list:
-        return self._values(name) if name in self.columns else [None] * len(self.types)
+        return self._values(name) if name in self.kinds else [None] * len(self.types)
 
     def event(self, k: int) -> Event:
         found = self._events.get(k)
@@ -104,13 +113,7 @@ class Rows:
 
     def batch(self) -> Batch:
         """The vectorized evaluator's view (a missing attribute is an all-absent column)."""
-        n = len(self.types)
-
-        def column(name: str) -> Column:
-            found = self.columns.get(name)
-            return found if found is not None else _absent(n)
-
-        return Batch(self.types, column, self.event)
+        return Batch(self.types, self.column, self.event)
 
 
 def _absent(n: int) -> Column:
@@ -205,22 +208,52 @@ def _names(names: Iterable[str]) -> list[str]:
     return out
 
 
+def arrow_kinds(array: pa.Array | pa.ChunkedArray, *, nan_missing: bool, exact: bool = False) -> np.ndarray:
+    """The kind code of each row of an Arrow column (cheap: validity and type, values only for floats), with the
+    checks that send a batch the row way: a type that is not one scalar kind, NaN (unless ``nan_missing``), a
+    float that may be a rounded integer (JSON), an integral float whose Python value must be ``exact`` (a JSON 1
+    in a float column reads back as 1.0: partition values)."""
+    t = array.type
+    n = len(array)
+    if pa.types.is_null(t):
+        return np.zeros(n, dtype=np.int8)
+    valid = (np.ones(n, dtype=bool) if array.null_count == 0
+             else np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+    if pa.types.is_integer(t):
+        code = NUM
+    elif pa.types.is_floating(t):
+        num = np.asarray((array.fill_null(0.0) if array.null_count else array).to_numpy(zero_copy_only=False),
+                         dtype=np.float64)
+        nan = np.isnan(num) & valid
+        if nan.any():
+            if not nan_missing:
+                raise Fallback("NaN")
+            valid = valid & ~nan
+        if not nan_missing and (np.abs(num[valid]) >= _EXACT).any():
+            raise Fallback("a float that may be a rounded integer")
+        if exact and (np.floor(num[valid]) == num[valid]).any():
+            raise Fallback("an integral float partition value")
+        code = NUM
+    elif pa.types.is_boolean(t):
+        code = BOOL
+    elif pa.types.is_string(t) or pa.types.is_large_string(t) or (
+            pa.types.is_dictionary(t) and (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type))):
+        code = STR
+    else:
+        raise Fallback(f"a {t} column")
+    return np.where(valid, code, MISSING).astype(np.int8)
+
+
 def table_rows(table: pa.Table, *, nan_missing: bool, event: Callable[[int], Event],
                exact_partition: Sequence[str] = (), lines: np.ndarray | None = None) -> Rows:
     """A :class:`Rows` over an Arrow table whose every column is one scalar type. ``exact_partition``: attributes
-    whose Python values must be those of the source (a JSON 1 in a float column reads back as 1.0, so an
-    integral float there sends the batch the row way)."""
+    whose Python values must be those of the source (see :func:`arrow_kinds`)."""
     types = _types(table)
-    columns = {name: arrow_column(table.column(name), nan_missing=nan_missing) for name in _names(table.column_names)}
-    for name in exact_partition:
-        col = columns.get(name)
-        if col is not None and pa.types.is_floating(table.column(name).type):
-            present = col.kinds == NUM
-            if (np.floor(col.num[present]) == col.num[present]).any():
-                raise Fallback("integral float partition value")
-    for name, col in columns.items():
-        if pa.types.is_floating(table.column(name).type) and not nan_missing and (np.abs(col.num) >= _EXACT).any():
-            raise Fallback("a float that may be a rounded integer")
+    kinds = {name: arrow_kinds(table.column(name), nan_missing=nan_missing, exact=name in exact_partition)
+             for name in _names(table.column_names)}
+
+    def column(name: str) -> Column:
+        return arrow_column(table.column(name), nan_missing=nan_missing)
 
     def values(name: str) -> list:
         out = table.column(name).to_pylist()
@@ -228,7 +261,7 @@ def table_rows(table: pa.Table, *, nan_missing: bool, event: Callable[[int], Eve
             out = [None if v != v else v for v in out]  # NaN: absent (v != v only for NaN)
         return out
 
-    return Rows(types, columns, values, event, lines)
+    return Rows(types, kinds, column, values, event, lines)
 
 
 # ---------------------------------------------------------------------------------------------- in-memory inputs
@@ -353,19 +386,17 @@ def iter_rows(path: str | Path, fmt: str) -> Iterator[tuple[int, Event]]:
 
 def _line_index(data: bytes, first_line: int, blank_bytes: bytes) -> np.ndarray:
     """The line number of each non-blank line of ``data`` (lines cut at ``\\n``; a line is blank when all its
-    bytes are in ``blank_bytes``)."""
+    bytes are in ``blank_bytes``). Only the lines that are empty or start with such a byte are inspected."""
     arr = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(arr == 10)
-    if not len(ends) or ends[-1] != len(arr) - 1:
-        ends = np.append(ends, len(arr))
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    filled = np.ones(len(arr) + 1, dtype=np.int64)
-    filled[0] = 0
-    solid = np.ones(len(arr), dtype=bool)
-    for b in blank_bytes:
-        solid &= arr != b
-    filled[1:] = np.cumsum(solid)
-    blank = filled[ends] - filled[starts] == 0
+    starts, ends = _cut(data)
+    head = np.zeros(len(starts), dtype=np.int16) - 1  # -1: an empty line
+    filled = ends > starts
+    head[filled] = arr[starts[filled]]
+    blank_byte = np.zeros(257, dtype=bool)
+    blank_byte[list(blank_bytes) + [-1]] = True
+    blank = np.zeros(len(starts), dtype=bool)
+    for i in np.flatnonzero(blank_byte[head]).tolist():
+        blank[i] = not data[starts[i]:ends[i]].strip(blank_bytes)
     return first_line + np.flatnonzero(~blank)
 
 
@@ -464,7 +495,6 @@ def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
     types = type_col.to_numpy().astype(object)
     cells: dict[str, pa.Array] = {h: table.column(h).combine_chunks() for h in _names(header)}
     parsed = {h: _csv_column(a) for h, a in cells.items()}
-    columns = {h: c for h, (c, _) in parsed.items()}
 
     def values(name: str) -> list:
         return parsed[name][1]()
@@ -474,7 +504,8 @@ def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
                     (cell if h == TYPE_KEY else _csv_value(cell))) for h in header}
         return Event.from_dict(data, source=source, line=int(lines[k]))
 
-    return Rows(types, columns, values, event, lines)
+    return Rows(types, {h: c.kinds for h, (c, _) in parsed.items()}, lambda name: parsed[name][0], values, event,
+                lines)
 
 
 def _csv_column(cells: pa.Array) -> tuple[Column, Callable[[], list]]:
@@ -610,8 +641,8 @@ class SchemaCheck:
             declared = kinds.get(t)
             if declared is None and self.declared:
                 raise Fallback("undeclared type")
-            for name, col in rows.columns.items():
-                codes = col.kinds[sel]
+            for name, codes_all in rows.kinds.items():
+                codes = codes_all[sel]
                 present = sorted(set(np.unique(codes).tolist()) - {MISSING})
                 if not present:
                     continue
@@ -623,7 +654,7 @@ class SchemaCheck:
                     if seen == "absent" or (seen is not None and seen != k):
                         raise Fallback("declaration")
                 elif seen is None or seen == "absent":
-                    first = int(np.flatnonzero(sel & (col.kinds == present[0]))[0])
+                    first = int(np.flatnonzero(sel & (codes_all == present[0]))[0])
                     pending.append((t, name, k, rows.line(first)))
                 elif seen != k:
                     raise Fallback("kind change")
