@@ -31,7 +31,9 @@ from cer_theory.engines.core.columnar import SchemaCheck, file_events, file_matc
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.formalisms.ceql.declarations import Schema
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.testing.strategies import ceql
+from cer_theory.testing.strategies.predicates import extended_events, extended_unary_predicates
 
 BOOKKEEPING = ("position", "unpartitioned", "partitions_created", "partitions_discarded")
 BAD = (None, None, None, "kind", "nan", "garbage", "no type", "decreasing", "no time", "nested", "mixed",
@@ -297,3 +299,14 @@ def test_output_formats_hold_every_match(tmp_path, fmt):
 def test_parquet_output_needs_a_file():
     with pytest.raises(CerError, match="needs --output"):
         MatchWriter(io.StringIO(), "parquet")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(extended_unary_predicates(), min_size=1, max_size=4), st.lists(extended_events(), max_size=6))
+def test_the_mask_compiled_for_dicts_equals_the_mask_of_events(preds, events):
+    """``compile_mask(…, dicts=True)`` on ``e.to_dict()`` (the columnar path's dict batches) sets bit k iff
+    ``preds[k](e)`` — the bit vectors of CORE's §4.4, without building the Event."""
+    on_events, on_dicts = compile_mask(preds), compile_mask(preds, dicts=True)
+    for e in events:
+        want = sum(1 << k for k, p in enumerate(preds) if p(e))
+        assert on_dicts(e.to_dict()) == on_events(e) == want, (preds, e)

@@ -122,12 +122,17 @@ def _absent(n: int) -> Column:
 
 
 def column_keys(rows: Rows, predicates: Sequence[Predicate], time_attribute: str | None,
-         partition_attributes: Sequence[str]) -> tuple[list[int], list | None, list[list] | None]:
+                partition_attributes: Sequence[str], dict_mask: Callable[[dict], int] | None = None
+                ) -> tuple[list[int], list | None, list[list] | None]:
     """What the engine reads of each row: its bit vector over ``predicates`` (seed 001 §4.4), its window key
     value (None without a time window) and the values of the PARTITION BY attributes (one list per attribute,
-    None where absent; None without PARTITION BY)."""
+    None where absent; None without PARTITION BY). ``dict_mask``: the mask compiled for dicts
+    (:func:`cer_theory.core.predicates.masks.compile_mask`), for :class:`DictRows`."""
     n = len(rows)
-    masks = bitmasks(list(predicates), rows.batch()) if predicates else [0] * n
+    if isinstance(rows, DictRows):
+        masks = [dict_mask(d) for d in rows.dicts] if dict_mask is not None and predicates else [0] * n
+    else:
+        masks = bitmasks(list(predicates), rows.batch()) if predicates else [0] * n
     times = None if time_attribute is None else _key_values(rows, time_attribute)
     parts = [_key_values(rows, a) for a in partition_attributes] if partition_attributes else None
     return masks, times, parts
@@ -140,7 +145,7 @@ def partition_keys(parts: list[list]) -> list[tuple | None]:
 
 
 def _key_values(rows: Rows, name: str) -> list:
-    if name == TYPE_KEY:
+    if name == TYPE_KEY and not isinstance(rows, DictRows):
         return rows.types.tolist()
     return rows.values(name)
 
@@ -307,9 +312,24 @@ def _row_dict(row: Mapping[str, Any]) -> dict:
     return out
 
 
+def _pylist_rows(table: pa.Table) -> Callable[[int], dict]:
+    """Row k of ``table`` as a dict, the batch's rows converted together on the first request (a batch that
+    reports one match usually reports many)."""
+    rows: list[dict] = []
+
+    def row(k: int) -> dict:
+        if not rows:
+            rows.extend(table.to_pylist())
+        return rows[k]
+
+    return row
+
+
 def _table_batch(table: pa.Table, first: int) -> Rows | Iterator[Event]:
+    row = _pylist_rows(table)
+
     def event(k: int) -> Event:
-        return Event.from_dict(_row_dict(table.slice(k, 1).to_pylist()[0]), line=first + k)
+        return Event.from_dict(_row_dict(row(k)), line=first + k)
 
     try:
         return table_rows(table, nan_missing=True, event=event)
@@ -326,25 +346,66 @@ def _frame_rows(chunk: Any, first: int) -> Rows | Iterator[Event]:
 
 
 def _dict_batch(batch: list, first: int, validate: bool) -> Rows | Iterator[Event]:
-    """Dicts: one Arrow conversion checks the whole batch's kinds (every key of every dict); anything Arrow and
-    the columns cannot hold exactly (nested values, a key changing kind, NaN, non-identifier keys, Events) goes
-    the row way. Predicates, window and partition keys read the dicts' own values, output events the dicts."""
-    if validate or not all(d.__class__ is dict for d in batch):
+    """Dicts, checked cheaply per batch (:func:`_clean_dicts`); a batch that fails, or any batch with
+    ``validate``, goes the row way (its exact errors)."""
+    if validate or not _clean_dicts(batch):
         return _as_events(batch, first)
-    try:
-        table = pa.Table.from_struct_array(pa.array(batch))
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return _as_events(batch, first)
+    return DictRows(batch)
 
-    def event(k: int) -> Event:
-        return Event.from_dict(batch[k], line=first + k)
 
-    try:
-        rows = table_rows(table, nan_missing=False, event=event)
-    except Fallback:
-        return _as_events(batch, first)
-    rows._values = lambda name: [d.get(name) for d in batch]  # the dicts' own values, exactly
-    return rows
+_SCALARS = frozenset((int, float, str, bool, type(None)))
+
+
+def _clean_dicts(batch: list) -> bool:
+    """Whether :meth:`Event.from_dict` accepts every dict of ``batch`` as it is, checked per batch rather than per
+    value: plain dicts, one set of (key, value class) pairs for the whole batch (scalar classes only, identifier
+    keys, a non-empty string type on every dict), and no NaN among the float values."""
+    if not all(d.__class__ is dict for d in batch):
+        return False
+    types = [d.get(TYPE_KEY) for d in batch]
+    if None in types or "" in types:
+        return False
+    pairs = {(k, v.__class__) for d in batch for k, v in d.items()}
+    floats = set()
+    for k, c in pairs:
+        if c not in _SCALARS:
+            return False
+        if k == TYPE_KEY:
+            if c is not str:
+                return False
+        elif k.__class__ is not str or not _NAME.match(k):
+            return False
+        elif c is float:
+            floats.add(k)
+    for k in floats:
+        if any(v != v for v in [d.get(k) for d in batch] if v.__class__ is float):
+            return False
+    return True
+
+
+class DictRows(Rows):
+    """A batch of checked dicts: bit vectors from the mask compiled for dicts (seed 001 §4.4, read in place),
+    keys and output events from the dicts themselves (exact values)."""
+
+    __slots__ = ("dicts",)
+
+    def __init__(self, dicts: list[dict]) -> None:
+        self.dicts = dicts
+        self.first = 0
+        self.lines = None
+        self._events = {}
+
+    def __len__(self) -> int:
+        return len(self.dicts)
+
+    def values(self, name: str) -> list:
+        return [d.get(name) for d in self.dicts]
+
+    def event(self, k: int) -> Event:
+        found = self._events.get(k)
+        if found is None:
+            found = self._events[k] = Event.from_dict(self.dicts[k], line=self.first + k)
+        return found
 
 
 def _as_events(batch: list, first: int) -> Iterator[Event]:
@@ -560,8 +621,10 @@ def _parquet_batches(path: Path) -> Iterator[tuple[pa.Table, int]]:
 
 
 def _parquet_rows(table: pa.Table, line: int, source: str) -> Rows:
+    row = _pylist_rows(table)
+
     def event(k: int) -> Event:
-        return Event.from_dict(table.slice(k, 1).to_pylist()[0], source=source, line=line + k)
+        return Event.from_dict(row(k), source=source, line=line + k)
 
     return table_rows(table, nan_missing=False, event=event, lines=np.arange(line, line + table.num_rows))
 
@@ -714,5 +777,5 @@ def file_events(path: str | Path, fmt: str, check: SchemaCheck, skip: int) -> It
         yield check.event(line, event)
 
 
-__all__ = ["BATCH_BYTES", "BATCH_ROWS", "Fallback", "Rows", "SchemaCheck", "arrow_column", "file_batches",
+__all__ = ["BATCH_BYTES", "BATCH_ROWS", "DictRows", "Fallback", "Rows", "SchemaCheck", "arrow_column", "file_batches",
            "file_events", "file_format", "file_matches", "frame_batches", "iter_parquet", "iter_rows", "column_keys", "partition_keys", "table_rows"]

@@ -48,7 +48,8 @@ from cer_theory.automata.cea import CEA
 from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError
 from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
-from cer_theory.engines.core.columnar import Rows, column_keys, frame_batches, partition_keys
+from cer_theory.core.predicates.masks import compile_mask
+from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches, partition_keys
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.core.windows import Window
@@ -152,6 +153,7 @@ class Engine:
         self._event_keys: deque[float] = deque()
         self._events_base = 0
         self._frame_rows = False  # whether _events may hold frame rows (else only Events)
+        self._dict_mask: Any = None  # the bit-vector function compiled for dicts, on first need
         self._inlined = (not self._select and self._time_attribute != TYPE_KEY
                          and TYPE_KEY not in self.partition_attributes)
         """:meth:`_process_inlined` applies: evaluators with a fixed initial state, keys read from attributes."""
@@ -195,7 +197,10 @@ class Engine:
             return
         batch.first = self.position
         self._frame_rows = True
-        masks, times, parts = column_keys(batch, self.det.predicates, self._time_attribute, self.partition_attributes)
+        if self._dict_mask is None and isinstance(batch, DictRows):
+            self._dict_mask = compile_mask(self.det.predicates, dicts=True)
+        masks, times, parts = column_keys(batch, self.det.predicates, self._time_attribute, self.partition_attributes,
+                                          self._dict_mask)
         if self._inlined:
             yield from self._process_columns(batch, masks, times, None if parts is None else partition_keys(parts))
             return
