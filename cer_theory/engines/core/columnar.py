@@ -29,6 +29,7 @@ import csv
 import io
 import json
 import re
+from itertools import chain, repeat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -358,29 +359,30 @@ _SCALARS = frozenset((int, float, str, bool, type(None)))
 
 def _clean_dicts(batch: list) -> bool:
     """Whether :meth:`Event.from_dict` accepts every dict of ``batch`` as it is, checked per batch rather than per
-    value: plain dicts, one set of (key, value class) pairs for the whole batch (scalar classes only, identifier
-    keys, a non-empty string type on every dict), and no NaN among the float values."""
-    if not all(d.__class__ is dict for d in batch):
+    value, with C-level iteration: plain dicts; a non-empty string type on every dict; scalar value classes
+    only; identifier keys; no NaN among the values of a key that holds floats."""
+    if set(map(type, batch)) != {dict}:
         return False
-    types = [d.get(TYPE_KEY) for d in batch]
-    if None in types or "" in types:
+    types = list(map(dict.get, batch, repeat(TYPE_KEY)))
+    if set(map(type, types)) != {str} or "" in types:
         return False
-    pairs = {(k, v.__class__) for d in batch for k, v in d.items()}
-    floats = set()
-    for k, c in pairs:
-        if c not in _SCALARS:
-            return False
-        if k == TYPE_KEY:
-            if c is not str:
+    classes = set(map(type, chain.from_iterable(map(dict.values, batch))))
+    if not classes <= _SCALARS:
+        return False
+    names = set(chain.from_iterable(batch))
+    names.discard(TYPE_KEY)
+    if any(n.__class__ is not str or not _NAME.match(n) for n in names):
+        return False
+    if float in classes:
+        for name in names:
+            column = list(map(dict.get, batch, repeat(name)))
+            if float in set(map(type, column)) and any(map(_is_nan, column)):
                 return False
-        elif k.__class__ is not str or not _NAME.match(k):
-            return False
-        elif c is float:
-            floats.add(k)
-    for k in floats:
-        if any(v != v for v in [d.get(k) for d in batch] if v.__class__ is float):
-            return False
     return True
+
+
+def _is_nan(v: object) -> bool:
+    return v != v  # only NaN differs from itself among scalars
 
 
 class DictRows(Rows):

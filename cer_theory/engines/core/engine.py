@@ -460,8 +460,15 @@ class Engine:
     def _matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported Matches of ``ces`` (their events are still in the window's event buffer)."""
         events, base = self._events, self._events_base
-        if self._frame_rows:
-            return [make_match(c, tuple([self._event_at(p) for p in c.positions]), partition) for c in ces]
+        if self._frame_rows:  # (_event_at inlined: an Event, or a batch that builds the row's Event once)
+            out = []
+            for c in ces:
+                found = []
+                for p in c.positions:
+                    item = events[p - base]
+                    found.append(item if item.__class__ is Event else item.event(p - item.first))
+                out.append(make_match(c, tuple(found), partition))
+            return out
         return [make_match(c, tuple([events[p - base] for p in c.positions]), partition) for c in ces]
 
     def _new_evaluator(self) -> Evaluator:
