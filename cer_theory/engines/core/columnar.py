@@ -329,8 +329,9 @@ def _pylist_rows(table: pa.Table) -> Callable[[int], dict]:
 def _table_batch(table: pa.Table, first: int) -> Rows | Iterator[Event]:
     row = _pylist_rows(table)
 
-    def event(k: int) -> Event:
-        return Event.from_dict(_row_dict(row(k)), line=first + k)
+    def event(k: int) -> Event:  # (a columnar batch: every column checked, see table_rows)
+        found = _row_dict(row(k))
+        return Event.trusted(found.pop(TYPE_KEY), found)
 
     try:
         return table_rows(table, nan_missing=True, event=event)
@@ -406,7 +407,9 @@ class DictRows(Rows):
     def event(self, k: int) -> Event:
         found = self._events.get(k)
         if found is None:
-            found = self._events[k] = Event.from_dict(self.dicts[k], line=self.first + k)
+            d = self.dicts[k]  # checked by _clean_dicts: only None values to leave out
+            found = self._events[k] = Event.trusted(d[TYPE_KEY], {a: v for a, v in d.items()
+                                                                  if v is not None and a != TYPE_KEY})
         return found
 
 
@@ -625,8 +628,9 @@ def _parquet_batches(path: Path) -> Iterator[tuple[pa.Table, int]]:
 def _parquet_rows(table: pa.Table, line: int, source: str) -> Rows:
     row = _pylist_rows(table)
 
-    def event(k: int) -> Event:
-        return Event.from_dict(row(k), source=source, line=line + k)
+    def event(k: int) -> Event:  # (a columnar batch: every column checked, no NaN, see table_rows)
+        found = {a: v for a, v in row(k).items() if v is not None}
+        return Event.trusted(found.pop(TYPE_KEY), found)
 
     return table_rows(table, nan_missing=False, event=event, lines=np.arange(line, line + table.num_rows))
 
