@@ -280,10 +280,15 @@ def frame_batches(data: Any, first_line: int, *, validate: bool = False) -> Iter
     ``first_line`` is the position of the first row."""
     module = type(data).__module__
     if module.startswith("pandas"):
-        total = len(data)
-        for start in range(0, total, BATCH_ROWS):
-            chunk = data.iloc[start:start + BATCH_ROWS]
-            yield _frame_rows(chunk, first_line + start)
+        try:  # the whole frame at once (Arrow's conversion is column-wise), else chunk by chunk
+            whole = pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowException, TypeError, ValueError):
+            whole = None
+        for start in range(0, len(data), BATCH_ROWS):
+            if whole is not None:
+                yield _table_batch(whole.slice(start, BATCH_ROWS), first_line + start)
+            else:
+                yield _frame_rows(data.iloc[start:start + BATCH_ROWS], first_line + start)
         return
     if module.startswith("pyarrow"):
         table = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
