@@ -165,10 +165,10 @@ class Engine:
         """Read ``events`` (Events, dicts with ``"type"``, a pandas DataFrame or a pyarrow Table) and yield the
         matches each one completes, in stream order.
 
-        A DataFrame, a Table and a list or tuple of dicts go by batches through the columns
-        (:mod:`cer_theory.engines.core.columnar`: one Arrow conversion checks a batch of dicts, and a batch it
-        cannot hold exactly is read dict by dict); ``validate=True`` reads dicts one by one with
-        :meth:`Event.from_dict`. Other iterables are read one event at a time, so a live source yields each match
+        A DataFrame, a Table and a list or tuple of dicts go by batches (:mod:`cer_theory.engines.core.columnar`:
+        Arrow columns for frames and tables; a batch of dicts checked at once and masked in place, docs/decisions.md
+        D89; a batch that cannot be read exactly goes dict by dict, or row by row, with the Event path's errors);
+        ``validate=True`` reads dicts one by one with :meth:`Event.from_dict`. Other iterables are read one event at a time, so a live source yields each match
         as soon as its last event is read."""
         module = type(events).__module__
         if module.startswith(("pandas", "pyarrow")) or (
