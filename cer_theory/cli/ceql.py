@@ -118,7 +118,9 @@ def _checked_events(args: argparse.Namespace, declarations: list):
     from cer_theory.core.events import iter_file, rereadable
     from cer_theory.formalisms.ceql.declarations import Schema
 
-    fmt = args.stream_format
+    fmt = args.input_format
+    if fmt == "parquet" or str(args.stream).lower().endswith(".parquet"):
+        raise CerError(f"{args.stream}: Parquet is read from a regular file, in time order (no --lateness)")
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
 
     if any(isinstance(d, StreamDeclaration) for d in declarations):
@@ -127,6 +129,16 @@ def _checked_events(args: argparse.Namespace, declarations: list):
         return Schema.inferring(iter_file(args.stream, fmt), source=_name(args.stream))
     schema = Schema.infer(iter_file(args.stream, fmt), source=args.stream)
     return schema.check_lines(iter_file(args.stream, fmt), source=args.stream)
+
+
+def _schema(declarations: list):
+    """The declared schema, or None: the columnar path infers it in its one pass over the file."""
+    from cer_theory.formalisms.ceql.ast import StreamDeclaration
+    from cer_theory.formalisms.ceql.declarations import Schema
+
+    if any(isinstance(d, StreamDeclaration) for d in declarations):
+        return Schema.from_declarations(declarations)
+    return None
 
 
 def _name(stream: str) -> str:
@@ -188,43 +200,55 @@ def _in_file_terms(exc, line: int | None, source: str):
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
-    from cer_theory.core.events import STDIN
+    from cer_theory.core.events import STDIN, rereadable
     from cer_theory.core.reorder import reorder
     from cer_theory.engines.core import Engine
-
+    from cer_theory.engines.core.columnar import file_matches
+    from cer_theory.engines.core.output import MatchWriter
     query = _read_query(args)
     declarations = _declarations(args)
     source = _name(args.stream)
     lateness = _lateness(args, declarations)
-    late = None
-    pairs = _checked_events(args, declarations)
-    if lateness is not None:
-        late_path = args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl")
-        if args.stream != STDIN and Path(late_path).resolve() == Path(args.stream).resolve():
-            raise CerError(f"--late {late_path} is the input stream")
-        late = LateEvents(late_path)
-        pairs = reorder(pairs, attribute=_reorder_key(query, args), lateness=lateness, on_late=late,
-                        source=source)
     engine = Engine(query)
-    out, t0, last, count, line = sys.stdout, time.perf_counter(), time.perf_counter(), 0, None
+    writer = MatchWriter(args.output or sys.stdout, args.output_format,
+                         positions_only=args.positions_only)
+    t0, last, count, line, late = time.perf_counter(), time.perf_counter(), 0, None, None
 
-    def events():
-        nonlocal last, line
+    def progress(k: int) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if args.progress > 0 and now - last >= args.progress:
+            last = now
+            print(f"run: {k:,} events, {count:,} complex events, {k / (now - t0):,.0f} events/s", file=sys.stderr)
+
+    def events(pairs):
+        nonlocal line
         for k, (line, event) in enumerate(pairs, 1):
             yield event
-            now = time.perf_counter()
-            if args.progress > 0 and now - last >= args.progress:
-                last = now
-                print(f"run: {k:,} events, {count:,} complex events, {k / (now - t0):,.0f} events/s",
-                      file=sys.stderr)
+            progress(k)
 
+    if lateness is None and rereadable(args.stream):
+        # a file in time order: the columnar path reads it once, in batches (docs/decisions.md D87)
+        matches = file_matches(engine, args.stream, args.input_format, _schema(declarations), progress=progress)
+    else:
+        # standard input, a pipe, or out-of-order events: one event at a time, through the reorder buffer
+        pairs = _checked_events(args, declarations)
+        if lateness is not None:
+            late_path = args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl")
+            if args.stream != STDIN and Path(late_path).resolve() == Path(args.stream).resolve():
+                raise CerError(f"--late {late_path} is the input stream")
+            late = LateEvents(late_path)
+            pairs = reorder(pairs, attribute=_reorder_key(query, args), lateness=lateness, on_late=late,
+                            source=source)
+        matches = engine.process(events(pairs))
     try:
-        for match in engine.process(events()):
+        for match in matches:
             count += 1
-            out.write(json.dumps(match.to_json()) + "\n")
+            writer.write(match)
     except StreamFormatError as exc:
         raise _in_file_terms(exc, line, source) from None
     finally:
+        writer.close()
         if late is not None:
             late.close()
     if engine.unpartitioned:
@@ -385,15 +409,20 @@ def _query_options(p: argparse.ArgumentParser, *, required: bool) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines out)",
+    q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines, CSV or Parquet out)",
                        description="A CEQL query (seed 001) over a stream of events with the tECS engine: one JSON "
-                                   "object per complex event on stdout, as soon as its last event is read; "
-                                   "progress and a summary on stderr.")
+                                   "object per complex event on stdout (or --output), as soon as its last event is "
+                                   "read; progress and a summary on stderr.")
     _query_options(q, required=True)
     q.add_argument("--stream", required=True,
-                   help="events: .csv (with a type column) or JSON Lines; - for standard input")
-    q.add_argument("--stream-format", choices=["csv", "jsonl"],
-                   help="the stream's format (default: csv for .csv files, else JSON Lines)")
+                   help="events: .csv (with a type column), .parquet, or JSON Lines (anything else); - for "
+                        "standard input")
+    q.add_argument("--input-format", choices=["jsonl", "csv", "parquet"], help="default: from the extension")
+    q.add_argument("--output", help="write the complex events to this file (default: stdout)")
+    q.add_argument("--output-format", choices=["jsonl", "csv", "parquet"], default="jsonl",
+                   help="jsonl (default), csv, or parquet (needs --output)")
+    q.add_argument("--positions-only", action="store_true",
+                   help="leave the events out: start, end and positions only (faster)")
     q.add_argument("--declare", help="a file of CREATE STREAM declarations (and CREATE QUARANTINE options); "
                                      "inferred from the data when omitted")
     q.add_argument("--lateness", metavar="DURATION",

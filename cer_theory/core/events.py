@@ -66,11 +66,23 @@ class Event:
             if not isinstance(name, str) or not _NAME.match(name) or name == TYPE_KEY:
                 raise StreamFormatError("attribute names are identifiers other than 'type'", field=str(name))
             attrs[name] = _check_value(name, value, source=None, line=None)
+        self._fill(type, attrs)
+
+    def _fill(self, type: str, attrs: Mapping[str, Value]) -> None:
         object.__setattr__(self, "type", type)
         values = dict(sorted(attrs.items()))
         object.__setattr__(self, "_values", values)
         object.__setattr__(self, "_attrs", MappingProxyType(values))
-        object.__setattr__(self, "_hash", hash((type, tuple(self._attrs.items()))))
+        object.__setattr__(self, "_hash", hash((type, tuple(values.items()))))
+
+    @classmethod
+    def trusted(cls, type: str, attributes: Mapping[str, Value]) -> Event:
+        """The Event of values already checked as ``__init__`` checks them (a non-empty type, identifier names
+        other than ``type``, scalar values, no NaN, no None): the columnar path checks a whole batch at once
+        (docs/decisions.md D89), so its reported rows are built without checking each value again."""
+        event = object.__new__(cls)
+        event._fill(type, attributes)
+        return event
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Event is immutable")

@@ -50,7 +50,7 @@ def test_a_fifo_is_read_once(capsys, tmp_path: Path) -> None:
 
 
 def test_csv_from_standard_input_with_stream_format() -> None:
-    done = _cli("--query", SELL_BUY, "--stream", "-", "--stream-format", "csv", stdin=b"type\nSELL\nBUY\n")
+    done = _cli("--query", SELL_BUY, "--stream", "-", "--input-format", "csv", stdin=b"type\nSELL\nBUY\n")
     assert done.returncode == 0 and json.loads(done.stdout)["positions"] == [0, 1]
 
 
@@ -129,3 +129,17 @@ def test_lateness_reorders_and_reports_late_events(capsys, tmp_path: Path) -> No
     code, rows, err = _run(capsys, "--query", query, "--stream", str(stream), "--declare", str(declared))
     assert code == 0 and sorted(rows) == [(0, 1), (0, 2), (0, 4), (3, 4)] and "later than" not in err
     assert not Path(f"{stream}.late.jsonl").exists()
+
+
+@pytest.mark.parametrize("name,data,line", [
+    ("k.jsonl", b'{"type": "A", "time": 1}\n{"type": "B", "\xfftime": 2}\n', "line 2"),
+    ("k.csv", b'type,time,s\nA,1,x\nB,2,caf\xff\n', "line 3"),
+])
+def test_bytes_that_are_not_utf8_inside_a_batch_are_named_by_line(capsys, tmp_path: Path, name: str,
+                                                                    data: bytes, line: str) -> None:
+    """The columnar path hands a batch with a byte that is not UTF-8 to the row readers, which name its line
+    (Arrow alone would let it through to the output)."""
+    stream = tmp_path / name
+    stream.write_bytes(data)
+    code, out, err = _run(capsys, "--query", "SELECT * WHERE A ; B", "--stream", str(stream))
+    assert code == 2 and out == [] and f"{line}: not UTF-8 text" in err, err

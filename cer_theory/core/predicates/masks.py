@@ -18,8 +18,11 @@ MASK_MEMO_LIMIT = 1 << 16
 """Atom vectors whose bit vector :func:`compile_mask` remembers (past that it computes them every time)."""
 
 
-def compile_mask(predicates: Sequence[Predicate]) -> Callable[[Event], int]:
+def compile_mask(predicates: Sequence[Predicate], *, dicts: bool = False) -> Callable[[Any], int]:
     """One Python function computing an event's bit vector over ``predicates`` (bit k ⇔ ``predicates[k](e)``).
+    With ``dicts`` the function reads a dict with a ``"type"`` key whose values are already checked (absent
+    attributes: missing or None), as :meth:`Event.from_dict` would read it, without building the Event (the
+    columnar path's batches of dicts; an atom evaluated through ``holds`` gets the Event).
 
     Generated source in two stages (CORE's bit vectors, §4.4):
 
@@ -98,13 +101,13 @@ def compile_mask(predicates: Sequence[Predicate]) -> Callable[[Event], int]:
         return code
 
     body = [f"    if {expr(p)}: m |= {1 << k}" for k, p in enumerate(predicates)]
-    lines = ["def _mask(e):", "    t = e.type"]
+    lines = ["def _mask(e):", "    t = e.get('type')" if dicts else "    t = e.type"]
     types = tables.pop((TYPE_KEY, "str"), None)
     lines.append(f"    a = {const(types)}.get(t, 0)" if types else "    a = 0")
     lines += type_tests
     names = sorted({n for n, _ in tables} | {n for n, _ in tests})
     if names:
-        lines.append("    g = e._values.get")
+        lines.append("    g = e.get" if dicts else "    g = e._values.get")
     for name in names:
         lines.append(f"    v = g({name!r})")
         branch = "if"
@@ -118,7 +121,8 @@ def compile_mask(predicates: Sequence[Predicate]) -> Callable[[Event], int]:
             lines += [f"        {test}" for test in own]
             branch = "elif"
     if generic:
-        lines += ["    env = {None: e}"] + generic
+        ns["_event"] = Event.from_dict
+        lines += ["    env = {None: _event(e)}" if dicts else "    env = {None: e}"] + generic
     lines += ["    m = _memo.get(a)", "    return _bits(a) if m is None else m"]
     fill = ["def _bits(a):", "    m = 0", *body, f"    if len(_memo) < {MASK_MEMO_LIMIT}:", "        _memo[a] = m",
             "    return m"]

@@ -48,6 +48,8 @@ from cer_theory.automata.cea import CEA
 from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError
 from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
+from cer_theory.core.predicates.masks import compile_mask
+from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches, partition_keys
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.core.windows import Window
@@ -63,10 +65,6 @@ _INF = float("inf")
 
 _KINDS = {int: "num", float: "num", str: "str", bool: "bool"}
 """``kind`` of the exact built-in classes, looked up without the isinstance chain (subclasses go to ``kind``)."""
-
-BATCH = 4096
-"""Events per vectorized bit-vector batch when the input is a DataFrame or a Table."""
-
 
 @dataclass(frozen=True, slots=True)
 class Match:
@@ -151,22 +149,32 @@ class Engine:
         self.partitions_created = self.partitions_discarded = 0
         self._last_key: float = float("-inf")
         # Events by global position, for Match.events: a deque from position ``_events_base`` on, cut by window.
-        self._events: deque[Event | tuple[_FrameRows, int]] = deque()
+        self._events: deque[Event | Rows] = deque()
         self._event_keys: deque[float] = deque()
         self._events_base = 0
         self._frame_rows = False  # whether _events may hold frame rows (else only Events)
+        self._dict_mask: Any = None  # the bit-vector function compiled for dicts, on first need
         self._inlined = (not self._select and self._time_attribute != TYPE_KEY
                          and TYPE_KEY not in self.partition_attributes)
         """:meth:`_process_inlined` applies: evaluators with a fixed initial state, keys read from attributes."""
 
     # ------------------------------------------------------------------ input
 
-    def process(self, events: Iterable[Event | Mapping[str, Any]] | Any) -> Iterator[Match]:
+    def process(self, events: Iterable[Event | Mapping[str, Any]] | Any, *, validate: bool = False
+                ) -> Iterator[Match]:
         """Read ``events`` (Events, dicts with ``"type"``, a pandas DataFrame or a pyarrow Table) and yield the
-        matches each one completes, in stream order."""
+        matches each one completes, in stream order.
+
+        A DataFrame, a Table and a list or tuple of dicts go by batches (:mod:`cer_theory.engines.core.columnar`:
+        Arrow columns for frames and tables; a batch of dicts checked at once and masked in place, docs/decisions.md
+        D89; a batch that cannot be read exactly goes dict by dict, or row by row, with the Event path's errors);
+        ``validate=True`` reads dicts one by one with :meth:`Event.from_dict`. Other iterables are read one event at a time, so a live source yields each match
+        as soon as its last event is read."""
         module = type(events).__module__
-        if module.startswith(("pandas", "pyarrow")):
-            yield from self._process_frame(events)
+        if module.startswith(("pandas", "pyarrow")) or (
+                not validate and events.__class__ in (list, tuple) and events and events[0].__class__ is dict):
+            for batch in frame_batches(events, self.position):
+                yield from self.process_batch(batch)
             return
         if isinstance(events, (Event, Mapping)):
             raise TypeError("process takes an iterable of events; use process_event for a single one")
@@ -175,6 +183,30 @@ class Engine:
             return
         for e in events:
             yield from self.process_event(e)
+
+    def process_batch(self, batch: Rows | Iterable[Event]) -> Iterator[Match]:
+        """One batch of :mod:`cer_theory.engines.core.columnar` at the next positions: its Events (the row path),
+        or its columns — bit vectors, window keys and partition keys computed per batch, an Event built only for
+        the rows a match reports."""
+        if not isinstance(batch, Rows):
+            if self._inlined:
+                yield from self._process_inlined(batch)
+            else:
+                for e in batch:
+                    yield from self.process_event(e)
+            return
+        batch.first = self.position
+        self._frame_rows = True
+        if self._dict_mask is None and isinstance(batch, DictRows):
+            self._dict_mask = compile_mask(self.det.predicates, dicts=True)
+        masks, times, parts = column_keys(batch, self.det.predicates, self._time_attribute, self.partition_attributes,
+                                          self._dict_mask)
+        if self._inlined:
+            yield from self._process_columns(batch, masks, times, None if parts is None else partition_keys(parts))
+            return
+        for k in range(len(batch)):
+            yield from self._step(batch, masks[k], None if times is None else times[k],
+                                  [c[k] for c in parts] if parts else None)
 
     def process_event(self, event: Event | Mapping[str, Any], *, mask: int | None = None) -> list[Match]:
         """Read one event at the next global position; return the matches ending there."""
@@ -286,30 +318,96 @@ class Engine:
         finally:
             self.position, self._last_key, self._events_base = position, last, base
 
-    def _process_frame(self, frame: Any) -> Iterator[Match]:
-        """A DataFrame or Table, by chunks: bit vectors, window keys and partition keys come from its columns
-        (vectorized); an Event is built only for the rows a match reports (the whole chunk, on first need)."""
-        from cer_theory.core.predicates.vectorized import bitmasks
-
-        preds = list(self.det.predicates)
-        arrow = hasattr(frame, "num_rows")
-        total = frame.num_rows if arrow else len(frame)
-        for start in range(0, total, BATCH):
-            chunk = frame.slice(start, BATCH) if arrow else frame.iloc[start:start + BATCH]
-            size = chunk.num_rows if arrow else len(chunk)
-            masks = bitmasks(preds, chunk) if preds else [0] * size
-            attr = self._time_attribute
-            times = None if attr is None else _column(chunk, attr, size)
-            parts = [_column(chunk, a, size) for a in self.partition_attributes]
-            rows = _FrameRows(chunk, self.position)
-            self._frame_rows = True
-            for k in range(size):
-                yield from self._step((rows, k), masks[k], None if times is None else times[k],
-                                      [c[k] for c in parts] if parts else None)
+    def _process_columns(self, rows: Rows, masks: list[int], times: list | None, pkeys: list | None
+                         ) -> Iterator[Match]:
+        """:meth:`_process_inlined` over one columnar batch: the bit vector, window key and partition key of row k
+        are ``masks[k]``, ``times[k]`` and ``pkeys[k]`` instead of being read from an Event, and the batch stands
+        for its events in the event buffer. Otherwise the same lines in the same order (kept a copy because it
+        pays, like its model); the fast-path property test checks it against :meth:`_step`."""
+        initial_moves = self.det.initial_moves
+        attr, window, consume = self._time_attribute, self.window, self.consume
+        attrs = self.partition_attributes
+        evaluators = self._evaluators
+        get_entry, to_end = evaluators.get, evaluators.move_to_end
+        keys, events_kept = self._event_keys, self._events
+        remember_event, remember_key = events_kept.append, keys.append
+        forget_event, forget_key = events_kept.popleft, keys.popleft
+        size, strict = (window.size, window.strict) if window is not None else (_INF, False)
+        expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
+        by_position = window is not None and window.kind == "events"
+        position, last, base = self.position, self._last_key, self._events_base
+        try:
+            for k in range(len(masks)):
+                m = masks[k]
+                j = position
+                position = j + 1
+                pkey: tuple | None = ()
+                if attrs:
+                    pkey = pkeys[k]  # type: ignore[index]
+                    if pkey is None:  # a NULL partition value: in no partition, needs no window key either
+                        self.unpartitioned += 1
+                        remember_event(rows)
+                        remember_key(last)
+                        continue
+                if attr is None:
+                    key = j
+                else:  # _time_key and the monotonicity check
+                    key = times[k]  # type: ignore[index]
+                    if key.__class__ is not int and key.__class__ is not float:
+                        key = _time_key(j, key, attr)
+                    if key < last:
+                        raise _decreasing(key, last, j, attr)
+                last = key
+                remember_event(rows)
+                remember_key(key)
+                entry = get_entry(pkey)
+                ces = None
+                if entry is None:
+                    if initial_moves(m):
+                        entry = (self._new_evaluator(), tuple(v for _, v in pkey))  # type: ignore[union-attr]
+                        evaluators[pkey] = entry
+                        self.partitions_created += 1
+                elif attrs:  # (with one evaluator it is already the last)
+                    to_end(pkey)
+                if entry is not None:
+                    evaluator = entry[0]
+                    ces = evaluator.advance(j, m, key)
+                    if ces:
+                        if consume == "ANY":
+                            self._discard_all()
+                        elif consume == "PARTITION":
+                            self._discard(pkey)  # type: ignore[arg-type]
+                    if not evaluator.table and pkey in evaluators:  # Evaluator.active, inlined
+                        self._discard(pkey)  # type: ignore[arg-type]
+                # _expire, with Window.admits inlined (without a window the size is infinite: nothing expires)
+                if expire_partitions:
+                    while evaluators:
+                        oldest = next(iter(evaluators.values()))[0]
+                        span = key - (oldest.position if by_position else oldest.last_key)
+                        if (span < size) if strict else (span <= size):
+                            break
+                        del evaluators[next(iter(evaluators))]
+                        self.partitions_discarded += 1
+                if strict:
+                    while keys and key - keys[0] >= size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                else:
+                    while keys and key - keys[0] > size:
+                        forget_key()
+                        forget_event()
+                        base += 1
+                if ces:
+                    self.position, self._last_key, self._events_base = position, last, base
+                    yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
+                    position, last, base = self.position, self._last_key, self._events_base
+        finally:
+            self.position, self._last_key, self._events_base = position, last, base
 
     # ------------------------------------------------------------------ one event
 
-    def _step(self, item: Event | tuple[_FrameRows, int], mask: int, time: Any, values: list | None
+    def _step(self, item: Event | Rows, mask: int, time: Any, values: list | None
               ) -> list[Match]:
         """The engine's one per-event step: the event ``item`` (an Event or a frame row) with its bit vector
         ``mask``, its window attribute value ``time`` and its partition attribute values ``values`` (None without
@@ -362,8 +460,15 @@ class Engine:
     def _matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported Matches of ``ces`` (their events are still in the window's event buffer)."""
         events, base = self._events, self._events_base
-        if self._frame_rows:
-            return [make_match(c, tuple([self._event_at(p) for p in c.positions]), partition) for c in ces]
+        if self._frame_rows:  # (_event_at inlined: an Event, or a batch that builds the row's Event once)
+            out = []
+            for c in ces:
+                found = []
+                for p in c.positions:
+                    item = events[p - base]
+                    found.append(item if item.__class__ is Event else item.event(p - item.first))
+                out.append(make_match(c, tuple(found), partition))
+            return out
         return [make_match(c, tuple([events[p - base] for p in c.positions]), partition) for c in ces]
 
     def _new_evaluator(self) -> Evaluator:
@@ -411,13 +516,13 @@ class Engine:
             events.popleft()
             self._events_base += 1
 
-    def _remember(self, item: Event | tuple[_FrameRows, int], key: float) -> None:
+    def _remember(self, item: Event | Rows, key: float) -> None:
         self._events.append(item)
         self._event_keys.append(key)
 
     def _event_at(self, position: int) -> Event:
         item = self._events[position - self._events_base]
-        return item if isinstance(item, Event) else item[0].event(item[1])
+        return item if isinstance(item, Event) else item.event(position - item.first)
 
     # ------------------------------------------------------------------ inspection
 
@@ -434,47 +539,6 @@ class Engine:
     def retained_events(self) -> int:
         """Events kept for Match.events (the window's, or all of them without a window)."""
         return len(self._events)
-
-
-class _FrameRows:
-    """The rows of one DataFrame/Table chunk, turned into Events on demand (only matches need events): the
-    columns are extracted once per chunk, then each needed row is assembled from them."""
-
-    __slots__ = ("chunk", "first", "columns", "events")
-
-    def __init__(self, chunk: Any, first: int) -> None:
-        self.chunk, self.first = chunk, first
-        self.columns: dict[str, list[Any]] | None = None
-        self.events: dict[int, Event] = {}
-
-    def event(self, k: int) -> Event:
-        found = self.events.get(k)
-        if found is None:
-            if self.columns is None:
-                chunk = self.chunk
-                names = chunk.column_names if hasattr(chunk, "column_names") else list(chunk.columns)
-                size = chunk.num_rows if hasattr(chunk, "num_rows") else len(chunk)
-                self.columns = {str(a): _column(chunk, a, size) for a in names}
-            row = {a: col[k] for a, col in self.columns.items() if col[k] is not None}
-            found = self.events[k] = Event.from_dict(row, line=self.first + k)
-        return found
-
-
-def _column(chunk: Any, name: str, size: int) -> list[Any]:
-    """One column as Python values, None where absent (missing column, None, NaN, NA)."""
-    if hasattr(chunk, "column_names"):
-        values = chunk.column(name).to_pylist() if name in chunk.column_names else [None] * size
-    else:
-        values = chunk[name].tolist() if name in chunk.columns else [None] * size
-    return [None if _missing(v) else _python(v) for v in values]
-
-
-def _python(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
-
-
-def _missing(v: object) -> bool:
-    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
 
 
 def _decreasing(key: float, previous: float, position: int, attribute: str) -> StreamFormatError:
@@ -501,4 +565,4 @@ def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any
     return [frozenset(s) for s in out]
 
 
-__all__ = ["BATCH", "Engine", "Match", "SELECT_STRATEGIES", "evaluate_query"]
+__all__ = ["Engine", "Match", "SELECT_STRATEGIES", "evaluate_query"]

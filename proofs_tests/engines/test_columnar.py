@@ -1,0 +1,312 @@
+"""The columnar ingestion path (cer_theory/engines/core/columnar.py, docs/decisions.md D87–D89) against the
+``Event`` path: on generated CEQL queries (seed 001's grammar: strategies, windows on positions and time with
+equal keys, PARTITION BY, CONSUME BY) and generated streams with missing attributes, mixed kinds and bad rows,
+every input format — JSON Lines, CSV, Parquet files, lists of dicts, DataFrames, Arrow tables — gives exactly the
+Event path's matches (events and partitions included), the same error (class and message: source, line, field)
+after the same matches, and the same bookkeeping. Batches are made tiny so that bad rows fall deep inside one.
+Counting tests check that Events are built only for reported rows."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import math
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cer_theory.core.errors import CerError, StreamFormatError
+from cer_theory.core.events import Event
+from cer_theory.engines.core import Engine, Match
+from cer_theory.engines.core import columnar
+from cer_theory.engines.core.columnar import SchemaCheck, file_events, file_matches
+from cer_theory.engines.core.output import MatchWriter
+from cer_theory.formalisms.ceql.declarations import Schema
+from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.core.predicates.masks import compile_mask
+from cer_theory.testing.strategies import ceql
+from cer_theory.testing.strategies.predicates import extended_events, extended_unary_predicates
+
+BOOKKEEPING = ("position", "unpartitioned", "partitions_created", "partitions_discarded")
+BAD = (None, None, None, "kind", "nan", "garbage", "no type", "decreasing", "no time", "nested", "mixed",
+       "big int", "blank line", "bad name", "empty type")
+
+
+@contextlib.contextmanager
+def tiny_batches(rows: int = 3, size: int = 90) -> Iterator[None]:
+    """Batches of a few rows, so that streams of a dozen events span several and bad rows land inside one."""
+    saved = columnar.BATCH_ROWS, columnar.BATCH_BYTES
+    columnar.BATCH_ROWS, columnar.BATCH_BYTES = rows, size
+    try:
+        yield
+    finally:
+        columnar.BATCH_ROWS, columnar.BATCH_BYTES = saved
+
+
+@st.composite
+def rows(draw: st.DrawFn, max_length: int = 12) -> tuple[list[dict], str | None, int]:
+    """Rows of R/T/U with ``x`` ∈ 0..3 (sometimes absent, sometimes a float), ``name`` and ``flag`` now and then,
+    a non-decreasing ``time`` with ties; and maybe one bad or unusual row at a drawn position."""
+    n = draw(st.integers(0, max_length))
+    bad = draw(st.sampled_from(BAD))
+    at = draw(st.integers(0, max(n - 1, 0)))
+    out, t = [], 0
+    for k in range(n):
+        t += draw(st.sampled_from([0, 0, 1, 2]))
+        row: dict = {"type": draw(st.sampled_from(["R", "T", "U"]))}
+        x = draw(st.sampled_from([None, 0, 1, 2, 3, 2.0]))
+        if x is not None:
+            row["x"] = x
+        if draw(st.booleans()):
+            row["name"] = draw(st.sampled_from(["a", "b"]))
+        if draw(st.integers(0, 4)) == 0:
+            row["flag"] = draw(st.booleans())
+        row["time"] = t
+        if bad == "mixed" and row["type"] == "U":
+            row["x"] = "u"  # U.x a string, R.x and T.x numbers: legal, not one Arrow column
+        if bad is not None and k == at and bad != "mixed":
+            row = {**row, **{"kind": {"x": "s"}, "nan": {"x": math.nan}, "decreasing": {"time": -1},
+                             "nested": {"x": [1]}, "big int": {"x": 2 ** 60}, "bad name": {"a-b": 1},
+                             "empty type": {"type": ""}}.get(bad, {})}
+            if bad == "no type":
+                del row["type"]
+            if bad == "no time":
+                del row["time"]
+        out.append(row)
+    return out, bad, at
+
+
+def outcome(matches: Iterable[Match]) -> tuple[list, tuple | None]:
+    got: list = []
+    try:
+        for m in matches:
+            got.append((m.complex_event, m.partition, m.events))
+    except CerError as error:
+        return got, (type(error), str(error))
+    return got, None
+
+
+def bookkeeping(engine: Engine) -> dict:
+    return {a: getattr(engine, a) for a in BOOKKEEPING}
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+
+def write_jsonl(path: Path, data: list[dict], bad: str | None, at: int) -> None:
+    lines = [json.dumps(r) for r in data]
+    if bad == "garbage" and lines:
+        lines[at] = lines[at][:-1]  # an object that does not close
+    if bad == "blank line" and lines:
+        lines.insert(at, "  ")
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def _cell(v: object) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and math.isnan(v):
+        return "nan"
+    return json.dumps(v) if isinstance(v, list) else str(v)
+
+
+def write_csv(path: Path, data: list[dict], bad: str | None, at: int) -> None:
+    header = ["type", "x", "name", "flag", "time"] + (["a-b"] if bad == "bad name" else [])
+    lines = [",".join(header)] + [",".join(_cell(r.get(h)) for h in header) for r in data]
+    if bad == "garbage" and data:
+        lines[at + 1] += ",extra"
+    if bad == "blank line" and data:
+        lines.insert(at + 1, "")
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def arrow_table(data: list[dict]) -> pa.Table:
+    """The rows as a Table with every key of every row (``from_pylist`` keeps only the first row's keys)."""
+    return pa.Table.from_struct_array(pa.array(data))
+
+
+def write_parquet(path: Path, data: list[dict]) -> bool:
+    try:
+        table = arrow_table(data) if data else pa.table({"type": pa.array([], pa.string())})
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return False  # (a column Arrow cannot type: no such Parquet file exists)
+    pq.write_table(table, path)
+    return True
+
+
+def assert_file_paths_agree(q, path: Path, fmt: str, schema: Schema | None) -> None:
+    reference = Engine(q)
+    want = outcome(reference.process(file_events(path, fmt, SchemaCheck(schema, str(path)), 0)))
+    engine = Engine(q)
+    got = outcome(file_matches(engine, path, fmt, schema))
+    assert got == want, (fmt, str(q), path.read_bytes()[:2000])
+    if want[1] is None:
+        assert bookkeeping(engine) == bookkeeping(reference), (fmt, str(q))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ceql.evaluable_queries(), rows(), st.booleans())
+def test_columnar_file_path_equals_the_event_path(q, drawn, declared):
+    """JSON Lines, CSV and Parquet files through the columns = the row readers with the same declaration checks
+    (declared, or inferred in one pass): same matches, same error after the same matches, same counts."""
+    data, bad, at = drawn
+    schema = None
+    if declared:  # the declaration of the clean rows: R, T, U with x a number, name a string, flag, time
+        attrs = {"x": "num", "name": "str", "flag": "bool", "time": "num"}
+        schema = Schema({t: dict(attrs) for t in ("R", "T", "U")})
+    with tempfile.TemporaryDirectory() as tmp, tiny_batches():
+        folder = Path(tmp)
+        write_jsonl(folder / "s.jsonl", data, bad, at)
+        assert_file_paths_agree(q, folder / "s.jsonl", "jsonl", schema)
+        write_csv(folder / "s.csv", data, bad, at)
+        assert_file_paths_agree(q, folder / "s.csv", "csv", schema)
+        if write_parquet(folder / "s.parquet", data):
+            assert_file_paths_agree(q, folder / "s.parquet", "parquet", schema)
+
+
+# ---------------------------------------------------------------------------------------------- in memory
+
+
+def _events_reference(q, data: list[dict]) -> tuple[Engine, tuple]:
+    engine = Engine(q)
+    return engine, outcome(engine.process(iter(data)))  # an iterator: the one-by-one Event path
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ceql.evaluable_queries(), rows())
+def test_columnar_dicts_tables_and_frames_equal_the_event_path(q, drawn):
+    """A list of dicts (batched through Arrow), ``validate=True``, an Arrow table (when Arrow can type the rows;
+    compared with the Event path on its own values, as Arrow stores 0 as 0.0 in a column with 2.0) and a
+    DataFrame (on clean rows with x everywhere: pandas turns an int column with a gap into floats) give the
+    Event path's matches, errors and counts."""
+    data, bad, _ = drawn
+    reference, want = _events_reference(q, data)
+    with tiny_batches():
+        for name, run in [("dicts", lambda e: e.process(data)),
+                          ("validate", lambda e: e.process(data, validate=True))]:
+            engine = Engine(q)
+            assert outcome(run(engine)) == want, (name, str(q), data)
+            assert bookkeeping(engine) == bookkeeping(reference), (name, str(q), data)
+        try:
+            table = arrow_table(data)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            table = None
+        if table is not None and bad != "nan":  # (NaN in a Table is an absent value, as in a DataFrame)
+            own = [{k: v for k, v in r.items() if v is not None} for r in table.to_pylist()]
+            table_reference, want_table = _events_reference(q, own)  # the Table's own values (0 → 0.0 …)
+            engine = Engine(q)
+            assert outcome(engine.process(table)) == want_table, ("Table", str(q), data)
+            assert bookkeeping(engine) == bookkeeping(table_reference), ("Table", str(q), data)
+        if bad is None and data and all("x" in r and isinstance(r["x"], int) for r in data):
+            pd = pytest.importorskip("pandas")
+            engine = Engine(q)
+            frame = pd.DataFrame(data)
+            clean = [{k: v for k, v in r.items()} for r in frame.to_dict("records")]
+            clean = [{k: v for k, v in r.items() if not (isinstance(v, float) and v != v)} for r in clean]
+            _, want_frame = _events_reference(q, clean)
+            assert outcome(engine.process(frame)) == want_frame, ("DataFrame", str(q), data)
+
+
+# ---------------------------------------------------------------------------------------------- counting
+
+
+def test_events_are_built_only_for_reported_rows(monkeypatch, tmp_path):
+    """On a clean file, the columns carry the whole run: Event.from_dict is called once per distinct reported
+    row, never for the others (CORE reads only bit vectors and keys, seed 001 §4.4)."""
+    rows_ = [{"type": "R" if k % 3 else "T", "x": k % 4, "time": k} for k in range(200)]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows_), encoding="utf-8")
+    built: list[int] = []
+    original = Event.from_dict.__func__
+
+    def counting(cls, data, **kw):  # type: ignore[no-untyped-def]
+        built.append(kw.get("line"))
+        return original(cls, data, **kw)
+
+    monkeypatch.setattr(Event, "from_dict", classmethod(counting))
+    q = parse("SELECT * FROM S WHERE T ; R FILTER R[x = 3] WITHIN 2 EVENTS")
+    with tiny_batches(rows=16, size=400):
+        matches = list(file_matches(Engine(q), path, "jsonl", None))
+    reported = {p for m in matches for p in m.positions}
+    assert matches and len(built) == len(reported) == len(set(built))
+
+
+def test_a_bad_row_deep_inside_a_batch_is_named_after_the_rows_before_it(tmp_path):
+    """The fallback starts at the batch, so the matches before the bad row are reported, and the error names
+    the file, the line and the field."""
+    rows_ = [{"type": "R", "x": 1, "time": k} for k in range(50)]
+    rows_[37]["x"] = "oops"
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows_), encoding="utf-8")
+    got, error = outcome(file_matches(Engine("SELECT * FROM S WHERE R"), path, "jsonl", None))
+    assert len(got) == 37
+    assert error == (StreamFormatError, f"{path}, line 38, field 'x': R.x is a string here but a number at line 1")
+
+
+# ---------------------------------------------------------------------------------------------- output
+
+
+def test_jsonl_output_is_json_dumps_of_to_json_byte_for_byte(tmp_path):
+    q = parse("SELECT * FROM S WHERE R ; T PARTITION BY [x]")
+    data = [{"type": t, "x": x, "name": "é\"q", "v": 1.5} for t, x in zip("RTRTRT", [1, 1, 2.0, 2, 1, 1])]
+    matches = list(Engine(q).process(data))
+    out = tmp_path / "o.jsonl"
+    writer = MatchWriter(str(out), "jsonl")
+    for m in matches:
+        writer.write(m)
+    writer.close()
+    assert out.read_text(encoding="utf-8") == "".join(json.dumps(m.to_json()) + "\n" for m in matches)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
+def test_output_formats_hold_every_match(tmp_path, fmt):
+    q = parse("SELECT * FROM S WHERE R ; T")
+    data = [{"type": t, "x": k} for k, t in enumerate("RTRT")]
+    matches = list(Engine(q).process(data))
+    out = tmp_path / f"o.{fmt}"
+    for positions_only in (False, True):
+        writer = MatchWriter(str(out), fmt, positions_only=positions_only)
+        for m in matches:
+            writer.write(m)
+        writer.close()
+        if fmt == "parquet":
+            table = pq.read_table(out)
+            got = list(zip(table.column("start").to_pylist(), table.column("end").to_pylist(),
+                           table.column("positions").to_pylist(), table.column("events").to_pylist()))
+        elif fmt == "csv":
+            body = list(csv.DictReader(out.open(encoding="utf-8", newline="")))
+            got = [(int(r["start"]), int(r["end"]), [int(p) for p in r["positions"].split()], r["events"] or None)
+                   for r in body]
+        else:
+            body = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+            got = [(r["start"], r["end"], r["positions"], json.dumps(r["events"]) if "events" in r else None)
+                   for r in body]
+        want = [(m.start, m.end, list(m.positions),
+                 None if positions_only else json.dumps([e.to_dict() for e in m.events])) for m in matches]
+        assert got == want, (fmt, positions_only)
+
+
+def test_parquet_output_needs_a_file():
+    with pytest.raises(CerError, match="needs --output"):
+        MatchWriter(io.StringIO(), "parquet")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(extended_unary_predicates(), min_size=1, max_size=4), st.lists(extended_events(), max_size=6))
+def test_the_mask_compiled_for_dicts_equals_the_mask_of_events(preds, events):
+    """``compile_mask(…, dicts=True)`` on ``e.to_dict()`` (the columnar path's dict batches) sets bit k iff
+    ``preds[k](e)`` — the bit vectors of CORE's §4.4, without building the Event."""
+    on_events, on_dicts = compile_mask(preds), compile_mask(preds, dicts=True)
+    for e in events:
+        want = sum(1 << k for k, p in enumerate(preds) if p(e))
+        assert on_dicts(e.to_dict()) == on_events(e) == want, (preds, e)
