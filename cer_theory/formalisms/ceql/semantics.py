@@ -57,7 +57,8 @@ from cer_theory.formalisms.ceql.ast import AggregateItem, Query
 
 Valuations = frozenset[Valuation]
 AggregatedCE = tuple[CoreComplexEvent, tuple]
-"""An output of a query with aggregates: the complex event and the aggregate values in SELECT's order."""
+"""An output of a query with aggregates: the complex event and its aggregates as ``(alias, value)`` pairs in
+SELECT's order."""
 EMPTY: Valuations = frozenset()
 
 CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequence[Iterable[CoreComplexEvent]]]
@@ -179,13 +180,15 @@ def pattern_aggregated_events(pattern: Formula, stream: Sequence[Event], aggrega
     sem = CoreSemantics(stream)
     keep = None if select is None else tuple(select)
     items = tuple(aggregates)
+    aliases = [it.alias for it in items]
     out = []
     for j in range(len(stream)):
         records = set()
         for i, mus in sem.ending_at(pattern, j).items():
             for m in mus:
                 data = (m if keep is None else m.restrict(keep)).support()
-                records.add((CoreComplexEvent(i, j, data.positions), match_aggregates(items, stream, m)))
+                values = match_aggregates(items, stream, m)
+                records.add((CoreComplexEvent(i, j, data.positions), tuple(zip(aliases, values))))
         out.append(frozenset(records))
     return out
 
@@ -304,7 +307,7 @@ def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Itera
         if within is not None:
             ces = frozenset(c for c in ces if within.admits(within.key(c.start, stream[c.start]),
                                                             within.key(c.end, stream[c.end])))
-        kept = frozenset((c, v) for c, v in alive if c in ces and having_holds(having, items, v))
+        kept = frozenset((c, v) for c, v in alive if c in ces and having_holds(having, items, [x for _, x in v]))
         out.append(kept if aggregated else frozenset(c for c, _ in kept))
         if kept:
             consumed_all = j
