@@ -54,7 +54,7 @@ def test_aggregate_queries_round_trip(text):
     assert q.aggregated and parse(format(q)) == q
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(aggregated_queries())
 def test_aggregated_queries_round_trip(q: Query):
     """``parse(format(q)) == q`` with aggregates (keyword aliases in backquotes, COUNT without attribute) and

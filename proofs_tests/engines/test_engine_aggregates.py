@@ -33,7 +33,7 @@ def _by_position(engine: Engine, stream) -> list[list[AggregatedMatch]]:
 # ---------------------------------------------------------------------------------------------- differential
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(evaluable_aggregated_queries(), timed_streams(max_length=8))
 def test_engine_aggregates_equal_the_reference_semantics(q, stream):
     """Engine = reference on generated queries with aggregates (SUM/MIN/MAX/COUNT/AVG/RANGE over ``x``, absent on
@@ -44,7 +44,7 @@ def test_engine_aggregates_equal_the_reference_semantics(q, stream):
     assert actual == expected, report(q, stream, expected, actual, candidate="engine")
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(evaluable_aggregated_queries(), timed_streams(max_length=10))
 def test_engine_aggregates_without_debug_and_with_limit(q, stream):
     """The same without debug (quiet events skipped); LIMIT n reports min(n, |reference|) distinct records,
