@@ -201,7 +201,7 @@ class Engine:
         self._event_keys: deque[float] = deque()
         self._events_base = 0
         self._frame_rows = False  # whether _events may hold frame rows (else only Events)
-        self._inlined = (not self._select and not self._aggregated and self._time_attribute != TYPE_KEY
+        self._inlined = (not self._select and self._time_attribute != TYPE_KEY
                          and TYPE_KEY not in self.partition_attributes)
         """:meth:`_process_inlined` applies: evaluators with a fixed initial state, keys read from attributes."""
 
@@ -252,6 +252,7 @@ class Engine:
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
         expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
         by_position = window is not None and window.kind == "events"
+        aggregated = self._aggregated
         kinds = _KINDS
         position, last, base = self.position, self._last_key, self._events_base
         try:
@@ -299,6 +300,9 @@ class Engine:
                 if entry is not None:
                     evaluator = entry[0]
                     ces = evaluator.advance(j, m, key)
+                    if ces and aggregated:  # as in _step: only the matches HAVING keeps are reported and consume
+                        self._events_base = base  # (read by _event_at)
+                        ces = self._aggregated_matches(ces, entry[1] if attrs else None)  # type: ignore[assignment]
                     if ces:
                         if consume == "ANY":
                             self._discard_all()
@@ -327,7 +331,8 @@ class Engine:
                         base += 1
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
-                    yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
+                    yield from (ces if aggregated else  # type: ignore[misc]
+                                self._matches(ces, entry[1] if attrs else None))  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
         finally:
             self.position, self._last_key, self._events_base = position, last, base
