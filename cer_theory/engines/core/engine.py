@@ -59,10 +59,10 @@ from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
-from cer_theory.engines.core.tecs import make_ce
+from cer_theory.engines.core.tecs import _set_positions  # decoding rewrites an enumerated CE's positions
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.core.windows import Window
-from cer_theory.formalisms.ceql.aggregation import fold_positions, having_holds
+from cer_theory.formalisms.ceql.aggregation import compile_fold, having_holds
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.compile import compile_automaton, compile_pattern
 from cer_theory.formalisms.ceql.parser import parse
@@ -137,6 +137,9 @@ _new, _set_ce, _set_events, _set_partition = (object.__new__, Match.complex_even
                                               Match.events.__set__, Match.partition.__set__)  # type: ignore
 
 
+_set_aggregates = AggregatedMatch.aggregates.__set__  # type: ignore[attr-defined]
+
+
 def make_match(complex_event: CoreComplexEvent, events: tuple[Event, ...], partition: tuple | None) -> Match:
     """``Match(complex_event, events, partition)`` without the frozen dataclass's checked ``__init__`` (one per
     output); the fields are exactly those ``__init__`` would set."""
@@ -175,6 +178,11 @@ class Engine:
             self.det = LabelledDeterminizer(self.cea, select=query.select,
                                             aggregated=[a.variable for a in query.aggregates], budget=budget)
             self._select = False
+            slot = {v: k for k, v in enumerate(self.det.aggregated)}  # type: ignore[attr-defined]
+            self._folds = [(slot[a.variable], compile_fold(a)) for a in query.aggregates]
+            self._aliases = [a.alias for a in query.aggregates]
+            self._in_data = [d for d, _ in self.det.codes]  # type: ignore[attr-defined]
+            self._variables = [vs for _, vs in self.det.codes]  # type: ignore[attr-defined]
         elif self._select:
             self.cea: CEA = compile_pattern(query.pattern, select=query.select)
             self.det = SelectionDeterminizer(self.cea, self.strategy, budget=budget)
@@ -416,30 +424,50 @@ class Engine:
 
     def _aggregated_matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported matches of a query with aggregates, from the encoded CEs of one position: each path is
-        decoded (D and the aggregated variables' positions), its aggregates folded over their events in stream
-        order (seed 003's Agg, :func:`~cer_theory.formalisms.ceql.aggregation.fold_positions`), then HAVING,
-        deduplication of ``(CE, values)`` and LIMIT, in that order. Linear in the paths' lengths."""
-        decode, event_at = self.det.decode, self._event_at  # type: ignore[attr-defined]
-        items, having, limit = self.aggregates, self.having, self.limit
-        aliases = [a.alias for a in items]
-        slot = {v: k for k, v in enumerate(self.det.aggregated)}  # type: ignore[attr-defined]
-        where = [slot[a.variable] for a in items]
+        decoded (D and the aggregated variables' positions, :meth:`LabelledDeterminizer.decode` inlined), its
+        aggregates folded over their events in stream order (seed 003's Agg,
+        :func:`~cer_theory.formalisms.ceql.aggregation.compile_fold`), then HAVING, deduplication of
+        ``(CE, values)`` and LIMIT, in that order. Linear in the paths' lengths."""
+        det: LabelledDeterminizer = self.det  # type: ignore[assignment]
+        width, in_data, variables, nvars = det.width, self._in_data, self._variables, len(det.aggregated)
+        folds, having, limit, aliases = self._folds, self.having, self.limit, self._aliases
+        frame = self._frame_rows
+        events, base, event_at = self._events, self._events_base, self._event_at
         seen: set[tuple] = set()
         out: list[Match] = []
         self.enumerated += len(ces)
         for c in ces:
-            data, bags = decode(c.positions)
-            values = tuple(fold_positions(a, bags[k], event_at) for a, k in zip(items, where))
-            if having is not None and not having_holds(having, items, values):
+            data: list[int] = []
+            data_events: list[Event] = []
+            bags: list[list[Event]] = [[] for _ in range(nvars)]
+            where: list[list[int]] = [[] for _ in range(nvars)]
+            for p in c.positions:
+                j = p // width
+                code = p - j * width
+                e = event_at(j) if frame else events[j - base]
+                if in_data[code]:
+                    data.append(j)
+                    data_events.append(e)  # type: ignore[arg-type]
+                for v in variables[code]:
+                    bags[v].append(e)  # type: ignore[arg-type]
+                    where[v].append(j)
+            values = tuple([fold(bags[k], where[k]) for k, fold in folds])
+            if having is not None and not having_holds(having, self.aggregates, values):
                 self.having_dropped += 1
                 continue
-            ce = make_ce(c.start, c.end, data)
-            if (ce, values) in seen:
+            positions = tuple(data)
+            key = (c.start, positions, values)
+            if key in seen:
                 self.duplicates_dropped += 1
                 continue
-            seen.add((ce, values))
-            out.append(AggregatedMatch(ce, tuple(event_at(p) for p in data), partition,
-                                       tuple(zip(aliases, values))))
+            seen.add(key)
+            _set_positions(c, positions)  # c is this enumeration's own object: decoded in place
+            m = _new(AggregatedMatch)
+            _set_ce(m, c)
+            _set_events(m, tuple(data_events))
+            _set_partition(m, partition)
+            _set_aggregates(m, tuple(zip(aliases, values)))
+            out.append(m)
             if len(out) == limit:
                 break
         return out

@@ -29,7 +29,7 @@ from typing import Any
 
 from cer_theory.core.aggregates import NULL, json_value
 from cer_theory.core.errors import AggregateError
-from cer_theory.core.events import Event
+from cer_theory.core.events import TYPE_KEY, Event
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.formalisms.ceql.ast import AggregateItem
 from cer_theory.formalisms.ceql.printer import format_aggregate
@@ -53,28 +53,47 @@ class CreatedEvent:
         return f"CreatedEvent({self.values!r})"
 
 
-def fold_positions(item: AggregateItem, positions: Iterable[int], event_at: Callable[[int], Event]) -> Any:
-    """``g(⊕_{p} f'(t_p.a))`` over the events at ``positions`` (in the order given: stream order), with a type
-    error named by the aggregate and the position (D76). ``COUNT(b)`` reads no attribute."""
+Fold = Callable[[Sequence[Event], Sequence[int]], Any]
+"""``fold(events, positions)``: one aggregate's value over a variable's events (their positions name errors)."""
+
+
+def compile_fold(item: AggregateItem) -> Fold:
+    """The fold of one aggregate, ``g(⊕_{t ∈ bag} f'(t.a))`` over a variable's events in the order given (stream
+    order), as a closure with the monoid looked up once (the engine calls it per match). A missing attribute is
+    NULL, which absorbs (the fold stops there); a value of the wrong kind is an :class:`AggregateError` naming
+    the aggregate and the stream position (D76). ``COUNT(b)`` reads no attribute."""
     agg = item.aggregator
-    attribute = item.attribute
-    acc = agg.identity
-    for p in positions:
-        value = NULL
-        if attribute is not None:
-            found = event_at(p).get(attribute)
-            if found is not None:
-                value = found
+    attribute, operation, pre, post, identity = item.attribute, agg.operation, agg.pre, agg.post, agg.identity
+    label = format_aggregate(item)
+    by_type = attribute == TYPE_KEY
+
+    def fold(events: Sequence[Event], positions: Sequence[int]) -> Any:
+        acc = identity
+        k = -1
         try:
-            acc = agg.combine(acc, agg.lift(value))
+            for k, e in enumerate(events):
+                value = NULL
+                if attribute is not None:
+                    found = e.type if by_type else e._values.get(attribute)
+                    if found is not None:
+                        value = found
+                lifted = pre(value)
+                if lifted is NULL:
+                    return NULL
+                acc = operation(acc, lifted)
+            return NULL if acc is NULL else post(acc)
         except AggregateError as exc:
-            raise AggregateError(f"{format_aggregate(item)}: {exc}, at stream position {p}") from None
-        if acc is NULL:
-            return NULL
-    try:
-        return agg.finish(acc)
-    except (TypeError, ArithmeticError) as exc:  # a user post-map that fails on the folded value
-        raise AggregateError(f"{format_aggregate(item)}: {exc}") from None
+            raise AggregateError(f"{label}: {exc}, at stream position {positions[k]}") from None
+        except (TypeError, ArithmeticError) as exc:  # e.g. max over a number and a string
+            where = f" with the value at stream position {positions[k]}" if k >= 0 else ""
+            raise AggregateError(f"{label}: {agg.name} cannot combine {acc!r}{where}: {exc}") from None
+
+    return fold
+
+
+def fold_positions(item: AggregateItem, positions: Sequence[int], event_at: Callable[[int], Event]) -> Any:
+    """:func:`compile_fold` of ``item`` over the events at ``positions``."""
+    return compile_fold(item)([event_at(p) for p in positions], positions)
 
 
 def match_aggregates(items: Sequence[AggregateItem], stream: Sequence[Event], valuation: Mapping[str, Iterable[int]]
@@ -97,4 +116,4 @@ def aggregates_json(items: Sequence[AggregateItem], values: Sequence[Any]) -> di
     return {it.alias: json_value(v) for it, v in zip(items, values)}
 
 
-__all__ = ["CreatedEvent", "fold_positions", "match_aggregates", "having_holds", "aggregates_json"]
+__all__ = ["CreatedEvent", "Fold", "compile_fold", "fold_positions", "match_aggregates", "having_holds", "aggregates_json"]
