@@ -17,7 +17,6 @@ from cer_theory.core.events import Event
 from cer_theory.engines.core.engine import AggregatedMatch, Engine, evaluate_query
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
-from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.testing.harness import report
 from cer_theory.testing.strategies.ceql import evaluable_aggregated_queries, timed_streams
