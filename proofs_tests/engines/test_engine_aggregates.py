@@ -12,11 +12,13 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from cer_theory.core.aggregates import NULL
 from cer_theory.core.errors import AggregateError, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.engines.core.engine import AggregatedMatch, Engine, evaluate_query
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.testing.harness import report
 from cer_theory.testing.strategies.ceql import evaluable_aggregated_queries, timed_streams
@@ -196,3 +198,23 @@ def test_nodes_per_event_stay_bounded_by_the_letters():
         live.append(max(ev.stats.max_live_nodes for ev in made))
     assert worst[0] == worst[1] > 0
     assert live[1] <= live[0] + 1024  # the compaction slack (evaluator.COMPACT_MIN)
+
+
+def test_the_generated_decoder_takes_the_exact_step_off_the_fast_path(monkeypatch):
+    """Strings under MAX/MIN, a registered aggregate and a mixed bag go through the kernel's step (D77): the
+    engine equals the reference, and a number met after a string under MAX is the kernel's error."""
+    from cer_theory.core import aggregates
+    from cer_theory.core.aggregates import Aggregator, register_aggregator
+
+    monkeypatch.setattr(aggregates, "_REGISTRY", dict(aggregates._REGISTRY))
+    register_aggregator(Aggregator("product_engine", lambda a, b: a * b, 1, lambda v: v, lambda v: v, "(ℤ, ×, 1)"))
+    q = parse("SELECT *, MAX(b.name) AS hi, MIN(b.name) AS lo, PRODUCT_ENGINE(b.x) AS p, SUM(b.x) AS s "
+              "WHERE A ; B+ AS b")
+    stream = [Event("A"), Event("B", name="kk", x=2), Event("B", name="b", x=3), Event("B", name="z")]
+    assert evaluate_query(q, stream) == evaluate(q, stream)
+    records = {v for s in evaluate(q, stream) for _, v in s}
+    assert (("hi", "kk"), ("lo", "b"), ("p", 6), ("s", 5)) in records
+    assert (("hi", "z"), ("lo", "b"), ("p", NULL), ("s", NULL)) in records
+    with pytest.raises(AggregateError, match=r"MAX\(b.name\) AS m: max cannot combine 'a' .* position 2"):
+        list(Engine("SELECT MAX(b.name) AS m WHERE A ; B+ AS b").process(
+            [Event("A"), Event("B", name="a"), Event("B", name=3)]))

@@ -58,11 +58,12 @@ from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError, Unsupporte
 from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
+from cer_theory.engines.core.folding import compile_decoder
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
 from cer_theory.engines.core.tecs import _set_positions  # decoding rewrites an enumerated CE's positions
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.core.windows import Window
-from cer_theory.formalisms.ceql.aggregation import compile_fold, having_holds
+from cer_theory.formalisms.ceql.aggregation import having_holds
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.compile import compile_automaton, compile_pattern
 from cer_theory.formalisms.ceql.parser import parse
@@ -179,10 +180,9 @@ class Engine:
                                             aggregated=[a.variable for a in query.aggregates], budget=budget)
             self._select = False
             slot = {v: k for k, v in enumerate(self.det.aggregated)}  # type: ignore[attr-defined]
-            self._folds = [(slot[a.variable], compile_fold(a)) for a in query.aggregates]
+            self._decode = compile_decoder(self.det.codes, self.det.width,  # type: ignore[attr-defined]
+                                           query.aggregates, [slot[a.variable] for a in query.aggregates])
             self._aliases = [a.alias for a in query.aggregates]
-            self._in_data = [d for d, _ in self.det.codes]  # type: ignore[attr-defined]
-            self._variables = [vs for _, vs in self.det.codes]  # type: ignore[attr-defined]
         elif self._select:
             self.cea: CEA = compile_pattern(query.pattern, select=query.select)
             self.det = SelectionDeterminizer(self.cea, self.strategy, budget=budget)
@@ -424,34 +424,22 @@ class Engine:
 
     def _aggregated_matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported matches of a query with aggregates, from the encoded CEs of one position: each path is
-        decoded (D and the aggregated variables' positions, :meth:`LabelledDeterminizer.decode` inlined), its
-        aggregates folded over their events in stream order (seed 003's Agg,
-        :func:`~cer_theory.formalisms.ceql.aggregation.compile_fold`), then HAVING, deduplication of
+        decoded and its aggregates folded over their events in stream order in one generated loop (seed 003's
+        Agg, :func:`~cer_theory.engines.core.folding.compile_decoder`), then HAVING, deduplication of
         ``(CE, values)`` and LIMIT, in that order. Linear in the paths' lengths."""
-        det: LabelledDeterminizer = self.det  # type: ignore[assignment]
-        width, in_data, variables, nvars = det.width, self._in_data, self._variables, len(det.aggregated)
-        folds, having, limit, aliases = self._folds, self.having, self.limit, self._aliases
-        frame = self._frame_rows
-        events, base, event_at = self._events, self._events_base, self._event_at
+        having, limit, aliases, decode = self.having, self.limit, self._aliases, self._decode
+        if self._frame_rows:
+            event_at = self._event_at
+        else:
+            events, base = self._events, self._events_base
+
+            def event_at(j: int) -> Event:
+                return events[j - base]  # type: ignore[return-value]
         seen: set[tuple] = set()
         out: list[Match] = []
         self.enumerated += len(ces)
         for c in ces:
-            data: list[int] = []
-            data_events: list[Event] = []
-            bags: list[list[Event]] = [[] for _ in range(nvars)]
-            where: list[list[int]] = [[] for _ in range(nvars)]
-            for p in c.positions:
-                j = p // width
-                code = p - j * width
-                e = event_at(j) if frame else events[j - base]
-                if in_data[code]:
-                    data.append(j)
-                    data_events.append(e)  # type: ignore[arg-type]
-                for v in variables[code]:
-                    bags[v].append(e)  # type: ignore[arg-type]
-                    where[v].append(j)
-            values = tuple([fold(bags[k], where[k]) for k, fold in folds])
+            data, data_events, values = decode(c.positions, event_at)
             if having is not None and not having_holds(having, self.aggregates, values):
                 self.having_dropped += 1
                 continue
