@@ -12,7 +12,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from cer_theory.core.aggregates import NULL
+from cer_theory.core import aggregates
+from cer_theory.core.aggregates import NULL, Aggregator, register_aggregator
 from cer_theory.core.errors import AggregateError, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.engines.core.engine import AggregatedMatch, Engine, evaluate_query
@@ -203,9 +204,6 @@ def test_nodes_per_event_stay_bounded_by_the_letters():
 def test_the_generated_decoder_takes_the_exact_step_off_the_fast_path(monkeypatch):
     """Strings under MAX/MIN, a registered aggregate and a mixed bag go through the kernel's step (D77): the
     engine equals the reference, and a number met after a string under MAX is the kernel's error."""
-    from cer_theory.core import aggregates
-    from cer_theory.core.aggregates import Aggregator, register_aggregator
-
     monkeypatch.setattr(aggregates, "_REGISTRY", dict(aggregates._REGISTRY))
     register_aggregator(Aggregator("product_engine", lambda a, b: a * b, 1, lambda v: v, lambda v: v, "(ℤ, ×, 1)"))
     q = parse("SELECT *, MAX(b.name) AS hi, MIN(b.name) AS lo, PRODUCT_ENGINE(b.x) AS p, SUM(b.x) AS s "
