@@ -11,6 +11,7 @@ stream; :mod:`cer_theory.spark.plan` says how the work is spread and why that pr
 ``end``        long
 ``positions``  array<long>                       the matched events' positions (sorted)
 ``events``     array<struct<input columns>>      the matched events' rows, in position order (``with_events``)
+*aliases*      long (COUNT) or double            the values of SELECT's aggregates (queries with aggregates)
 =============  ================================  ==========================================================
 
 Stream positions are 0-based rows of the input, in the order of :mod:`cer_theory.spark.positions`, the same as
@@ -38,7 +39,7 @@ from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
 from cer_theory.spark.positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
-from cer_theory.spark.tasks import OUTPUT_SCHEMA, TaskSpec, run_task
+from cer_theory.spark.tasks import OUTPUT_SCHEMA, TaskSpec, aggregate_columns, run_task
 from cer_theory.spark.validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
 
 if TYPE_CHECKING:
@@ -205,10 +206,16 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     # The partition columns as checked: cast to their declared kinds.
     spec = dataclasses.replace(spec, partition=tuple((a, _integral(checked, a))
                                                      for a in plan.partition_attributes))
+    aggregates = aggregate_columns(query)
+    clash = {a for a, _ in aggregates} & {"query_id", "start", "end", "positions", "events",
+                                          *plan.partition_attributes}
+    if clash:
+        raise CerError(f"aggregate alias {', '.join(sorted(clash))} is also an output column; rename it")
     schema = ", ".join([OUTPUT_SCHEMA, *(f"`{a}` {checked.schema[a].dataType.simpleString()}"
-                                         for a in plan.partition_attributes)])
+                                         for a in plan.partition_attributes),
+                        *(f"`{a.replace('`', '``')}` {kind}" for a, kind in aggregates)])
     raw = tasks_input.mapInPandas(functools.partial(run_task, spec), schema)
-    matches = _decorate(raw, stream, plan, attributes, qid, with_events)
+    matches = _decorate(raw, stream, plan, attributes, qid, with_events, [a for a, _ in aggregates])
     return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks, cached)
 
 
@@ -261,12 +268,12 @@ def _distribute(spark: SparkSession, plan: Plan, events: DataFrame, attributes: 
 
 
 def _decorate(raw: DataFrame, stream: DataFrame, plan: Plan, attributes: list[str], qid: str,
-              with_events: bool) -> DataFrame:
+              with_events: bool, aggregates: Sequence[str] = ()) -> DataFrame:
     """The tasks' matches (start, end, positions, partition key) with the query id and the matched rows. The
     rows are gathered in one pass over ``raw``, so the engine runs once."""
     from pyspark.sql import functions as F
 
-    keys = ["start", "end", "positions", *plan.partition_attributes]
+    keys = ["start", "end", "positions", *plan.partition_attributes, *aggregates]  # one CE, several value tuples
     out = raw
     if with_events:
         rows = stream.select(F.col("__row").alias("__p"), F.struct("type", *attributes).alias("__event"))
@@ -276,7 +283,7 @@ def _decorate(raw: DataFrame, stream: DataFrame, plan: Plan, attributes: list[st
                .agg(F.sort_array(F.collect_list(F.struct("__i", "__event"))).alias("__evs"))
                .withColumn("events", F.expr("transform(filter(__evs, x -> x.__i IS NOT NULL), x -> x.__event)")))
     columns = ["query_id", *plan.partition_attributes, "start", "end", "positions"] + (["events"] if with_events
-                                                                                       else [])
+                                                                                       else []) + list(aggregates)
     return out.withColumn("query_id", F.lit(qid)).select(*columns)
 
 

@@ -15,10 +15,27 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from cer_theory.core.aggregates import NULL
+from cer_theory.core.errors import CerError
 from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query
 
 OUTPUT_SCHEMA = "start long, end long, positions array<long>"
+
+
+def aggregate_columns(query: Query) -> list[tuple[str, str]]:
+    """The output columns of a query's aggregates (docs/decisions.md D79): one per alias, ``long`` for COUNT and
+    ``double`` otherwise (NULL is null, the identities ±inf are ±Infinity)."""
+    return [(a.alias, "long" if a.function == "COUNT" else "double") for a in query.aggregates]
+
+
+def _spark_value(alias: str, value: object) -> object:
+    if value is NULL:
+        return None
+    if isinstance(value, str):
+        raise CerError(f"aggregate {alias!r} has the string value {value!r}; on Spark aggregates are numeric "
+                       f"columns (docs/decisions.md D79)")
+    return value
 
 
 @dataclass(frozen=True)
@@ -71,6 +88,7 @@ def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.Dat
             positions.add(part["__pos"].to_numpy(), part["__row"].to_numpy())
             starts, ends, sets = [], [], []
             keys: list[list] = [[] for _ in spec.partition]
+            aggregates: list[list] = [[] for _ in spec.query.aggregates]
             for match in engine.process(part.loc[:, list(spec.columns)].reset_index(drop=True)):
                 end_pos, end = positions.lookup(match.end)
                 if end_pos < first_reported:
@@ -80,7 +98,10 @@ def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.Dat
                 sets.append([positions.lookup(p)[1] for p in match.positions])
                 for column, value, (_, integral) in zip(keys, match.partition or (), spec.partition):
                     column.append(int(value) if integral else value)
+                for column, (alias, value) in zip(aggregates, getattr(match, "aggregates", ())):
+                    column.append(_spark_value(alias, value))
             if ends:
                 out = {"start": starts, "end": ends, "positions": sets}
                 out.update({name: column for (name, _), column in zip(spec.partition, keys)})
+                out.update({a.alias: column for a, column in zip(spec.query.aggregates, aggregates)})
                 yield pd.DataFrame(out)

@@ -25,6 +25,14 @@ out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the refer
   nothing.
 * **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there).
 * **FROM** — the input is the already merged stream; stream names are not matched against events.
+* **Aggregates and HAVING** (seed 003's ``Agg``; docs/decisions.md D75–D78) — the evaluators run over letters
+  (:mod:`cer_theory.engines.core.labelled`) so that each enumerated path also tells which positions each
+  aggregated variable binds; the values are folded while the path is decoded (linear in the path: the delay
+  stays output-linear). Each enumerated match is then checked against HAVING and against the records already
+  reported at that position (outputs are a set of (CE, values)); LIMIT counts what survives, and only reported
+  matches consume. HAVING is applied after enumeration, so the engine may enumerate matches it then drops:
+  :attr:`Engine.having_dropped` and :attr:`Engine.duplicates_dropped` count them. Strategies other than ALL and
+  ANY are not supported with aggregates (UnsupportedError).
 
 Every event goes through one per-event step, :meth:`Engine._step` (CORE's Algorithm 1 around the clauses
 above). For Events and dicts without NEXT/LAST/MAX :meth:`Engine.process` runs an inlined copy of it
@@ -45,14 +53,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from cer_theory.automata.cea import CEA
-from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError
+from cer_theory.core.aggregates import json_value
+from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError, UnsupportedError
 from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches, partition_keys
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
+from cer_theory.engines.core.folding import compile_decoder
+from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
+from cer_theory.engines.core.tecs import _set_positions  # decoding rewrites an enumerated CE's positions
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.core.windows import Window
+from cer_theory.formalisms.ceql.aggregation import having_holds
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.compile import compile_automaton, compile_pattern
 from cer_theory.formalisms.ceql.parser import parse
@@ -99,8 +112,31 @@ class Match:
         return f"Match({self.complex_event!r}{part})"
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class AggregatedMatch(Match):
+    """A :class:`Match` of a query with aggregates: also the ``(alias, value)`` pairs of its aggregates, in
+    SELECT's order (seed 003's created event; NULL is :data:`cer_theory.core.aggregates.NULL`)."""
+
+    aggregates: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def values(self) -> tuple:
+        return tuple(v for _, v in self.aggregates)
+
+    def to_json(self) -> dict:
+        out = Match.to_json(self)
+        out["aggregates"] = {alias: json_value(v) for alias, v in self.aggregates}
+        return out
+
+    def __repr__(self) -> str:
+        return f"{Match.__repr__(self)[:-1]} {dict(self.aggregates)!r})"
+
+
 _new, _set_ce, _set_events, _set_partition = (object.__new__, Match.complex_event.__set__,  # type: ignore
                                               Match.events.__set__, Match.partition.__set__)  # type: ignore
+
+
+_set_aggregates = AggregatedMatch.aggregates.__set__  # type: ignore[attr-defined]
 
 
 def make_match(complex_event: CoreComplexEvent, events: tuple[Event, ...], partition: tuple | None) -> Match:
@@ -130,7 +166,22 @@ class Engine:
         self.strategy = (query.strategy or "ALL").upper()
         self._select = self.strategy in SELECT_STRATEGIES
         self.det: Determinizer
-        if self._select:
+        self.aggregates = query.aggregates
+        self.having = query.having
+        self._aggregated = query.aggregated
+        if self._aggregated:
+            if self.strategy not in ("ALL", "ANY"):
+                raise UnsupportedError(f"SELECT {self.strategy} with aggregates: the engine evaluates aggregates "
+                                       f"under ALL and ANY only (docs/decisions.md D77)")
+            self.cea = compile_pattern(query.pattern)  # the labels are kept: the letters project them
+            self.det = LabelledDeterminizer(self.cea, select=query.select,
+                                            aggregated=[a.variable for a in query.aggregates], budget=budget)
+            self._select = False
+            slot = {v: k for k, v in enumerate(self.det.aggregated)}  # type: ignore[attr-defined]
+            self._decode = compile_decoder(self.det.codes, self.det.width,  # type: ignore[attr-defined]
+                                           query.aggregates, [slot[a.variable] for a in query.aggregates])
+            self._aliases = [a.alias for a in query.aggregates]
+        elif self._select:
             self.cea: CEA = compile_pattern(query.pattern, select=query.select)
             self.det = SelectionDeterminizer(self.cea, self.strategy, budget=budget)
         else:
@@ -147,6 +198,9 @@ class Engine:
         self.position = 0  # the global position of the next event
         self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (seed 001 §2.2; D22)
         self.partitions_created = self.partitions_discarded = 0
+        self.enumerated = 0  # matches enumerated by the tECS (with aggregates: before HAVING and deduplication)
+        self.having_dropped = 0  # enumerated matches HAVING dropped
+        self.duplicates_dropped = 0  # enumerated matches equal to one already reported at the same position
         self._last_key: float = float("-inf")
         # Events by global position, for Match.events: a deque from position ``_events_base`` on, cut by window.
         self._events: deque[Event | Rows] = deque()
@@ -201,7 +255,7 @@ class Engine:
             self._dict_mask = compile_mask(self.det.predicates, dicts=True)
         masks, times, parts = column_keys(batch, self.det.predicates, self._time_attribute, self.partition_attributes,
                                           self._dict_mask)
-        if self._inlined:
+        if self._inlined and not self._aggregated:  # (aggregates take the one-step path: their matches are decoded)
             yield from self._process_columns(batch, masks, times, None if parts is None else partition_keys(parts))
             return
         for k in range(len(batch)):
@@ -238,6 +292,7 @@ class Engine:
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
         expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
         by_position = window is not None and window.kind == "events"
+        aggregated = self._aggregated
         kinds = _KINDS
         position, last, base = self.position, self._last_key, self._events_base
         try:
@@ -285,6 +340,9 @@ class Engine:
                 if entry is not None:
                     evaluator = entry[0]
                     ces = evaluator.advance(j, m, key)
+                    if ces and aggregated:  # as in _step: only the matches HAVING keeps are reported and consume
+                        self._events_base = base  # (read by _event_at)
+                        ces = self._aggregated_matches(ces, entry[1] if attrs else None)  # type: ignore[assignment]
                     if ces:
                         if consume == "ANY":
                             self._discard_all()
@@ -313,7 +371,8 @@ class Engine:
                         base += 1
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
-                    yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
+                    yield from (ces if aggregated else  # type: ignore[misc]
+                                self._matches(ces, entry[1] if attrs else None))  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
         finally:
             self.position, self._last_key, self._events_base = position, last, base
@@ -444,7 +503,9 @@ class Engine:
         else:
             self._evaluators.move_to_end(pkey)
         evaluator, part = entry
-        ces = evaluator.advance(j, mask, key)
+        ces: list = evaluator.advance(j, mask, key)
+        if ces and self._aggregated:  # only the matches HAVING keeps are reported, and only they consume
+            ces = self._aggregated_matches(ces, part if values is not None else None)
         if ces:
             if self.consume == "ANY":
                 self._discard_all()
@@ -455,7 +516,47 @@ class Engine:
         self._expire(key)
         if not ces:
             return []
+        if self._aggregated:
+            return ces
         return self._matches(ces, part if values is not None else None)
+
+    def _aggregated_matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
+        """The reported matches of a query with aggregates, from the encoded CEs of one position: each path is
+        decoded and its aggregates folded over their events in stream order in one generated loop (seed 003's
+        Agg, :func:`~cer_theory.engines.core.folding.compile_decoder`), then HAVING, deduplication of
+        ``(CE, values)`` and LIMIT, in that order. Linear in the paths' lengths."""
+        having, limit, aliases, decode = self.having, self.limit, self._aliases, self._decode
+        if self._frame_rows:
+            event_at = self._event_at
+        else:
+            events, base = self._events, self._events_base
+
+            def event_at(j: int) -> Event:
+                return events[j - base]  # type: ignore[return-value]
+        seen: set[tuple] = set()
+        out: list[Match] = []
+        self.enumerated += len(ces)
+        for c in ces:
+            data, data_events, values = decode(c.positions, event_at)
+            if having is not None and not having_holds(having, self.aggregates, values):
+                self.having_dropped += 1
+                continue
+            positions = tuple(data)
+            key = (c.start, positions, values)
+            if key in seen:
+                self.duplicates_dropped += 1
+                continue
+            seen.add(key)
+            _set_positions(c, positions)  # c is this enumeration's own object: decoded in place
+            m = _new(AggregatedMatch)
+            _set_ce(m, c)
+            _set_events(m, tuple(data_events))
+            _set_partition(m, partition)
+            _set_aggregates(m, tuple(zip(aliases, values)))
+            out.append(m)
+            if len(out) == limit:
+                break
+        return out
 
     def _matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported Matches of ``ces`` (their events are still in the window's event buffer)."""
@@ -472,6 +573,8 @@ class Engine:
         return [make_match(c, tuple([events[p - base] for p in c.positions]), partition) for c in ces]
 
     def _new_evaluator(self) -> Evaluator:
+        if self._aggregated:  # LIMIT is applied after HAVING, by the engine
+            return LabelledEvaluator(determinizer=self.det, window=self.window, **self._options)
         if self._select:
             return SelectEvaluator(determinizer=self.det, window=self.window, limit=self.limit,  # type: ignore
                                    **self._options)
@@ -556,13 +659,14 @@ def _time_key(position: int, value: Any, attribute: str) -> float:
 
 
 def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any]], **options: Any
-                   ) -> list[frozenset[CoreComplexEvent]]:
-    """The engine's output grouped by end position, ``out[j]`` = the CEs reported at j (the shape of
-    :func:`cer_theory.formalisms.ceql.semantics.evaluate`, for differential tests and the CLI)."""
+                   ) -> list[frozenset]:
+    """The engine's output grouped by end position, ``out[j]`` = the CEs reported at j, or the ``(CE, values)``
+    records of a query with aggregates (the shape of :func:`cer_theory.formalisms.ceql.semantics.evaluate`, for
+    differential tests and the CLI)."""
     out: list[set[CoreComplexEvent]] = [set() for _ in range(len(stream))]
     for m in Engine(query, **options).process(stream):
-        out[m.end].add(m.complex_event)
+        out[m.end].add((m.complex_event, m.aggregates) if isinstance(m, AggregatedMatch) else m.complex_event)
     return [frozenset(s) for s in out]
 
 
-__all__ = ["Engine", "Match", "SELECT_STRATEGIES", "evaluate_query"]
+__all__ = ["AggregatedMatch", "Engine", "Match", "SELECT_STRATEGIES", "evaluate_query"]

@@ -3,11 +3,11 @@ Parquet, fast enough not to dominate a run (docs/decisions.md D90).
 
 * ``jsonl`` — one object per match, byte for byte ``json.dumps(match.to_json())``: ``start``, ``end``,
   ``positions``, ``events`` (each event's JSON text is encoded once and reused by every match that reports it),
-  ``partition`` with PARTITION BY.
-* ``csv`` — a header ``start,end,positions,partition,events``; positions space-separated, partition and events
-  as JSON text (empty when absent).
-* ``parquet`` — columns ``start``, ``end`` (int64), ``positions`` (list of int64), ``partition`` and ``events``
-  (JSON text, null when absent), written in row groups of :data:`ROWS_PER_GROUP`.
+  ``partition`` with PARTITION BY, ``aggregates`` (alias → value) for a query with aggregates.
+* ``csv`` — a header ``start,end,positions,partition,events,aggregates``; positions space-separated, partition,
+  events and aggregates as JSON text (empty when absent).
+* ``parquet`` — columns ``start``, ``end`` (int64), ``positions`` (list of int64), ``partition``, ``events`` and
+  ``aggregates`` (JSON text, null when absent), written in row groups of :data:`ROWS_PER_GROUP`.
 
 ``positions_only`` leaves the events out (the positions index the input stream, 0-based).
 """
@@ -21,13 +21,14 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cer_theory.core.aggregates import json_value
 from cer_theory.core.errors import CerError
 
 FORMATS = ("jsonl", "csv", "parquet")
 ROWS_PER_GROUP = 1 << 16
 _CACHE_LIMIT = 1 << 16
 _SCHEMA = pa.schema([("start", pa.int64()), ("end", pa.int64()), ("positions", pa.list_(pa.int64())),
-                     ("partition", pa.string()), ("events", pa.string())])
+                     ("partition", pa.string()), ("events", pa.string()), ("aggregates", pa.string())])
 
 
 class MatchWriter:
@@ -49,7 +50,7 @@ class MatchWriter:
         self._out: IO[str] = open(out, "w", encoding="utf-8", newline="") if isinstance(out, str) else out
         if fmt == "csv":
             self._csv = csv.writer(self._out)
-            self._csv.writerow(["start", "end", "positions", "partition", "events"])
+            self._csv.writerow(["start", "end", "positions", "partition", "events", "aggregates"])
 
     def _event_text(self, event: Any) -> str:
         found = self._events.get(id(event))
@@ -65,6 +66,8 @@ class MatchWriter:
     def write(self, match: Any) -> None:
         positions = match.complex_event.positions
         partition = None if match.partition is None else json.dumps(list(match.partition))
+        pairs = getattr(match, "aggregates", None)  # (an AggregatedMatch: seed 003's created event)
+        aggregates = None if pairs is None else json.dumps({alias: json_value(v) for alias, v in pairs})
         if self.fmt == "jsonl":
             text = f'{{"start": {match.complex_event.start}, "end": {match.complex_event.end}, "positions": ' \
                    f'[{", ".join(map(str, positions))}]'
@@ -72,12 +75,14 @@ class MatchWriter:
                 text += ', "events": ' + self._events_text(match)
             if partition is not None:
                 text += ', "partition": ' + partition
+            if aggregates is not None:
+                text += ', "aggregates": ' + aggregates
             self._out.write(text + "}\n")
             return
         events = None if self.positions_only else self._events_text(match)
         if self.fmt == "csv":
             self._csv.writerow([match.complex_event.start, match.complex_event.end, " ".join(map(str, positions)),
-                                partition or "", events or ""])
+                                partition or "", events or "", aggregates or ""])
             return
         rows = self._rows
         rows["start"].append(match.complex_event.start)
@@ -85,6 +90,7 @@ class MatchWriter:
         rows["positions"].append(list(positions))
         rows["partition"].append(partition)
         rows["events"].append(events)
+        rows["aggregates"].append(aggregates)
         if len(rows["start"]) >= ROWS_PER_GROUP:
             self._flush()
 

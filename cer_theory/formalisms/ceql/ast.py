@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cer_theory.core.aggregates import Aggregator, aggregator
 from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.strategies import CEQL_STRATEGIES, CONSUME_POLICIES, ceql_strategy
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Formula, Proj, Select, variables
@@ -25,6 +27,30 @@ in order); ALL (no strategy) is the default."""
 
 
 @dataclass(frozen=True)
+class AggregateItem:
+    """``FUNCTION(var.attribute) AS alias`` in SELECT: the aggregate ``function`` (a name known to
+    :func:`cer_theory.core.aggregates.aggregator`, built-in or registered) folded over the ``attribute`` values of
+    the events the match binds to ``var`` — seed 003's ``Agg`` operator (aggregation paper, §4–5) applied to one
+    variable of the match. ``attribute`` is None only for ``COUNT(var)``, which counts events."""
+
+    function: str
+    variable: str
+    attribute: str | None
+    alias: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "function", self.function.upper())
+        if self.attribute is None and self.function != "COUNT":
+            raise ValueError(f"{self.function}({self.variable}) needs an attribute: "
+                             f"{self.function}({self.variable}.attribute)")
+
+    @property
+    def aggregator(self) -> Aggregator:
+        """The monoid of :mod:`cer_theory.core.aggregates` (an :class:`AggregateError` if unknown)."""
+        return aggregator(self.function)
+
+
+@dataclass(frozen=True)
 class Query:
     """A CEQL query (seed 001 §2, Fig. 1).
 
@@ -34,7 +60,10 @@ class Query:
     * ``pattern``: the WHERE pattern as a CEL formula (Atom, In for AS, Filter, Seq, Contig, Disj, Plus, CPlus);
     * ``partition_by``: the PARTITION BY groups, e.g. ``(("name",), ("volume",))`` for ``[name], [volume]``;
     * ``within``: the window or None; ``consume``: ``"ANY"``, ``"PARTITION"``, ``"NONE"`` or None;
-      ``limit``: LIMIT n or None.
+      ``limit``: LIMIT n or None;
+    * ``aggregates``: the ``FUNCTION(var.attr) AS alias`` items of SELECT (:class:`AggregateItem`), in order;
+    * ``having``: the HAVING condition over the aliases (a predicate on the event whose attributes are the
+      aggregate values) or None.
     """
 
     pattern: Formula
@@ -45,6 +74,8 @@ class Query:
     within: Window | None = None
     consume: str | None = None
     limit: int | None = None
+    aggregates: tuple[AggregateItem, ...] = ()
+    having: Predicate | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.pattern, Formula):
@@ -63,6 +94,17 @@ class Query:
         object.__setattr__(self, "partition_by", tuple(tuple(g) for g in self.partition_by))
         if any(not g for g in self.partition_by):
             raise ValueError("a PARTITION BY group needs at least one attribute")
+        object.__setattr__(self, "aggregates", tuple(self.aggregates))
+        aliases = [a.alias for a in self.aggregates]
+        if len(set(aliases)) != len(aliases):
+            raise ValueError(f"aggregate aliases must differ, got {aliases}")
+        if self.having is not None and not isinstance(self.having, Predicate):
+            raise TypeError(f"having is a predicate, got {self.having!r}")
+
+    @property
+    def aggregated(self) -> bool:
+        """Whether the query has aggregates or a HAVING clause (its outputs then carry aggregate values)."""
+        return bool(self.aggregates) or self.having is not None
 
     def variables(self) -> frozenset[str]:
         """The variables the pattern can bind (event types and AS names)."""
@@ -114,5 +156,5 @@ class QuarantinePolicy:
     streams: tuple[str, ...]
 
 
-__all__ = ["Query", "StreamDeclaration", "QuarantinePolicy", "KEYWORDS", "STRATEGIES", "CONSUME_POLICIES", "STREAM_ATTRIBUTE",
+__all__ = ["AggregateItem", "Query", "StreamDeclaration", "QuarantinePolicy", "KEYWORDS", "STRATEGIES", "CONSUME_POLICIES", "STREAM_ATTRIBUTE",
            "DEFAULT_TIME_ATTRIBUTE", "DATATYPE_KINDS"]

@@ -4,41 +4,60 @@ A query's outputs at position j are the complex events ``([i, j], D)`` it report
 of the output). Two evaluators must agree with the reference semantics (``semantics.evaluate``): the CEA of
 Theorem 1 run from every start (``compile.evaluate_compiled``; NEXT, LAST and MAX have no any-start automaton,
 see ``compile.compile_automaton``) and the engine of §4 (Algorithm 1 over the tECS, the default of
-``cer-theory eval --logic ceql``). LIMIT is applied by the engine only (decisions in ``semantics``).
+``cer-theory eval --logic ceql``). LIMIT is applied by the engine only (decisions in ``semantics``). A query with aggregates outputs
+``(CE, ((alias, value), …))`` records, printed with an ``"aggregates"`` object (docs/decisions.md D75).
 """
 
 from __future__ import annotations
 
+import json
+import math
+
+from cer_theory.core.aggregates import NULL, json_value
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.printer import format
-from cer_theory.formalisms.ceql.semantics import evaluate
+from cer_theory.formalisms.ceql.semantics import AggregatedCE, evaluate
 
 COMPILED_STRATEGIES = frozenset({"ALL", "ANY", "STRICT"})
 """The selection strategies ``compile_automaton`` compiles for runs that start anywhere (seed 001 Theorem 1)."""
 
 
 def compiles(query: Query) -> bool:
-    """Whether the query's strategy has an any-start automaton (NEXT, LAST and MAX do not)."""
-    return query.strategy in COMPILED_STRATEGIES
+    """Whether the query's strategy has an any-start automaton (NEXT, LAST and MAX do not) and it has no
+    aggregates (the CEA's runs carry no values; the engine's letters do, docs/decisions.md D77)."""
+    return query.strategy in COMPILED_STRATEGIES and not query.aggregated
 
 
 def _identity(c: CoreComplexEvent) -> CoreComplexEvent:
     return c
 
 
-def _sort_key(c: CoreComplexEvent) -> tuple:
+def _sort_key(c: CoreComplexEvent | AggregatedCE) -> tuple:
+    if isinstance(c, tuple):  # (CE, aggregates) of a query with aggregates
+        return c[0].start, c[0].end, c[0].positions, json.dumps(_aggregates(c[1]), sort_keys=True)
     return c.start, c.end, c.positions
 
 
-def _to_json(c: CoreComplexEvent) -> dict:
+def _aggregates(pairs: tuple) -> dict:
+    return {alias: json_value(v) for alias, v in pairs}
+
+
+def _to_json(c: CoreComplexEvent | AggregatedCE) -> dict:
+    if isinstance(c, tuple):
+        return {**c[0].to_json(), "aggregates": _aggregates(c[1])}
     return c.to_json()
 
 
-def _from_json(obj: dict) -> CoreComplexEvent:
-    return CoreComplexEvent(int(obj["start"]), int(obj["end"]), tuple(int(p) for p in obj["positions"]))
+def _from_json(obj: dict) -> CoreComplexEvent | AggregatedCE:
+    ce = CoreComplexEvent(int(obj["start"]), int(obj["end"]), tuple(int(p) for p in obj["positions"]))
+    if "aggregates" in obj:  # null is NULL; "inf"/"-inf" are the infinite identities (json_value's encoding)
+        back = {None: NULL, "inf": math.inf, "-inf": -math.inf}
+        return ce, tuple((a, back.get(v, v) if v is None or isinstance(v, str) else v)
+                         for a, v in obj["aggregates"].items())
+    return ce
 
 
 COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json, _from_json)

@@ -7,7 +7,7 @@ needs them and which the AST imports for ``str(q)``.
 
 from __future__ import annotations
 
-KEYWORDS = ("SELECT", "FROM", "WHERE", "PARTITION", "BY", "WITHIN", "CONSUME", "LIMIT", "ALL", "ANY", "LAST",
+KEYWORDS = ("SELECT", "FROM", "WHERE", "PARTITION", "BY", "WITHIN", "CONSUME", "LIMIT", "HAVING", "ALL", "ANY", "LAST",
             "MAX", "NEXT", "STRICT", "NONE", "AS", "OR", "AND", "NOT", "FILTER", "IN", "LIKE", "EVENTS", "HOUR",
             "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS", "TRUE", "FALSE", "CREATE", "DECLARE", "STREAM",
             "EVENT")

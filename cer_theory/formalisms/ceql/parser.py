@@ -48,6 +48,7 @@ from typing import Any
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 
+from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.parsing import describe_token, number, syntax_error, unescape
@@ -55,7 +56,7 @@ from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRang
                                             Predicate)
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
-from cer_theory.formalisms.ceql.ast import QuarantinePolicy, Query, StreamDeclaration
+from cer_theory.formalisms.ceql.ast import AggregateItem, QuarantinePolicy, Query, StreamDeclaration
 from cer_theory.formalisms.ceql.lexicon import STREAM_ATTRIBUTE
 
 GRAMMAR_PATH = Path(__file__).with_name("ceql.lark")
@@ -105,6 +106,7 @@ class _Builder(Transformer):
         super().__init__()
         self.check_variables = check_variables
         self.on_tokens: dict[int, Token] = {}
+        self.having_tokens: dict[str, Token] = {}  # where attribute names were written (first occurrence)
 
     # names, constants
     def name(self, c: list) -> Token:
@@ -118,13 +120,33 @@ class _Builder(Transformer):
         return c[0].upper()
 
     def select_star(self, c: list) -> tuple[str, Any]:
-        return ("select", None)
+        return ("select", (None, c[1:]))
 
     def select_none(self, c: list) -> tuple[str, Any]:
-        return ("select", ())
+        return ("select", ((), c[1:]))
 
     def select_vars(self, c: list) -> tuple[str, Any]:
-        return ("select", tuple(c))
+        return ("select", (tuple(x for x in c if isinstance(x, Token)), [x for x in c if not isinstance(x, Token)]))
+
+    def agg_function(self, c: list) -> Token:
+        tok = c[0]
+        try:
+            aggregator(str(tok))
+        except CerError as e:
+            raise _Positioned(str(e), tok) from None
+        return tok
+
+    def aggregate(self, c: list) -> tuple[AggregateItem, Token]:
+        function, variable = c[0], c[1]
+        attribute = str(c[2]) if len(c) == 4 else None
+        try:
+            item = AggregateItem(str(function), str(variable), attribute, str(c[-1]))
+        except ValueError as e:
+            raise _Positioned(str(e), function) from None
+        return item, variable
+
+    def having(self, c: list) -> tuple[str, Any]:
+        return ("having", c[0])
 
     def from_clause(self, c: list) -> tuple[str, Any]:
         return ("streams", tuple(c))
@@ -167,6 +189,7 @@ class _Builder(Transformer):
         fields: dict[str, Any] = {}
         pattern: Formula | None = None
         select_tokens: tuple[Token, ...] = ()
+        aggregates: list[tuple[AggregateItem, Token]] = []
         for x in c:
             if isinstance(x, Formula):
                 pattern = x
@@ -174,9 +197,11 @@ class _Builder(Transformer):
                 fields["strategy"] = x
             else:
                 key, value = x
-                if key == "select" and value:
-                    select_tokens = value
-                    value = tuple(str(v) for v in value)
+                if key == "select":
+                    value, aggregates = value
+                    if value:
+                        select_tokens = value
+                        value = tuple(str(v) for v in value)
                 elif key == "streams":
                     value = tuple(str(v) for v in value)
                 fields[key] = value
@@ -187,7 +212,23 @@ class _Builder(Transformer):
                 if str(tok) not in bound:
                     raise _Positioned(f"SELECT names {str(tok)!r}, which the pattern does not bind "
                                       f"(it binds {', '.join(sorted(bound))})", tok)
-        return Query(pattern=pattern, **fields)
+            for item, tok in aggregates:
+                if item.variable not in bound:
+                    raise _Positioned(f"{item.function}({item.variable}…) aggregates the variable {item.variable!r}, "
+                                      f"which the pattern does not bind (it binds {', '.join(sorted(bound))})", tok)
+        seen: set[str] = set()
+        for item, tok in aggregates:
+            if item.alias in seen:
+                raise _Positioned(f"the alias {item.alias!r} names two aggregates", tok)
+            seen.add(item.alias)
+        having = fields.get("having")
+        if having is not None:
+            for name in sorted(having_names(having)):
+                if name not in seen:
+                    known = ", ".join(sorted(seen)) or "none: SELECT has no aggregate"
+                    raise _Positioned(f"HAVING names {name!r}, which is not an aggregate alias (aliases: {known})",
+                                      self.having_tokens.get(name))
+        return Query(pattern=pattern, aggregates=tuple(item for item, _ in aggregates), **fields)
 
     # patterns
     def atom(self, c: list) -> Formula:
@@ -263,6 +304,7 @@ class _Builder(Transformer):
             raise _Positioned(str(e), op_tok) from None
 
     def like(self, c: list) -> Predicate:
+        self.having_tokens.setdefault(str(c[0]), c[0])
         pattern, tok = c[1]
         try:
             return Like(Attr(str(c[0])), pattern)
@@ -276,6 +318,7 @@ class _Builder(Transformer):
         return self._in(c, negated=True)
 
     def _in(self, c: list, negated: bool) -> Predicate:
+        self.having_tokens.setdefault(str(c[0]), c[0])
         term, values = Attr(str(c[0])), c[1]
         if isinstance(values, tuple) and values[0] == "range":
             return InRange(term, values[1], values[2], negated)
@@ -332,6 +375,7 @@ class _Builder(Transformer):
         return Const(False)
 
     def attr(self, c: list) -> Attr:
+        self.having_tokens.setdefault(str(c[0]), c[0])
         return Attr(str(c[0]))
 
     # declarations
@@ -405,6 +449,29 @@ class _Builder(Transformer):
         return out
 
 
+def having_names(p: Predicate) -> set[str]:
+    """The attribute names a HAVING condition reads (each must be an aggregate alias); the event type counts as
+    the name ``type``, which no alias can be."""
+    names: set[str] = set()
+
+    def term(t: Any) -> None:
+        if isinstance(t, Attr):
+            names.add(t.name)
+        elif isinstance(t, Arith):
+            term(t.left)
+            term(t.right)
+
+    for node in p.walk():
+        if isinstance(node, IsType):
+            names.add(TYPE_KEY)
+        elif isinstance(node, Cmp):
+            term(node.left)
+            term(node.right)
+        elif isinstance(node, (Like, InSet, InRange)):
+            term(node.term)
+    return names
+
+
 def _filter_atoms(p: Predicate) -> list[On]:
     if isinstance(p, (And, Or)):
         return [a for x in p.args for a in _filter_atoms(x)]
@@ -471,10 +538,10 @@ _SHOW = {
     "_SEMI": "';'", "_COLON": "':'", "_CPLUS": "':+'", "_COMMA": "','", "_DOTDOT": "'..'", "_LPAR": "'('",
     "_RPAR": "')'", "_LSQB": "'['", "_RSQB": "']'", "_LBRACE": "'{'", "_RBRACE": "'}'", "PLUS": "'+'",
     "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "EQ": "'='", "NE": "'!='", "LT": "'<'", "LE": "'<='",
-    "GT": "'>'", "GE": "'>='", "$END": "end of input", "NUMBER": "a number",
+    "GT": "'>'", "GE": "'>='", "_DOT": "'.'", "$END": "end of input", "NUMBER": "a number",
 }
 _KEYWORD_TERMINALS = {"_SELECT": "SELECT", "_FROM": "FROM", "_WHERE": "WHERE", "PARTITION": "PARTITION",
-                      "_BY": "BY", "_WITHIN": "WITHIN", "_CONSUME": "CONSUME", "_LIMIT": "LIMIT", "ALL": "ALL",
+                      "_BY": "BY", "_WITHIN": "WITHIN", "_HAVING": "HAVING", "_CONSUME": "CONSUME", "_LIMIT": "LIMIT", "ALL": "ALL",
                       "ANY": "ANY", "LAST": "LAST", "MAX": "MAX", "NEXT": "NEXT", "STRICT": "STRICT",
                       "NONE": "NONE", "_AS": "AS", "_OR": "OR", "_AND": "AND", "_NOT": "NOT", "_FILTER": "FILTER",
                       "_IN": "IN", "_LIKE": "LIKE", "EVENTS": "EVENTS", "HOURS": "HOURS", "MINUTES": "MINUTES",
@@ -485,7 +552,7 @@ _STRINGS = {"SQSTRING", "DQSTRING"}
 _CMP_OPS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
 _ARITH = ["PLUS", "MINUS", "STAR", "SLASH"]
 _PATTERN_OPS = ["_SEMI", "_COLON", "_OR", "_AS", "PLUS", "_CPLUS", "_FILTER"]
-_CLAUSES = ["_FROM", "_WHERE", "PARTITION", "_WITHIN", "_CONSUME", "_LIMIT"]
+_CLAUSES = ["_FROM", "_WHERE", "PARTITION", "_WITHIN", "_HAVING", "_CONSUME", "_LIMIT"]
 _UNITS = ["EVENTS", "HOURS", "MINUTES", "SECONDS"]
 
 

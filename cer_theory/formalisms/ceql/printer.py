@@ -21,7 +21,7 @@ from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, For
 from cer_theory.formalisms.ceql.lexicon import KEYWORDS, STREAM_ATTRIBUTE
 
 if TYPE_CHECKING:  # the AST imports this module for str(q); the printer reads only the queries' fields
-    from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
+    from cer_theory.formalisms.ceql.ast import AggregateItem, Query, StreamDeclaration
 
 FILTER_LEVEL, BINARY_LEVEL, POSTFIX_LEVEL, ATOMIC_LEVEL = range(4)
 
@@ -177,11 +177,13 @@ def format(q: Query) -> str:
     if q.strategy != "ALL":
         parts.append(q.strategy)
     if q.select is None:
-        parts.append("*")
+        items = ["*"]
     elif not q.select:
-        parts.append("NONE")
+        items = [] if q.aggregates else ["NONE"]  # SELECT SUM(b.x) AS s selects no variable, as NONE does
     else:
-        parts.append(", ".join(map(format_name, q.select)))
+        items = list(map(format_name, q.select))
+    items += [format_aggregate(a) for a in q.aggregates]
+    parts.append(", ".join(items))
     if q.streams:
         parts += ["FROM", ", ".join(map(format_name, q.streams))]
     parts += ["WHERE", format_pattern(q.pattern)]
@@ -189,11 +191,19 @@ def format(q: Query) -> str:
         parts += ["PARTITION BY", ", ".join("[" + ", ".join(map(format_name, g)) + "]" for g in q.partition_by)]
     if q.within is not None:
         parts += ["WITHIN", format_window(q.within)]
+    if q.having is not None:
+        parts += ["HAVING", format_expression(q.having)]
     if q.consume is not None:
         parts += ["CONSUME BY", q.consume]
     if q.limit is not None:
         parts += ["LIMIT", str(q.limit)]
     return " ".join(parts)
+
+
+def format_aggregate(a: AggregateItem) -> str:
+    """``SUM(b.volume) AS vol``; ``COUNT(b) AS n`` for a count without attribute."""
+    target = format_name(a.variable) + ("" if a.attribute is None else "." + format_name(a.attribute))
+    return f"{a.function}({target}) AS {format_name(a.alias)}"
 
 
 def format_declaration(d: StreamDeclaration) -> str:
@@ -205,5 +215,5 @@ def format_declaration(d: StreamDeclaration) -> str:
     return f"CREATE STREAM {format_name(d.name)} {{ {events} }}"
 
 
-__all__ = ["format", "format_pattern", "format_filter", "format_expression", "format_window", "format_declaration",
+__all__ = ["format", "format_aggregate", "format_pattern", "format_filter", "format_expression", "format_window", "format_declaration",
            "format_name"]

@@ -27,6 +27,14 @@ on each substream), with our decisions where seed 001 is silent (docs/decisions.
   after ``j`` — in every substream. ``PARTITION`` does the same inside the substream that produced the output
   only. ``NONE`` (or no clause) consumes nothing. Consumption is applied before the strategy (a reset engine
   no longer sees the consumed runs) and the window.
+* **Aggregates and HAVING** (seed 003's ``Agg``, aggregation paper §4–5; :mod:`.aggregation`): each match
+  ``V = ([i, j], μ)`` of the WHERE pattern yields the record ``(C_{π_L(V)}, Agg(μ))``: the complex event of
+  SELECT's projection with the aggregate values folded over the *unprojected* μ (``SUM(b.volume)`` needs b's
+  events even when SELECT leaves b out). Outputs are the **set** of such records, so two matches with the same
+  complex event and the same values are one output, and one complex event may come with several value tuples
+  (docs/decisions.md D75). The strategy selects by complex event (a record is kept iff its CE is), the window
+  reads the interval, then ``HAVING`` drops the records whose created event fails it, *before* CONSUME BY
+  (a record HAVING drops is not reported, so it consumes nothing) and LIMIT.
 * **LIMIT n** ([code] CORE C++: a cap on each enumeration, i.e. per end position) keeps *some* ``n`` CEs ending
   at ``j``, which ones depends on the engine's enumeration order. :func:`evaluate` therefore ignores it and
   :func:`limit_conforms` checks an engine's output against the uncapped reference.
@@ -39,14 +47,18 @@ from collections.abc import Callable, Iterable, Sequence
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.intervals import IntervalSemantics
 from cer_theory.core.events import CoreComplexEvent, Event, Valuation
-from cer_theory.core.predicates.ast import kind
+from cer_theory.core.predicates.ast import Predicate, kind
 from cer_theory.core.strategies import Strategy, ceql_strategy, consume_policy
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Seq
 from cer_theory.formalisms.cel.semantics import FilterRule, is_interval, le_last, le_next
-from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.aggregation import having_holds, match_aggregates
+from cer_theory.formalisms.ceql.ast import AggregateItem, Query
 
 Valuations = frozenset[Valuation]
+AggregatedCE = tuple[CoreComplexEvent, tuple]
+"""An output of a query with aggregates: the complex event and its aggregates as ``(alias, value)`` pairs in
+SELECT's order."""
 EMPTY: Valuations = frozenset()
 
 CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequence[Iterable[CoreComplexEvent]]]
@@ -160,6 +172,27 @@ def pattern_complex_events(pattern: Formula, stream: Sequence[Event], *,
     return out
 
 
+def pattern_aggregated_events(pattern: Formula, stream: Sequence[Event], aggregates: Sequence[AggregateItem], *,
+                              select: Iterable[str] | None = None) -> list[frozenset[AggregatedCE]]:
+    """``{(C_{π_L(V)}, Agg(μ)) | V = ([i, j], μ) ∈ ⟦φ⟧(S)}`` grouped by end position: seed 003's ``Agg``
+    (:func:`~cer_theory.formalisms.ceql.aggregation.match_aggregates`) on every match of the WHERE pattern, next
+    to the complex event of SELECT's projection (no window, partition, strategy or HAVING)."""
+    sem = CoreSemantics(stream)
+    keep = None if select is None else tuple(select)
+    items = tuple(aggregates)
+    aliases = [it.alias for it in items]
+    out = []
+    for j in range(len(stream)):
+        records = set()
+        for i, mus in sem.ending_at(pattern, j).items():
+            for m in mus:
+                data = (m if keep is None else m.restrict(keep)).support()
+                values = match_aggregates(items, stream, m)
+                records.add((CoreComplexEvent(i, j, data.positions), tuple(zip(aliases, values))))
+        out.append(frozenset(records))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------- SELECT strategy
 
 
@@ -223,30 +256,44 @@ def substreams(stream: Sequence[Event], partition_by: Iterable[Iterable[str]] | 
 def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Iterable[str] | None = None,
                      strategy: str | Strategy | None = None, partition_by: Iterable = (),
                      within: Window | None = None, consume: str | None = None,
-                     complex_events: CESource | None = None) -> list[frozenset[CoreComplexEvent]]:
+                     complex_events: CESource | None = None, aggregates: Sequence[AggregateItem] | None = None,
+                     having: Predicate | None = None) -> list[frozenset]:
     """The outputs of a CEQL query given by its clauses, per end position (global positions).
 
     ``complex_events(pattern, substream, select)`` computes the per-end-position CEs of one substream (in
     substream positions); it defaults to :func:`pattern_complex_events`, and the compiler's tests pass the
     automaton's any-start runs instead so that both sides share this clause handling.
+
+    With ``aggregates`` (a sequence, possibly empty) or ``having``, the outputs are :data:`AggregatedCE` records
+    from :func:`pattern_aggregated_events` and HAVING filters them (module docstring); otherwise CEs.
     """
-    source = complex_events or (lambda phi, sub, sel: pattern_complex_events(phi, sub, select=sel))
+    aggregated = aggregates is not None or having is not None
+    items = tuple(aggregates or ())
     policy = consume_policy(consume)
     strat = strategy if isinstance(strategy, Strategy) or strategy is None else ceql_strategy(strategy)
     keep = None if select is None else tuple(select)
+    if aggregated:
+        def records(sub: Sequence[Event]) -> Sequence[Iterable[AggregatedCE]]:
+            return pattern_aggregated_events(pattern, sub, items, select=keep)
+    else:
+        source = complex_events or (lambda phi, sub, sel: pattern_complex_events(phi, sub, select=sel))
+
+        def records(sub: Sequence[Event]) -> Sequence[Iterable[AggregatedCE]]:
+            return [[(c, ()) for c in ces] for ces in source(pattern, sub, keep)]
 
     n = len(stream)
-    candidates: list[set[CoreComplexEvent]] = [set() for _ in range(n)]
+    candidates: list[set[AggregatedCE]] = [set() for _ in range(n)]
     part_of: dict[int, int] = {}
     for k, g in enumerate(substreams(stream, partition_by)):
         for p in g:
             part_of[p] = k
         sub = [stream[p] for p in g]
-        for jj, ces in enumerate(source(pattern, sub, keep)):
-            for c in ces:
-                candidates[g[jj]].add(CoreComplexEvent(g[c.start], g[c.end], tuple(g[d] for d in c.positions)))
+        for jj, recs in enumerate(records(sub)):
+            for c, values in recs:
+                ce = CoreComplexEvent(g[c.start], g[c.end], tuple(g[d] for d in c.positions))
+                candidates[g[jj]].add((ce, values))
 
-    out: list[frozenset[CoreComplexEvent]] = []
+    out: list[frozenset] = []
     consumed_all = -1  # CONSUME BY ANY: runs starting at or before this position are forgotten
     consumed_part: dict[int, int] = {}
     for j in range(n):
@@ -255,23 +302,27 @@ def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Itera
             continue
         part = part_of[j]
         floor = consumed_all if policy == "ANY" else consumed_part.get(part, -1) if policy == "PARTITION" else -1
-        ces = select_strategy(strat, (c for c in candidates[j] if c.start > floor))
+        alive = [(c, v) for c, v in candidates[j] if c.start > floor]
+        ces = select_strategy(strat, (c for c, _ in alive))
         if within is not None:
             ces = frozenset(c for c in ces if within.admits(within.key(c.start, stream[c.start]),
                                                             within.key(c.end, stream[c.end])))
-        out.append(ces)
-        if ces:
+        kept = frozenset((c, v) for c, v in alive if c in ces and having_holds(having, items, [x for _, x in v]))
+        out.append(kept if aggregated else frozenset(c for c, _ in kept))
+        if kept:
             consumed_all = j
             consumed_part[part] = j
     return out
 
 
-def evaluate(query: Query, stream: Sequence[Event]) -> list[frozenset[CoreComplexEvent]]:
+def evaluate(query: Query, stream: Sequence[Event]) -> list[frozenset]:
     """The reference output of a CEQL query on a (FROM-merged) stream: ``out[j]`` is the set of CEs
-    ``([i, j], D)`` reported at position j, in global positions (seed 001 §2; decisions in the module docstring).
+    ``([i, j], D)`` reported at position j, in global positions (seed 001 §2; decisions in the module docstring),
+    or of :data:`AggregatedCE` records ``(CE, values)`` when the query has aggregates or HAVING.
     ``query.limit`` is not applied (see :func:`limit_conforms`)."""
     return evaluate_pattern(query.pattern, stream, select=query.select, strategy=query.strategy,
-                            partition_by=query.partition_by, within=query.within, consume=query.consume)
+                            partition_by=query.partition_by, within=query.within, consume=query.consume,
+                            aggregates=query.aggregates if query.aggregated else None, having=query.having)
 
 
 def limit_conforms(expected: Sequence[frozenset[CoreComplexEvent]], actual: Sequence[Iterable[CoreComplexEvent]],
@@ -286,5 +337,5 @@ def limit_conforms(expected: Sequence[frozenset[CoreComplexEvent]], actual: Sequ
     return len(actual) <= len(expected) or all(not list(a) for a in actual[len(expected):])
 
 
-__all__ = ["CoreSemantics", "pattern_complex_events", "select_strategy", "partition_attributes", "substreams",
+__all__ = ["AggregatedCE", "CoreSemantics", "pattern_complex_events", "pattern_aggregated_events", "select_strategy", "partition_attributes", "substreams",
            "evaluate_pattern", "evaluate", "limit_conforms"]

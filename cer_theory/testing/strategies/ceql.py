@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from cer_theory.core.windows import Window
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, InSet, Like, Not, On, Or, Predicate
-from cer_theory.formalisms.ceql.ast import CONSUME_POLICIES, Query, STRATEGIES, STREAM_ATTRIBUTE
+from cer_theory.core.predicates.ast import (And, Arith, Attr, BoolConst, Cmp, Const, InSet, Like, Not, On, Or,
+                                            Predicate)
+from cer_theory.formalisms.ceql.ast import CONSUME_POLICIES, AggregateItem, Query, STRATEGIES, STREAM_ATTRIBUTE
 from cer_theory.core.events import Event, Stream
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
 from cer_theory.testing.strategies import Schema, streams
@@ -197,5 +198,66 @@ def timed_streams(draw: st.DrawFn, max_length: int = 7) -> Stream:
     return Stream(out)
 
 
-__all__ = ["queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS",
+# ---------------------------------------------------------------------------------------------- aggregates
+
+AGGREGATE_FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "AVG", "RANGE")
+"""The built-in aggregates of :mod:`cer_theory.core.aggregates` (seed 003 §4), as CEQL writes them."""
+
+ALIASES = ("vol", "top", "n", "Limit", "avg")
+"""Aggregate aliases; ``Limit`` is a reserved word (printed in backquotes), ``avg`` is also a function name."""
+
+
+@st.composite
+def aggregate_items(draw: st.DrawFn, bound: tuple[str, ...], attributes: tuple[str, ...] = ("x",),
+                    max_size: int = 3) -> tuple[AggregateItem, ...]:
+    """1..max_size ``FUNCTION(var.attr) AS alias`` items over the variables ``bound``, distinct aliases;
+    ``COUNT`` sometimes without attribute."""
+    aliases = draw(st.lists(st.sampled_from(ALIASES), min_size=1, max_size=max_size, unique=True))
+    out = []
+    for alias in aliases:
+        function = draw(st.sampled_from(AGGREGATE_FUNCTIONS))
+        attribute = (None if function == "COUNT" and draw(st.booleans())
+                     else draw(st.sampled_from(attributes)))
+        out.append(AggregateItem(function, draw(st.sampled_from(bound)), attribute, alias))
+    return tuple(out)
+
+
+def having_conditions(aliases: tuple[str, ...]) -> st.SearchStrategy[Predicate]:
+    """HAVING conditions over the aliases: comparisons of an alias (or alias ± / * a constant, or a sum of two
+    aliases) with a small number, under raw Not/And/Or (no division: ±inf identities stay comparable)."""
+    alias = st.sampled_from(aliases).map(Attr)
+    term = st.one_of(alias, alias, st.builds(lambda a, op, c: Arith(op, a, Const(c)), alias,
+                                             st.sampled_from(["+", "-", "*"]), st.integers(-1, 3)),
+                     st.builds(lambda a, b: Arith("+", a, b), alias, alias))
+    leaf = st.builds(lambda t, op, c: Cmp(t, op, Const(c)), term, st.sampled_from(["<=", ">=", "=", "!=", "<", ">"]),
+                     st.sampled_from([0, 1, 2, 3, 5, 2.5]))
+    return st.recursive(leaf, _combine_raw, max_leaves=3)
+
+
+@st.composite
+def aggregated_queries(draw: st.DrawFn, max_leaves: int = 5) -> Query:
+    """Printable CEQL queries with aggregates in SELECT and sometimes HAVING (for the round trip)."""
+    q = draw(queries(max_leaves))
+    bound = tuple(sorted(variables(q.pattern)))
+    items = draw(aggregate_items(bound, attributes=("x", "price", "Limit", "by")))
+    having = draw(st.one_of(st.none(), having_conditions(tuple(a.alias for a in items))))
+    return Query(pattern=q.pattern, strategy=q.strategy, select=q.select, streams=q.streams,
+                 partition_by=q.partition_by, within=q.within, consume=q.consume, limit=q.limit,
+                 aggregates=items, having=having)
+
+
+@st.composite
+def evaluable_aggregated_queries(draw: st.DrawFn) -> Query:
+    """:func:`evaluable_queries` with aggregates over ``x`` (absent on some events: NULL) and sometimes HAVING,
+    under ALL and ANY (the engine's strategies with aggregates, docs/decisions.md D77)."""
+    q = draw(evaluable_queries())
+    bound = tuple(sorted(variables(q.pattern)))
+    items = draw(aggregate_items(bound))
+    having = draw(st.one_of(st.none(), st.none(), having_conditions(tuple(a.alias for a in items))))
+    return Query(pattern=q.pattern, strategy=draw(st.sampled_from(["ALL", "ANY"])), select=q.select,
+                 partition_by=q.partition_by, within=q.within, consume=q.consume, aggregates=items, having=having)
+
+
+__all__ = ["aggregate_items", "having_conditions", "aggregated_queries", "evaluable_aggregated_queries",
+           "AGGREGATE_FUNCTIONS", "ALIASES", "queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS",
            "evaluable_patterns", "evaluable_queries", "timed_streams", "MATCHING", "EVALUABLE_TYPES"]
