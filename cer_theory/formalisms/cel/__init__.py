@@ -19,6 +19,8 @@ _EXPORTS = {
     "cea_to_cel_star": "to_cel",
     "has_star_property": "star_property",
     "star_run_complex_events": "star_property",
+    "equivalent": "equivalence",
+    "contained": "equivalence",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
