@@ -40,6 +40,17 @@ class SyntaxErrorCER(CerError, ValueError):
         super().__init__(f"line {line}, column {column}: {message}{pointer}")
 
 
+class FormulaTooDeep(SyntaxErrorCER):
+    """A formula or query nested deeper than the toolkit's limit (``core.tree.MAX_NESTING``): rejected by the
+    parser, since evaluating, printing or hashing it would exhaust Python's call stack (docs/robustness.md)."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"the {what} nests more than {limit} levels deep (operators inside operators, FILTER "
+                         f"conditions and their terms included); at most {limit} are supported: split it into "
+                         f"smaller formulas or flatten it", line=1, column=1)
+
+
 class NotUnaryError(CerError, ValueError):
     """A formula with an n-ary filter given to a construction that needs unary CEL (seed 000, Def. 4.1)."""
 

@@ -37,7 +37,7 @@ from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitEr
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import FALSE, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
-from cer_theory.core.parsing import describe_token, number, syntax_error, unescape
+from cer_theory.core.parsing import check_nesting, describe_token, number, syntax_error, unescape
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
                       Strategy, Unless)
 
@@ -182,7 +182,7 @@ def _run(text: str, start: str) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"expected CEL text (str), got {type(text).__name__}")
     try:
-        return _lark().parse(text, start=start)
+        result = _lark().parse(text, start=start)
     except UnexpectedInput as e:
         raise _syntax_error(text, start, e) from None
     except VisitError as e:  # a callback refused a node (should not happen: the grammar prevents it)
@@ -193,6 +193,8 @@ def _run(text: str, start: str) -> Any:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
     except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    check_nesting(result, "formula" if start == "formula_start" else "predicate")
+    return result
 
 
 # ---------------------------------------------------------------------------------------------- error messages
