@@ -70,10 +70,15 @@ DEFAULT_BUDGET = 20_000
 class SizeBudgetExceeded(CerError, RuntimeError):
     """An exponential construction grew past its size budget."""
 
-    def __init__(self, construction: str, budget: int, reached: int) -> None:
-        self.construction, self.budget, self.reached = construction, budget, reached
-        super().__init__(f"{construction}: size budget of {budget} states exceeded (reached {reached}); "
+    def __init__(self, construction: str, budget: int, reached: int, *, unit: str = "states") -> None:
+        self.construction, self.budget, self.reached, self.unit = construction, budget, reached, unit
+        super().__init__(f"{construction}: size budget of {budget} {unit} exceeded (reached {reached}); "
                          f"pass a larger budget= if this is intended")
+
+    def for_command_line(self, option: str = "--budget") -> str:
+        """The same report in the terms of a command whose ``option`` set the budget."""
+        return (f"{self.construction} stopped after {self.reached} {self.unit}, past {option} {self.budget}; "
+                f"give a larger {option} to go further")
 
 
 class PredicateError(CerError, ValueError):

@@ -209,7 +209,7 @@ def test_construction_commands(capsys, tmp_path: Path) -> None:
     assert main(["normal-form", "(R IN A ; T) OR (R ; T IN B)"]) == 0
     assert "I/O-deterministic" in capsys.readouterr().out
     assert main(["determinize", "(R ; T)+ ; (T ; R)+", "--budget", "2"]) == 2
-    assert "size budget of 2 states exceeded" in capsys.readouterr().err
+    assert "past --budget 2; give a larger --budget" in capsys.readouterr().err
 
 
 def test_star_property_command(capsys) -> None:
