@@ -26,10 +26,11 @@ def read_text_argument(text: str) -> str:
 
 
 def read_formula(text: str):
-    """A CEL formula (seed 000) from its text or ``@FILE``."""
+    """A CEL formula (seed 000) from its text or ``@FILE``; a FILTER on a variable its formula never binds is
+    refused, as CEQL's parser does."""
     from cer_theory.formalisms.cel.parser import parse
 
-    return parse(read_text_argument(text))
+    return parse(read_text_argument(text), check_variables=True)
 
 
 def compile_cel(phi, *, trim: bool = False, budget: int | None = None):

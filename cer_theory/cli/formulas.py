@@ -19,7 +19,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate a formula of a registered formalism with one of its evaluators: one JSON line per position that
     has outputs, printed at the coarsest level (complex events) or, with ``--valuations``, the finest."""
     logic = get(args.logic)
-    ast = logic.parse(read_text_argument(args.formula))
+    ast = read_formula(args.formula) if args.logic == "cel" else logic.parse(read_text_argument(args.formula))
     evaluator = logic.evaluator(args.via or logic.default)
     if args.via is None and not evaluator.handles(ast):
         # the default is the fast evaluator; a formula outside its fragment falls back to the reference semantics
