@@ -50,7 +50,7 @@ def mutated(draw: st.DrawFn, logic: str) -> str:
 LOGICS = st.sampled_from(sorted(SEEDS))
 
 
-@settings(max_examples=300)
+@settings(max_examples=max(300, settings.default.max_examples))
 @given(st.data())
 def test_mutated_texts_parse_or_raise_the_projects_own_error(data) -> None:
     logic = data.draw(LOGICS)
@@ -62,7 +62,7 @@ def test_mutated_texts_parse_or_raise_the_projects_own_error(data) -> None:
     str(ast), repr(ast), hash(ast)  # what parses can be printed and hashed
 
 
-@settings(max_examples=40)
+@settings(max_examples=max(40, settings.default.max_examples // 10))
 @given(st.data())
 def test_mutated_formulas_through_the_command_line_exit_0_or_2(tmp_path_factory, data) -> None:
     logic = data.draw(LOGICS)
