@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from cer_theory.core.drawing import write_drawing
+from cer_theory.core.errors import CerError
 
 CLI_BUDGET = 200_000
 """The default ``--budget``: units of work (core.budget), a few seconds of the slowest construction."""
@@ -14,15 +15,31 @@ CLI_BUDGET = 200_000
 
 def add_budget_option(parser: argparse.ArgumentParser, default: int = CLI_BUDGET) -> None:
     """``--budget N``: one bound on the work of the command's exponential constructions (core.budget)."""
-    parser.add_argument("--budget", type=int, default=default, metavar="N",
+    parser.add_argument("--budget", type=_budget, default=default, metavar="N",
                         help=f"the most work the command's constructions may do, in units: one per state, "
                              f"transition, minterm (a type, seed 000 Def. 5.6) and solver call; past it the "
                              f"command stops with exit status 2 and says which construction (default {default:,})")
 
 
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of units, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 unit, got {value}")
+    return value
+
+
 def read_text_argument(text: str) -> str:
     """A formula or query given on the command line: the text itself, or ``@FILE`` to read it from a file."""
-    return Path(text[1:]).read_text(encoding="utf-8") if text.startswith("@") else text
+    if not text.startswith("@"):
+        return text
+    try:
+        return Path(text[1:]).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise CerError(f"{text[1:]}: not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}); formulas "
+                       f"are read as UTF-8") from None
 
 
 def read_formula(text: str):

@@ -219,3 +219,14 @@ def test_demo_passes_without_graphviz(tmp_path, capsys, monkeypatch) -> None:
     out = capsys.readouterr().out
     assert (tmp_path / "phi3_cea.dot").exists() and not (tmp_path / "phi3_cea.svg").exists()
     assert "cer-theory draw" in out and "to_dot" not in out
+
+
+def test_a_formula_file_that_is_not_utf8_and_a_nonsense_budget_are_refused(tmp_path, capsys) -> None:
+    bad = tmp_path / "f.cel"
+    bad.write_bytes(b"\xff\xfeR")
+    assert main(["draw", f"@{bad}"]) == 2
+    assert "not UTF-8 text (byte 0xff at offset 0)" in capsys.readouterr().err
+    for value in ("-5", "0", "lots"):
+        with pytest.raises(SystemExit) as info:
+            main(["determinize", "R", "--budget", value])
+        assert info.value.code == 2 and "argument --budget: expected" in capsys.readouterr().err
