@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from importlib import metadata
 import signal
 import sys
 from collections.abc import Sequence
 
-from cer_theory import __version__
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.tree import MAX_NESTING
 
@@ -42,11 +42,19 @@ EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a program kill
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports `yes | head`'s yes
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml)."""
+    try:
+        return metadata.version("cer_theory")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     intro, _, rest = __doc__.partition("\n\n")
     p = argparse.ArgumentParser(prog="cer-theory", description=intro.replace("\n", " "),
                                 epilog=rest.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub)
