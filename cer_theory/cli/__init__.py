@@ -1,61 +1,111 @@
-"""The ``cer-theory`` command line.
+"""The cer-theory command line: the constructions and evaluators of the toolkit on formulas, queries and
+event files.
 
-``eval``          evaluate a formula (CEL, or ``--logic ceql``, …) on a stream file, one JSON object per output
-                  position, by the evaluator ``--via`` names (the formalism registry lists them);
-``draw``          draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; ``--logic`` for the others);
-``determinize``   its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (seed 002 Thm. 41);
-``normal-form``   single-variable + I/O-det (§9.2);
-``complement``    the complement of a windowed SREMO expression's dSRA (seed 002 Cor. 43);
-``star-property`` decide the *-property (Def. 8.4; seed 004 §5.3 with ``--logic socel`` or ``--automaton``), with a
-                  counterexample stream when it fails;
-``to-socel``      a UCEA file back to SO-CEL (seed 004 Thm 6.2);
-``to-cel``        back to CEL (Theorem 6.3, or Theorem 8.9 with ``--star``);
-``rewrite``       the §8 formula rewrites (Props. 8.12, 8.13, 8.15);
-``cces``          evaluate by the §9 algorithm and draw the final CCES;
-``run``           evaluate a CEQL query with the tECS engine of seed 001 (CORE);
-``spark``         evaluate a CEQL query on Spark (batch or streaming), written as JSON Lines or Parquet part files;
-``demo``          the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
-``equiv``         decide equivalence or containment of two formulas, with a shortest distinguishing stream;
-``check-exercise`` check an answer to an exercise (``exercises`` lists the bundled ones);
-``conformance``   test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
-``figures``       regenerate every drawing in ``figures/``.
+eval            evaluate a formula (CEL, or --logic ceql, ...) on a stream file, one JSON object per output
+                position, by the fastest evaluator that handles it (--via semantics: the reference semantics);
+draw            draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; --logic for the others);
+determinize     its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (seed 002 Thm 41);
+normal-form     single-variable + I/O-det (§9.2);
+complement      the complement of a windowed SREMO expression's dSRA (seed 002 Cor 43);
+star-property   decide the *-property (Def. 8.4; seed 004 §5.3 with --logic socel or --automaton), with a
+                counterexample stream when it fails;
+to-socel        a UCEA file back to SO-CEL (seed 004 Thm 6.2);
+to-cel          back to CEL (Theorem 6.3, or Theorem 8.9 with --star);
+rewrite         the §8 formula rewrites (Props. 8.12, 8.13, 8.15);
+cces            evaluate by the §9 algorithm and draw the final CCES;
+run             evaluate a CEQL query with the tECS engine of seed 001 (CORE);
+spark           evaluate a CEQL query on Spark (batch or streaming), written as JSON Lines or Parquet part files;
+demo            the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
+equiv           decide equivalence or containment of two formulas, with a shortest distinguishing stream;
+check-exercise  check an answer to an exercise (exercises lists the bundled ones);
+conformance     test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
+figures         regenerate every drawing in figures/.
 
-Exit status: 0 on success, 2 on bad input (a formula that does not parse, a malformed stream, a formula
-the requested evaluator cannot handle), with a message on stderr naming where the problem is.
+Exit status: 0 on success; 2 on bad input (a formula that does not parse, a malformed stream, a formula the
+requested evaluator cannot handle, a construction past its --budget), with a message on stderr naming where the
+problem is; 130 when interrupted (Ctrl-C); 141 when the reader of the output went away (| head), silently.
+See docs/robustness.md for what each kind of bad input gets.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+from importlib import metadata
+import signal
 import sys
 from collections.abc import Sequence
 
-from cer_theory.core.errors import CerError
+from cer_theory.core.errors import CerError, SizeBudgetExceeded
+from cer_theory.core.tree import MAX_NESTING
 
 from cer_theory.cli import cel, ceql, conformance, equivalence, figures, formulas, socel, sremo
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
 COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, figures)
 
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a program killed by Ctrl-C
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports `yes | head`'s yes
+
+
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml)."""
+    try:
+        return metadata.version("cer_theory")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
+        return "(not installed)"
+
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="cer-theory", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
+    intro, _, rest = __doc__.partition("\n\n")
+    p = argparse.ArgumentParser(prog="cer-theory", description=intro.replace("\n", " "),
+                                epilog=rest.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub)
+    for name, command in sub.choices.items():
+        if command.description is None:  # every command's --help says what it does
+            command.description = next(a.help for a in sub._choices_actions if a.dest == name)
     return p
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of a closed pipe says nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - no real stdout (embedded use)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; exit statuses as in the module docstring. A command's own errors (:class:`CerError`)
+    and the operating system's (a missing file) are one line on stderr, never a traceback."""
     args = build_parser().parse_args(argv)
+    command = f"cer-theory {args.command}"
     try:
         return args.func(args)
+    except SizeBudgetExceeded as exc:
+        print(f"{command}: {exc.for_command_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except CerError as exc:
-        print(f"cer-theory {args.command}: {exc}", file=sys.stderr)
-        return 2
+        print(f"{command}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except OSError as exc:
-        print(f"cer-theory {args.command}: {exc}", file=sys.stderr)
-        return 2
+        print(f"{command}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:  # the parsers' nesting limit should make this unreachable; a message all the same
+        print(f"{command}: the input is nested too deeply (formulas may nest at most {MAX_NESTING} levels)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

@@ -436,7 +436,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     k = sub.add_parser("spark", help="evaluate a CEQL query on Spark (part files out)",
                        description="A CEQL query over event files on Spark, with exactly the complex events of "
-                                   "`cer-theory run`. Local Spark by default; --master takes any master URL.")
+                                   "cer-theory run. Local Spark by default; --master takes any master URL.")
     _query_options(k, required=False)
     k.add_argument("--input", help="events: a CSV, JSON Lines or Parquet file or directory (any Spark path)")
     k.add_argument("--output", required=True, help="directory for the complex events (never overlapping the "

@@ -40,6 +40,17 @@ class SyntaxErrorCER(CerError, ValueError):
         super().__init__(f"line {line}, column {column}: {message}{pointer}")
 
 
+class FormulaTooDeep(SyntaxErrorCER):
+    """A formula or query nested deeper than the toolkit's limit (``core.tree.MAX_NESTING``): rejected by the
+    parser, since evaluating, printing or hashing it would exhaust Python's call stack (docs/robustness.md)."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"the {what} nests more than {limit} levels deep (operators inside operators, FILTER "
+                         f"conditions and their terms included); at most {limit} are supported: split it into "
+                         f"smaller formulas or flatten it", line=1, column=1)
+
+
 class NotUnaryError(CerError, ValueError):
     """A formula with an n-ary filter given to a construction that needs unary CEL (seed 000, Def. 4.1)."""
 
@@ -59,10 +70,15 @@ DEFAULT_BUDGET = 20_000
 class SizeBudgetExceeded(CerError, RuntimeError):
     """An exponential construction grew past its size budget."""
 
-    def __init__(self, construction: str, budget: int, reached: int) -> None:
-        self.construction, self.budget, self.reached = construction, budget, reached
-        super().__init__(f"{construction}: size budget of {budget} states exceeded (reached {reached}); "
+    def __init__(self, construction: str, budget: int, reached: int, *, unit: str = "states") -> None:
+        self.construction, self.budget, self.reached, self.unit = construction, budget, reached, unit
+        super().__init__(f"{construction}: size budget of {budget} {unit} exceeded (reached {reached}); "
                          f"pass a larger budget= if this is intended")
+
+    def for_command_line(self, option: str = "--budget") -> str:
+        """The same report in the terms of a command whose ``option`` set the budget."""
+        return (f"{self.construction} stopped after {self.reached} {self.unit}, past {option} {self.budget}; "
+                f"give a larger {option} to go further")
 
 
 class PredicateError(CerError, ValueError):

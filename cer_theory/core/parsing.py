@@ -15,7 +15,8 @@ from collections.abc import Callable, Collection, Mapping
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from cer_theory.core.errors import SyntaxErrorCER
+from cer_theory.core.errors import FormulaTooDeep, SyntaxErrorCER
+from cer_theory.core.tree import MAX_NESTING, nesting_depth
 
 DescribeToken = Callable[[Token], str]
 DescribeExpected = Callable[[set[str], "Token | None", str], list[str]]
@@ -49,6 +50,20 @@ def describe_token(tok: Token, *, keywords: Collection[str], nouns: Mapping[str,
     if noun is not None:
         return f"{noun} {tok.value!r}" if tok.type in quoted else f"{noun} {tok.value}"
     return f"'{tok.value}'"
+
+
+PARSE_TREE_SLACK = 10
+"""How much deeper than its AST a lark parse tree may be (the start rule, clause wrappers, a condition's rules)."""
+
+
+def check_nesting(root: object, what: str = "formula", *, parse_tree: bool = False) -> None:
+    """Reject an AST ``root`` nested deeper than :data:`~cer_theory.core.tree.MAX_NESTING` with a
+    :class:`FormulaTooDeep`; every parser calls this before anything recursive touches its result. A parser that
+    builds its AST with a (recursive) lark ``Transformer`` checks the ``parse_tree`` first, with a little slack
+    for the grammar's own wrapper rules, and the AST afterwards."""
+    limit = MAX_NESTING + (PARSE_TREE_SLACK if parse_tree else 0)
+    if nesting_depth(root, stop_after=limit) > limit:
+        raise FormulaTooDeep(what, MAX_NESTING)
 
 
 def join(items: list[str]) -> str:

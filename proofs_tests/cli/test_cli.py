@@ -128,6 +128,15 @@ def test_eval_contract_is_the_same_through_every_evaluator(tmp_path_factory, phi
     import contextlib
     import io
 
+    from hypothesis import assume
+
+    from cer_theory.core.errors import SyntaxErrorCER
+    from cer_theory.formalisms.cel.parser import check_filter_variables
+
+    try:  # the command line refuses a FILTER on a variable its formula never binds (docs/robustness.md)
+        check_filter_variables(phi)
+    except SyntaxErrorCER:
+        assume(False)
     path = tmp_path_factory.mktemp("s") / "s.jsonl"
     path.write_text(stream.to_jsonl())
     outs = {}
@@ -209,7 +218,7 @@ def test_construction_commands(capsys, tmp_path: Path) -> None:
     assert main(["normal-form", "(R IN A ; T) OR (R ; T IN B)"]) == 0
     assert "I/O-deterministic" in capsys.readouterr().out
     assert main(["determinize", "(R ; T)+ ; (T ; R)+", "--budget", "2"]) == 2
-    assert "size budget of 2 states exceeded" in capsys.readouterr().err
+    assert "past --budget 2; give a larger --budget" in capsys.readouterr().err
 
 
 def test_star_property_command(capsys) -> None:

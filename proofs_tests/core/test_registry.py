@@ -34,7 +34,7 @@ def test_cel_and_ceql_are_registered_with_their_papers_and_evaluators() -> None:
     assert names()[:2] == ["cel", "ceql"] and [r.name for r in records()] == names()
     cel, ceql = get("cel"), get("ceql")
     assert (cel.paper.seed, ceql.paper.seed) == ("000", "001")
-    assert list(cel.evaluators) == ["semantics", "cea", "cces"] and cel.default == "semantics"
+    assert list(cel.evaluators) == ["semantics", "cea", "cces"] and cel.default == "cea"
     assert list(ceql.evaluators) == ["semantics", "cea", "engine"] and ceql.default == "engine"
     assert [lv.name for lv in cel.levels] == ["valuations", "complex events"]
     assert [lv.name for lv in ceql.levels] == ["complex events"]
@@ -130,7 +130,7 @@ def test_a_wrong_evaluator_fails_its_property_with_the_report() -> None:
 
     broken = dataclasses.replace(cel, name="cel-broken", evaluators={
         "semantics": semantics, "forgetful": Evaluator("forgetful", "drops the last outputs", "valuations",
-                                                        run=forgetful)})
+                                                        run=forgetful)}, default="semantics")
     (prop,) = [p for p in properties(broken, max_examples=200) if p.name == "semantics = forgetful"]
     with pytest.raises(AssertionError) as info:
         prop.test()

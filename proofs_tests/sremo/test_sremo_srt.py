@@ -188,7 +188,7 @@ def test_bad_streams_are_reported_not_crashed_on():
 
 def test_deep_nesting_is_a_syntax_error():
     assert parse("(" * 3000 + "<x = 1>" + ")" * 3000) == parse("<x = 1>")  # groups add no depth
-    with pytest.raises(SyntaxErrorCER, match="nested too deeply"):
+    with pytest.raises(SyntaxErrorCER, match="nests more than 100 levels deep"):
         parse("(" + "!" * 5000 + "<x = 1>) WITHIN 2")
 
 

@@ -123,7 +123,11 @@ def _reference_engine(logic: str):
     level = record.levels[-1]
 
     def engine(text: str, events: list[dict]) -> dict[int, list]:
-        outputs = level.outputs(record.evaluator(record.default)(record.parse(text), Stream.from_dicts(events)))
+        ast = record.parse(text)
+        evaluator = record.evaluator(record.default)
+        if not evaluator.handles(ast):  # outside the default's fragment (CEL's n-ary filters): the semantics
+            evaluator = record.evaluator("semantics")
+        outputs = level.outputs(evaluator(ast, Stream.from_dicts(events)))
         return {n: [level.to_json(c) for c in out] for n, out in enumerate(outputs) if out}
 
     return engine

@@ -25,6 +25,7 @@ from collections.abc import Callable, Hashable
 from cer_theory.automata.cea import CEA, Transition
 from cer_theory.automata.determinize.step import (Key, Label, MoveTable, SubsetStep, minterm_key, select_successor,
                                                   strict_successor)
+from cer_theory.core import budget as work
 from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
 from cer_theory.core.predicates.solver import minterms
 from cer_theory.core.strategies import Strategy
@@ -47,6 +48,7 @@ def _build(cea: CEA, step: SubsetStep, start: tuple, successor: Successor, is_fi
     while queue:
         state = queue.popleft()
         for predicate, key in types:
+            work.charge(name, 1 + len(labels))  # the step and its transitions (core.budget)
             for L in labels:
                 target = successor(state, key, L)
                 if target is None:

@@ -139,7 +139,7 @@ def render(dot_source: str, fmt: str = "svg") -> bytes:
             return r.render(dot_source, fmt)
     choice = _choice()
     if choice == "none":
-        raise CerError(f"drawing is switched off ({SWITCH}=none); DOT source is available with to_dot()")
+        raise CerError(f"drawing is switched off ({SWITCH}=none); DOT source is available: write a .dot file (cer-theory draw FORMULA -o out.dot) or call to_dot() in Python")
     if fmt != "svg" and choice == "wasm":
         raise CerError(f"{SWITCH}=wasm renders SVG only; {fmt.upper()} output needs the Graphviz 'dot' program")
     if fmt != "svg":

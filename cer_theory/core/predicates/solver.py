@@ -24,6 +24,7 @@ from functools import lru_cache
 
 import z3
 
+from cer_theory.core import budget as work
 from cer_theory.core.errors import PredicateError, SizeBudgetExceeded
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate, Slot, conj, neg
@@ -56,6 +57,7 @@ def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) ->
     """Z3's answer. ``unknown`` is an error, except on a problem with non-linear arithmetic, where it is taken
     as *satisfiable* (and the check is time-limited): an over-approximation of satisfiability keeps
     determinization sound (at worst an empty minterm survives), and ``implies`` then answers False."""
+    work.charge("Z3 satisfiability checks")  # one unit of the active work budget (core.budget) per check
     if nonlinear:
         solver.set("timeout", NONLINEAR_TIMEOUT_MS)
         try:
@@ -192,8 +194,12 @@ def minterms(preds: Sequence[Predicate], budget: int | None = 4096) -> list[Mint
     inconsistent sign vectors are pruned. The result is pairwise disjoint and covers TRUE.
 
     Raises :class:`SizeBudgetExceeded` ``("minterms", budget, reached)`` when there would be more than
-    ``budget`` satisfiable minterms. Results are cached by the tuple of predicates.
+    ``budget`` satisfiable minterms. Results are cached by the tuple of predicates. Inside an active work
+    budget (:mod:`cer_theory.core.budget`) that budget replaces ``budget``: each minterm and each solver call
+    counts against it, cached or not.
     """
+    if work.active() is not None:
+        budget = None
     key = tuple(preds)
     cached = _MINTERMS.get(key)
     if cached is None:
@@ -203,6 +209,8 @@ def minterms(preds: Sequence[Predicate], budget: int | None = 4096) -> list[Mint
         _MINTERMS[key] = cached
     elif budget is not None and len(cached) > budget:
         raise SizeBudgetExceeded("minterms", budget, len(cached))
+    else:
+        work.charge("minterms", len(cached))
     return list(cached)
 
 
@@ -227,6 +235,7 @@ def _compute_minterms(preds: tuple[Predicate, ...], budget: int | None) -> tuple
     while True:
         if i == k:
             out.append(_minterm(preds, signs))
+            work.charge("minterms")
             if budget is not None and len(out) > budget:
                 raise SizeBudgetExceeded("minterms", budget, len(out))
             if k == 0:

@@ -28,6 +28,7 @@ naming line, column, what was found and what was expected.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,9 @@ from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitEr
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import FALSE, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
-from cer_theory.core.parsing import describe_token, number, syntax_error, unescape
+from cer_theory.core.parsing import check_nesting, describe_token, number, position, syntax_error, unescape
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
-                      Strategy, Unless)
+                      Strategy, Unless, variables)
 
 GRAMMAR_PATH = Path(__file__).with_name("cel.lark")
 
@@ -166,11 +167,35 @@ def _lark_plain() -> Lark:
 # ---------------------------------------------------------------------------------------------- entry points
 
 
-def parse(text: str) -> Formula:
-    """Parse CEL text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
+def parse(text: str, *, check_variables: bool = False) -> Formula:
+    """Parse CEL text into a formula; raises :class:`SyntaxErrorCER` on bad input.
+
+    With ``check_variables`` (the command line's reading) a FILTER may read only variables its formula can bind
+    (:func:`check_filter_variables`). The library accepts the others: seed 000 §4 gives them a meaning (the
+    condition holds vacuously), which the tests exercise.
+    """
     result = _run(text, "formula_start")
     assert isinstance(result, Formula)
+    if check_variables:
+        check_filter_variables(result, text)
     return result
+
+
+def check_filter_variables(phi: Formula, text: str = "") -> None:
+    """Reject ``ψ FILTER f`` where f reads a variable ψ binds nowhere (no atom of that name, no ``IN`` it): under
+    the universal SO-extension of seed 000 §4 such a condition holds vacuously, so it is almost always a typo.
+    CEQL's parser rejects the same (seed 001's filters likewise name the pattern's variables)."""
+    for node in phi.walk():
+        if isinstance(node, Filter):
+            unbound = sorted(s for s in node.condition.slots() if s is not None and s not in variables(node.body))
+            if unbound:
+                name = unbound[0]
+                found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}\s*[.\[]", text)
+                line, column = position(text, found.start()) if found else (1, 1)
+                raise SyntaxErrorCER(f"FILTER reads variable {name}, which its formula {node.body} never binds (no "
+                                     f"atom {name} and no IN {name} in it): the condition would hold vacuously; "
+                                     f"bind {name} or filter a variable of the formula", line=line, column=column,
+                                     text=text)
 
 
 def parse_predicate(text: str) -> Predicate:
@@ -182,7 +207,7 @@ def _run(text: str, start: str) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"expected CEL text (str), got {type(text).__name__}")
     try:
-        return _lark().parse(text, start=start)
+        result = _lark().parse(text, start=start)
     except UnexpectedInput as e:
         raise _syntax_error(text, start, e) from None
     except VisitError as e:  # a callback refused a node (should not happen: the grammar prevents it)
@@ -193,6 +218,8 @@ def _run(text: str, start: str) -> Any:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
     except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    check_nesting(result, "formula" if start == "formula_start" else "predicate")
+    return result
 
 
 # ---------------------------------------------------------------------------------------------- error messages
@@ -271,6 +298,11 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
 def _hint(e: UnexpectedInput, acc: set[str]) -> str:
     if isinstance(e, UnexpectedToken) and e.token.type == "_DOT" and acc == {"CMP_OP"}:
         return " (attributes inside Var[...] are unqualified: write x, not T.x)"
+    if isinstance(e, UnexpectedToken) and e.token.type in ("_DOT", "_LSQB", "CMP_OP") and "_FILTER" in acc:
+        # `φ FILTER T.x > 1 AND T.y < 2` reads as `(φ FILTER T.x > 1) AND T…`: the second comparison lands where a
+        # formula is expected
+        return (" (a FILTER condition that combines comparisons with AND, OR or NOT needs parentheses, as in "
+                "φ FILTER (T.x > 1 AND T.y < 2); unparenthesized, AND and OR are CEL's operators on formulas)")
     if isinstance(e, UnexpectedToken) and e.token.type in (*_KEYWORD_TERMINALS, "BOOL") and "NAME" in acc:
         return f" ({e.token.value} is a reserved keyword and cannot be used as a name)"
     return ""

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cer_theory.automata.cea import CEA, State
+from cer_theory.core import budget as work
 from cer_theory.core.errors import AutomatonError, SizeBudgetExceeded
 from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
 from cer_theory.core.predicates.solver import minterms, witness
@@ -136,7 +137,7 @@ def has_star_property(cea: CEA, *, budget: int | None = DEFAULT_BUDGET) -> StarP
     A breadth-first search over the reachable pairs (X, Y) stops at the first letter after which exactly one
     side accepts: a shortest distinguishing word. It becomes a concrete counterexample with one witness event
     per minterm (``witness``), which is re-checked against both semantics. Raises :class:`SizeBudgetExceeded`
-    past ``budget`` pairs. Worst case exponential in |Q| (NFA equivalence is PSPACE-complete).
+    past ``budget`` pairs, or past the active work budget (:mod:`cer_theory.core.budget`). Worst case exponential in |Q| (NFA equivalence is PSPACE-complete).
     """
     preds = cea.predicates()
     types = minterms(preds)
@@ -144,6 +145,7 @@ def has_star_property(cea: CEA, *, budget: int | None = DEFAULT_BUDGET) -> StarP
     # succ[m][b][p]: the states reached from p by transitions that read minterm m with marking flag b.
     succ: list[tuple[dict[State, frozenset], dict[State, frozenset]]] = []
     for m in types:
+        work.charge("*-property decision", 1 + len(cea.transitions))  # core.budget: the table of one letter
         positive = set(m.positives)
         by_flag: tuple[dict[State, set], dict[State, set]] = ({}, {})
         for t in cea.transitions:
@@ -162,6 +164,7 @@ def has_star_property(cea: CEA, *, budget: int | None = DEFAULT_BUDGET) -> StarP
     while queue:
         pair = queue.popleft()
         x, y = pair
+        work.charge("*-property decision", 1 + 2 * len(types))  # a pair and its letters
         for m in range(len(types)):
             for b in (True, False):
                 x2 = post(x, m, b)

@@ -51,7 +51,7 @@ from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitEr
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.parsing import describe_token, number, syntax_error, unescape
+from cer_theory.core.parsing import check_nesting, describe_token, number, syntax_error, unescape
 from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
                                             Predicate)
 from cer_theory.core.windows import Window
@@ -515,9 +515,13 @@ def _run(text: str, start: str, check_variables: bool) -> Any:
         raise _syntax_error(text, start, e) from None
     except LarkError as e:  # pragma: no cover - defensive: no other lark exception escapes
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    what = "query" if start == "query_start" else "declaration"
+    check_nesting(tree, what, parse_tree=True)  # before the recursive builder
     try:
         if isinstance(tree, Tree):
-            return _Builder(check_variables).transform(tree)
+            result = _Builder(check_variables).transform(tree)
+            check_nesting(result.pattern if isinstance(result, Query) else result, what)
+            return result
         return tree  # pragma: no cover - the start rules always build a tree
     except VisitError as e:
         orig = e.orig_exc

@@ -20,7 +20,7 @@ from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedInput, VisitError
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import syntax_error
+from cer_theory.core.parsing import check_nesting, syntax_error
 from cer_theory.formalisms.cel import parser as cel_parser
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless)
@@ -153,6 +153,7 @@ def parse(text: str) -> Formula:
     except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
     assert isinstance(result, Formula)
+    check_nesting(result)
     return result
 
 

@@ -20,7 +20,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.parsing import join, position
+from cer_theory.core.parsing import check_nesting, join, position
 from cer_theory.core.predicates.ast import (FALSE, MIRRORED_OP, TRUE, Attr, Cmp, Const, IsType, Predicate, conj,
                                             disj, neg)
 from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Expr, Inter, Next, Plus,
@@ -144,7 +144,9 @@ def parse(text: str) -> Expr:
         raise SyntaxErrorCER(f"expected SREMO text, got {type(text).__name__}", line=1, column=1)
     try:
         tree = _lark().parse(text)
+        check_nesting(tree, "expression", parse_tree=True)  # before the (recursive) transformer
         expr = _Builder().transform(tree)
+        check_nesting(expr, "expression")
     except UnexpectedInput as e:
         raise _syntax_error(text, e) from None
     except VisitError as e:

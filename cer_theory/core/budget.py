@@ -1,0 +1,76 @@
+"""One budget for the real work of the exponential constructions (docs/decisions.md, D94).
+
+Each exponential construction takes a ``budget=`` of *states* (``core.errors.DEFAULT_BUDGET``), which bounds its
+result but not its cost: eight variables with one filter each give 2^16 sign vectors to test with Z3 before the
+first state is built, and a few hundred states can carry hundreds of thousands of transitions. A
+:class:`WorkBudget` counts what actually costs time and memory, one unit each:
+
+* a state or a transition built (the determinizations of seed 000 Prop. 5.5 and Theorem 7.2, the pairs of the
+  *-property decision),
+* a minterm (a *type* of seed 000 Def. 5.6) found, and a satisfiability check given to the solver.
+
+A budget is *active* inside ``with work_budget(n):``; the constructions :func:`charge` it as they go (nothing
+is counted when none is active, so the library's behaviour is unchanged). While one is active it also replaces
+the fixed cap on the number of minterms. The command line activates one for each construction command from its
+``--budget N``, so that ``cer-theory determinize F --budget 100`` stops after about 100 units of work whatever F
+is, with a message in command-line terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from cer_theory.core.errors import SizeBudgetExceeded
+
+WORK = "units of work (states, transitions, minterms and solver calls)"
+"""What a :class:`WorkBudget` counts, as its messages say it."""
+
+
+class WorkBudget:
+    """At most ``limit`` units of work; :meth:`charge` raises :class:`SizeBudgetExceeded` past it."""
+
+    __slots__ = ("limit", "spent")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 0:
+            raise SizeBudgetExceeded("work budget", limit, 0, unit=WORK)
+        self.limit, self.spent = limit, 0
+
+    def charge(self, construction: str, units: int = 1) -> None:
+        self.spent += units
+        if self.spent > self.limit:
+            raise SizeBudgetExceeded(construction, self.limit, self.spent, unit=WORK)
+
+    def __repr__(self) -> str:
+        return f"WorkBudget({self.spent}/{self.limit})"
+
+
+_ACTIVE: ContextVar[WorkBudget | None] = ContextVar("cer_theory_work_budget", default=None)
+
+
+def active() -> WorkBudget | None:
+    """The budget of the innermost ``with work_budget(...)``, or None."""
+    return _ACTIVE.get()
+
+
+def charge(construction: str, units: int = 1) -> None:
+    """Count ``units`` of work of ``construction`` against the active budget (a no-op when none is active)."""
+    budget = _ACTIVE.get()
+    if budget is not None:
+        budget.charge(construction, units)
+
+
+@contextmanager
+def work_budget(limit: int | None) -> Iterator[WorkBudget | None]:
+    """Activate a budget of ``limit`` units for the block (``None``: no budget, as outside any block)."""
+    budget = None if limit is None else WorkBudget(limit)
+    token = _ACTIVE.set(budget)
+    try:
+        yield budget
+    finally:
+        _ACTIVE.reset(token)
+
+
+__all__ = ["WorkBudget", "WORK", "active", "charge", "work_budget"]
