@@ -52,7 +52,7 @@ def test_equiv_contained_and_levels(capsys) -> None:
     (["equiv", "--schema", "R(x) T(x)", "R ; U", "R"], "not in the schema"),
     (["equiv", "R ;", "R"], "line 1"),
     (["equiv", "(R OR T)+ ; R ; (R OR T) ; (R OR T)", "((R OR T)+ ; R ; (R OR T) ; (R OR T)) OR ((R OR T)+ ; R ; (R OR T) ; (R OR T))", "--budget", "5"],
-     "size budget of 5"),
+     "past --budget 5; give a larger --budget"),
 ])
 def test_equiv_bad_input_exits_2_with_the_reason(capsys, argv: list[str], reason: str) -> None:
     assert main(argv) == 2
