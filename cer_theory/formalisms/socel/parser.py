@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedInput, VisitError
+from lark.exceptions import UnexpectedInput
 
-from cer_theory.core.errors import CerError, SyntaxErrorCER
+from cer_theory.core.errors import SyntaxErrorCER
 from cer_theory.core.parsing import check_nesting, syntax_error
 from cer_theory.formalisms.cel import parser as cel_parser
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
@@ -27,16 +27,9 @@ from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Dis
 
 GRAMMAR_PATH = Path(__file__).with_name("socel.lark")
 _IMPORT_ROOT = GRAMMAR_PATH.parent.parent  # cer_theory/formalisms: the grammar imports cel.cel
-_PREFIX = "cel__cel__"
+_strip = cel_parser.strip_imported
 ORDER_PREDICATES = ("incr", "decr")
 
-
-def _strip(x: Any) -> Any:
-    """A token of CEL's grammar under its own terminal name (``cel__cel__NUMBER`` → ``NUMBER``)."""
-    if isinstance(x, Token) and x.type.startswith(_PREFIX):
-        return Token(x.type[len(_PREFIX):], x.value, x.start_pos, x.line, x.column, x.end_line, x.end_column,
-                     x.end_pos)
-    return x
 
 
 def _pred(x: Any) -> Any:
@@ -102,18 +95,7 @@ class _Builder(cel_parser.ConditionBuilder):
         return Unless(c[0], c[1])
 
 
-def _delegate(name: str):
-    base = getattr(cel_parser.ConditionBuilder, name)
-
-    def callback(self: _Builder, c: list) -> Any:
-        return base(self, [_strip(x) for x in c])
-
-    callback.__name__ = _PREFIX + name
-    return callback
-
-
-for _name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_"):
-    setattr(_Builder, _PREFIX + _name, _delegate(_name))
+cel_parser.install_condition_callbacks(_Builder)
 
 
 def _load(transformer: _Builder | None) -> Lark:
@@ -136,22 +118,7 @@ def parse(text: str) -> Formula:
     """Parse SO-CEL(+) text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
     if not isinstance(text, str):
         raise TypeError(f"expected SO-CEL text (str), got {type(text).__name__}")
-    try:
-        result = _lark().parse(text, start="formula_start")
-    except UnexpectedInput as e:
-        raise _syntax_error(text, e) from None
-    except VisitError as e:
-        orig = e.orig_exc
-        if isinstance(orig, SyntaxErrorCER):
-            raise SyntaxErrorCER(str(orig).split(": ", 1)[-1], line=orig.line, column=orig.column,
-                                 text=text) from None
-        raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
-    except SyntaxErrorCER as e:
-        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text) from None
-    except CerError as e:
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    result = cel_parser.run_extension(text, _lark(), _syntax_error)
     assert isinstance(result, Formula)
     check_nesting(result)
     return result
@@ -170,7 +137,7 @@ def _describe_token(tok: Token) -> str:
 
 
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
-    acc = {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc}
+    acc = cel_parser.strip_imported_names(acc)
     out: list[str] = []
     if _FORMULA_START <= acc:
         out.append(_FORMULA_START_TEXT)
@@ -184,7 +151,7 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
 
 
 def _hint(e: UnexpectedInput, acc: set[str]) -> str:
-    return cel_parser.cel_hint(e, {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc})
+    return cel_parser.cel_hint(e, cel_parser.strip_imported_names(acc))
 
 
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
