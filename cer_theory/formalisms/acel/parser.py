@@ -24,7 +24,6 @@ from cer_theory.formalisms.acel.ast import (Agg, AggSpec, And, As, Atom, AttrPro
 from cer_theory.formalisms.cel import parser as cel_parser
 
 GRAMMAR_PATH = Path(__file__).with_name("acel.lark")
-_IMPORT_ROOT = GRAMMAR_PATH.parent.parent  # cer_theory/formalisms: the grammar imports cel.cel
 _strip = cel_parser.strip_imported
 ORDER_KINDS = ("increasing", "decreasing")
 
@@ -108,20 +107,15 @@ class _Builder(cel_parser.ConditionBuilder):
 cel_parser.install_condition_callbacks(_Builder)
 
 
-def _load(transformer: _Builder | None) -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
-                transformer=transformer, maybe_placeholders=False, import_paths=[str(_IMPORT_ROOT)])
-
-
 @functools.cache
 def _lark() -> Lark:
-    return _load(_Builder())
+    return cel_parser.load_extension(GRAMMAR_PATH, _Builder())
 
 
 @functools.cache
 def _lark_plain() -> Lark:
     """The same grammar without the inline transformer: used only to diagnose errors."""
-    return _load(None)
+    return cel_parser.load_extension(GRAMMAR_PATH)
 
 
 def parse(text: str) -> Formula:

@@ -367,6 +367,12 @@ def install_condition_callbacks(builder: type) -> type:
     return builder
 
 
+def load_extension(grammar_path: Path, transformer: Any = None) -> Lark:
+    """The LALR parser of a grammar beside ``cel/`` that imports ``cel.cel`` (start symbol ``formula_start``)."""
+    return Lark(grammar_path.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
+                transformer=transformer, maybe_placeholders=False, import_paths=[str(grammar_path.parent.parent)])
+
+
 def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
     """Parse ``text`` from ``formula_start`` with ``lark``; every failure becomes a :class:`SyntaxErrorCER`.
 
@@ -390,6 +396,6 @@ def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
 
 
-__all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "run_extension", "strip_imported",
+__all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "run_extension", "strip_imported",
            "strip_imported_names", "parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
            "describe_cel_token", "describe_cel_expected", "cel_hint"]
