@@ -13,12 +13,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from lark import Lark, Token
+from lark import Lark
 from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import syntax_error
 from cer_theory.formalisms.acel.ast import (Agg, AggSpec, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
                                             Multiset, Or, Plus, Proj, Seq)
 from cer_theory.formalisms.cel import parser as cel_parser
@@ -134,33 +133,9 @@ _FORMULA_START_TEXT = "a formula (a relation name, '(', '[', PI, AGG)"
 _OWN = {"_LARROW": "'<-' (as in b <- sum(X.a))", "_AGG": "AGG"}
 
 
-def _describe_token(tok: Token) -> str:
-    if tok.type in _OWN:
-        return f"'{tok.value}'"
-    return cel_parser.describe_cel_token(_strip(tok))
-
-
-def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
-    acc = cel_parser.strip_imported_names(acc)
-    out: list[str] = []
-    if _FORMULA_START <= acc:
-        out.append(_FORMULA_START_TEXT)
-        acc -= _FORMULA_START
-    own = [text for t, text in _OWN.items() if t in acc]
-    acc -= set(_OWN)
-    out += cel_parser.describe_cel_expected(acc, _strip(prev), start) if acc else []
-    return out + own
-
-
-def _hint(e: UnexpectedInput, acc: set[str]) -> str:
-    return cel_parser.cel_hint(e, cel_parser.strip_imported_names(acc))
-
-
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    if hasattr(e, "token"):
-        e.token = _strip(e.token)  # type: ignore[attr-defined]
-    return syntax_error(text, "formula_start", e, plain=_lark_plain(), describe_token=_describe_token,
-                        describe_expected=_describe_expected, hint=_hint)
+    return cel_parser.extension_syntax_error(text, e, plain=_lark_plain(), formula_start=_FORMULA_START,
+                                             formula_start_text=_FORMULA_START_TEXT, own=_OWN)
 
 
 __all__ = ["GRAMMAR_PATH", "ORDER_KINDS", "parse"]

@@ -373,6 +373,34 @@ def load_extension(grammar_path: Path, transformer: Any = None) -> Lark:
                 transformer=transformer, maybe_placeholders=False, import_paths=[str(grammar_path.parent.parent)])
 
 
+def extension_syntax_error(text: str, e: UnexpectedInput, *, plain: Lark, formula_start: set[str],
+                           formula_start_text: str, own: dict[str, str]) -> SyntaxErrorCER:
+    """CEL's error message for an extension grammar: ``formula_start`` (the terminals a formula may begin
+    with) is named once as ``formula_start_text``, and the grammar's ``own`` terminals by their text."""
+
+    def describe_token(tok: Token) -> str:
+        return f"'{tok.value}'" if tok.type in own else _describe_token(strip_imported(tok))
+
+    def describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
+        acc = strip_imported_names(acc)
+        out: list[str] = []
+        if formula_start <= acc:
+            out.append(formula_start_text)
+            acc -= formula_start
+        mine = [words for t, words in own.items() if t in acc]
+        acc -= set(own)
+        out += _describe_expected(acc, strip_imported(prev), start) if acc else []
+        return out + mine
+
+    def hint(e: UnexpectedInput, acc: set[str]) -> str:
+        return _hint(e, strip_imported_names(acc))
+
+    if hasattr(e, "token"):
+        e.token = strip_imported(e.token)  # type: ignore[attr-defined]
+    return syntax_error(text, "formula_start", e, plain=plain, describe_token=describe_token,
+                        describe_expected=describe_expected, hint=hint)
+
+
 def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
     """Parse ``text`` from ``formula_start`` with ``lark``; every failure becomes a :class:`SyntaxErrorCER`.
 
@@ -396,6 +424,6 @@ def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
 
 
-__all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "run_extension", "strip_imported",
+__all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "extension_syntax_error", "run_extension", "strip_imported",
            "strip_imported_names", "parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
            "describe_cel_token", "describe_cel_expected", "cel_hint"]

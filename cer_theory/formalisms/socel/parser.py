@@ -16,11 +16,11 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token
+from lark import Lark
 from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.errors import SyntaxErrorCER
-from cer_theory.core.parsing import check_nesting, syntax_error
+from cer_theory.core.parsing import check_nesting
 from cer_theory.formalisms.cel import parser as cel_parser
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless)
@@ -124,35 +124,9 @@ _FORMULA_START = {"NAME", "_LPAR", "_LSQB", "_START", "_PI", "_PI_SYM", "STRICT"
 _FORMULA_START_TEXT = "a formula (a relation name, '(', '[', START, PI, STRICT)"
 
 
-def _describe_token(tok: Token) -> str:
-    if tok.type == "_ARROW":
-        return f"'{tok.value}'"
-    return cel_parser.describe_cel_token(_strip(tok))
-
-
-def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
-    acc = cel_parser.strip_imported_names(acc)
-    out: list[str] = []
-    if _FORMULA_START <= acc:
-        out.append(_FORMULA_START_TEXT)
-        acc -= _FORMULA_START
-    arrow = "_ARROW" in acc
-    acc.discard("_ARROW")
-    out += cel_parser.describe_cel_expected(acc, _strip(prev), start) if acc else []
-    if arrow:
-        out.append("'->' (a renaming [A -> B])")
-    return out
-
-
-def _hint(e: UnexpectedInput, acc: set[str]) -> str:
-    return cel_parser.cel_hint(e, cel_parser.strip_imported_names(acc))
-
-
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    if hasattr(e, "token"):
-        e.token = _strip(e.token)  # type: ignore[attr-defined]
-    return syntax_error(text, "formula_start", e, plain=_lark_plain(), describe_token=_describe_token,
-                        describe_expected=_describe_expected, hint=_hint)
+    return cel_parser.extension_syntax_error(text, e, plain=_lark_plain(), formula_start=_FORMULA_START,
+                                             formula_start_text=_FORMULA_START_TEXT, own={"_ARROW": "'->' (a renaming [A -> B])"})
 
 
 __all__ = ["parse", "GRAMMAR_PATH", "ORDER_PREDICATES"]
