@@ -16,7 +16,7 @@ import functools
 
 from hypothesis import strategies as st
 
-from cer_theory.core.events import Event, Stream
+from cer_theory.core.events import Stream
 from cer_theory.core.predicates.ast import On, Predicate
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import CPlus, Filter, Formula, variables
@@ -24,7 +24,7 @@ from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies import Schema, streams as schema_streams
-from cer_theory.testing.strategies.ceql import EVALUABLE_TYPES, evaluable_patterns
+from cer_theory.testing.strategies.ceql import EVALUABLE_TYPES, evaluable_patterns, timestamped
 from cer_theory.conformance.protocol import Case
 
 DECLARATIONS = ("CREATE STREAM S { " + ", ".join(f"EVENT {t} {{ x:int, s:string, time:int }}"
@@ -83,16 +83,9 @@ def queries(draw: st.DrawFn) -> Query:
                  limit=draw(st.sampled_from([None, None, None, None, 1, 2])))
 
 
-@st.composite
-def streams(draw: st.DrawFn, max_length: int = 7) -> Stream:
+def streams(max_length: int = 7) -> st.SearchStrategy[Stream]:
     """Streams fitting :data:`DECLARATIONS`: ``time`` steps of 0–3 seconds, so ties and window edges occur."""
-    events = draw(schema_streams(SCHEMA, max_length=max_length))
-    steps = draw(st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=len(events), max_size=len(events)))
-    out, time = [], 0
-    for e, d in zip(events, steps):
-        time += d
-        out.append(Event(e.type, {**e.attributes, "time": time}))
-    return Stream(out)
+    return timestamped(schema_streams(SCHEMA, max_length=max_length))
 
 
 def generate_cases(count: int, *, seed: int = 0) -> list[Case]:

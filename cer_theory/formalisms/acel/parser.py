@@ -12,30 +12,20 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
 
-from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedInput, VisitError
+from lark import Lark
+from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import syntax_error
 from cer_theory.formalisms.acel.ast import (Agg, AggSpec, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
                                             Multiset, Or, Plus, Proj, Seq)
 from cer_theory.formalisms.cel import parser as cel_parser
 
 GRAMMAR_PATH = Path(__file__).with_name("acel.lark")
-_IMPORT_ROOT = GRAMMAR_PATH.parent.parent  # cer_theory/formalisms: the grammar imports cel.cel
-_PREFIX = "cel__cel__"
+_strip = cel_parser.strip_imported
 ORDER_KINDS = ("increasing", "decreasing")
 
-
-def _strip(x: Any) -> Any:
-    """A token of CEL's grammar under its own terminal name (``cel__cel__NUMBER`` → ``NUMBER``)."""
-    if isinstance(x, Token) and x.type.startswith(_PREFIX):
-        return Token(x.type[len(_PREFIX):], x.value, x.start_pos, x.line, x.column, x.end_line, x.end_column,
-                     x.end_pos)
-    return x
 
 
 class _Builder(cel_parser.ConditionBuilder):
@@ -113,56 +103,25 @@ class _Builder(cel_parser.ConditionBuilder):
         return And(c[0], c[1])
 
 
-def _delegate(name: str):
-    base = getattr(cel_parser.ConditionBuilder, name)
-
-    def callback(self: _Builder, c: list) -> Any:
-        return base(self, [_strip(x) for x in c])
-
-    callback.__name__ = _PREFIX + name
-    return callback
-
-
-for _name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_"):
-    setattr(_Builder, _PREFIX + _name, _delegate(_name))
-
-
-def _load(transformer: _Builder | None) -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
-                transformer=transformer, maybe_placeholders=False, import_paths=[str(_IMPORT_ROOT)])
+cel_parser.install_condition_callbacks(_Builder)
 
 
 @functools.cache
 def _lark() -> Lark:
-    return _load(_Builder())
+    return cel_parser.load_extension(GRAMMAR_PATH, _Builder())
 
 
 @functools.cache
 def _lark_plain() -> Lark:
     """The same grammar without the inline transformer: used only to diagnose errors."""
-    return _load(None)
+    return cel_parser.load_extension(GRAMMAR_PATH)
 
 
 def parse(text: str) -> Formula:
     """Parse ACEL text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
     if not isinstance(text, str):
         raise TypeError(f"expected ACEL text (str), got {type(text).__name__}")
-    try:
-        result = _lark().parse(text, start="formula_start")
-    except UnexpectedInput as e:
-        raise _syntax_error(text, e) from None
-    except VisitError as e:
-        orig = e.orig_exc
-        if isinstance(orig, SyntaxErrorCER):
-            raise SyntaxErrorCER(str(orig).split(": ", 1)[-1], line=orig.line, column=orig.column,
-                                 text=text) from None
-        raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
-    except SyntaxErrorCER as e:
-        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text) from None
-    except CerError as e:
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    result = cel_parser.run_extension(text, _lark(), _syntax_error)
     assert isinstance(result, Formula)
     return result
 
@@ -174,33 +133,9 @@ _FORMULA_START_TEXT = "a formula (a relation name, '(', '[', PI, AGG)"
 _OWN = {"_LARROW": "'<-' (as in b <- sum(X.a))", "_AGG": "AGG"}
 
 
-def _describe_token(tok: Token) -> str:
-    if tok.type in _OWN:
-        return f"'{tok.value}'"
-    return cel_parser.describe_cel_token(_strip(tok))
-
-
-def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
-    acc = {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc}
-    out: list[str] = []
-    if _FORMULA_START <= acc:
-        out.append(_FORMULA_START_TEXT)
-        acc -= _FORMULA_START
-    own = [text for t, text in _OWN.items() if t in acc]
-    acc -= set(_OWN)
-    out += cel_parser.describe_cel_expected(acc, _strip(prev), start) if acc else []
-    return out + own
-
-
-def _hint(e: UnexpectedInput, acc: set[str]) -> str:
-    return cel_parser.cel_hint(e, {t[len(_PREFIX):] if t.startswith(_PREFIX) else t for t in acc})
-
-
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    if hasattr(e, "token"):
-        e.token = _strip(e.token)  # type: ignore[attr-defined]
-    return syntax_error(text, "formula_start", e, plain=_lark_plain(), describe_token=_describe_token,
-                        describe_expected=_describe_expected, hint=_hint)
+    return cel_parser.extension_syntax_error(text, e, plain=_lark_plain(), formula_start=_FORMULA_START,
+                                             formula_start_text=_FORMULA_START_TEXT, own=_OWN)
 
 
 __all__ = ["GRAMMAR_PATH", "ORDER_KINDS", "parse"]

@@ -329,5 +329,101 @@ describe_cel_expected = _describe_expected
 cel_hint = _hint
 """The extra hint of an error message (reserved keyword used as a name, qualified attribute inside ``T[...]``)."""
 
-__all__ = ["parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
+
+# ------------------------------------------------------------------------------ shared with extending grammars
+# ACEL and SO-CEL grammars import CEL's conditions from ``cel.lark``; Lark prefixes what they import. These are
+# the one way for such a grammar to reuse CEL's condition builder and to run its parser with CEL's error shape.
+
+IMPORTED_PREFIX = "cel__cel__"
+
+
+def strip_imported(x: Any) -> Any:
+    """A token of CEL's grammar under its own terminal name (``cel__cel__NUMBER`` → ``NUMBER``)."""
+    if isinstance(x, Token) and x.type.startswith(IMPORTED_PREFIX):
+        return Token(x.type[len(IMPORTED_PREFIX):], x.value, x.start_pos, x.line, x.column, x.end_line,
+                     x.end_column, x.end_pos)
+    return x
+
+
+def strip_imported_names(names: set[str]) -> set[str]:
+    """Terminal names with the import prefix removed."""
+    return {t[len(IMPORTED_PREFIX):] if t.startswith(IMPORTED_PREFIX) else t for t in names}
+
+
+def _delegate(name: str) -> Any:
+    base = getattr(ConditionBuilder, name)
+
+    def callback(self: Any, c: list) -> Any:
+        return base(self, [strip_imported(x) for x in c])
+
+    callback.__name__ = IMPORTED_PREFIX + name
+    return callback
+
+
+def install_condition_callbacks(builder: type) -> type:
+    """Give ``builder`` CEL's condition callbacks under the imported (prefixed) rule names."""
+    for name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_"):
+        setattr(builder, IMPORTED_PREFIX + name, _delegate(name))
+    return builder
+
+
+def load_extension(grammar_path: Path, transformer: Any = None) -> Lark:
+    """The LALR parser of a grammar beside ``cel/`` that imports ``cel.cel`` (start symbol ``formula_start``)."""
+    return Lark(grammar_path.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
+                transformer=transformer, maybe_placeholders=False, import_paths=[str(grammar_path.parent.parent)])
+
+
+def extension_syntax_error(text: str, e: UnexpectedInput, *, plain: Lark, formula_start: set[str],
+                           formula_start_text: str, own: dict[str, str]) -> SyntaxErrorCER:
+    """CEL's error message for an extension grammar: ``formula_start`` (the terminals a formula may begin
+    with) is named once as ``formula_start_text``, and the grammar's ``own`` terminals by their text."""
+
+    def describe_token(tok: Token) -> str:
+        return f"'{tok.value}'" if tok.type in own else _describe_token(strip_imported(tok))
+
+    def describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
+        acc = strip_imported_names(acc)
+        out: list[str] = []
+        if formula_start <= acc:
+            out.append(formula_start_text)
+            acc -= formula_start
+        mine = [words for t, words in own.items() if t in acc]
+        acc -= set(own)
+        out += _describe_expected(acc, strip_imported(prev), start) if acc else []
+        return out + mine
+
+    def hint(e: UnexpectedInput, acc: set[str]) -> str:
+        return _hint(e, strip_imported_names(acc))
+
+    if hasattr(e, "token"):
+        e.token = strip_imported(e.token)  # type: ignore[attr-defined]
+    return syntax_error(text, "formula_start", e, plain=plain, describe_token=describe_token,
+                        describe_expected=describe_expected, hint=hint)
+
+
+def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
+    """Parse ``text`` from ``formula_start`` with ``lark``; every failure becomes a :class:`SyntaxErrorCER`.
+
+    ``syntax_error_of(text, e)`` turns Lark's ``UnexpectedInput`` into the grammar's own message.
+    """
+    try:
+        return lark.parse(text, start="formula_start")
+    except UnexpectedInput as e:
+        raise syntax_error_of(text, e) from None
+    except VisitError as e:
+        orig = e.orig_exc
+        if isinstance(orig, SyntaxErrorCER):
+            raise SyntaxErrorCER(str(orig).split(": ", 1)[-1], line=orig.line, column=orig.column,
+                                 text=text) from None
+        raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
+    except SyntaxErrorCER as e:
+        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text) from None
+    except CerError as e:
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
+        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
+
+
+__all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "extension_syntax_error", "run_extension", "strip_imported",
+           "strip_imported_names", "parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
            "describe_cel_token", "describe_cel_expected", "cel_hint"]

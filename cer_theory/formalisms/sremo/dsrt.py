@@ -20,7 +20,7 @@ with an unmarked B any distance back) no string-bounded automaton can stream the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError, UnsupportedError
@@ -31,7 +31,7 @@ from cer_theory.formalisms.sremo.ast import Expr, Window
 from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.determinize import subset_construction
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
-from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, per_position
+from cer_theory.formalisms.sremo.outputs import Match, StreamingRecognizer, per_position
 from cer_theory.formalisms.sremo.srt import SRT, Transition, with_position
 from cer_theory.formalisms.sremo.windowed import unroll
 
@@ -98,7 +98,7 @@ def build(e: Expr, *, budget: int = DEFAULT_BUDGET) -> WindowedDSRA:
     return WindowedDSRA(dsra, e.w, outputs)
 
 
-class DeterministicRecognizer:
+class DeterministicRecognizer(StreamingRecognizer):
     """The streaming matches (Def. 32, last-• reading) of a :class:`WindowedDSRA`: one deterministic run per start
     position still inside the window, each ``(m, state, registers)``."""
 
@@ -135,13 +135,6 @@ class DeterministicRecognizer:
         self.runs = alive
         self.k += 1
         return frozenset(reported)
-
-    def run(self, stream: Iterable[Event]) -> Iterator[StreamOutput]:
-        for event in stream:
-            k = self.k
-            found = self.feed(event)
-            if found:
-                yield StreamOutput(k, found)
 
 
 def run_dsrt(e: Expr, stream: Sequence[Event]) -> list[frozenset[Match]]:

@@ -3,8 +3,10 @@ the streaming output at position ``k`` is a set of matches."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from cer_theory.core.events import Event
 
 Match = frozenset[int]
 
@@ -27,3 +29,21 @@ def per_position(outputs: Iterable[StreamOutput], n: int) -> list[frozenset[Matc
     for o in outputs:
         out[o.k] = o.matches
     return out
+
+
+class StreamingRecognizer:
+    """What SREMO's recognizers share: ``feed`` consumes ``t_k`` and returns the matches reported at ``k``
+    (Def. 32); ``run`` turns that into the stream of non-empty outputs."""
+
+    k: int
+
+    def feed(self, event: Event) -> frozenset[Match]:
+        raise NotImplementedError  # each recognizer implements its own step
+
+    def run(self, stream: Iterable[Event]) -> Iterator[StreamOutput]:
+        """The non-empty outputs, by increasing ``k``."""
+        for event in stream:
+            k = self.k
+            found = self.feed(event)
+            if found:
+                yield StreamOutput(k, found)

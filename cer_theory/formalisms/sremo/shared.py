@@ -25,7 +25,7 @@ from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import TRUE, And, Predicate, conj
 from cer_theory.core.predicates.registers import compiled, registers_read
-from cer_theory.formalisms.sremo.outputs import Match, StreamOutput
+from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, StreamingRecognizer
 from cer_theory.formalisms.sremo.srt import SRT, with_position
 
 _NO_BOUND = -(1 << 62)
@@ -78,7 +78,7 @@ def _split(guard: Predicate) -> tuple[Predicate, Predicate]:
     return conj(*free), conj(*(p for p in parts if registers_read(p)))
 
 
-class SharedRecognizer:
+class SharedRecognizer(StreamingRecognizer):
     """Alg. 1 with the P7 fix over groups of runs keyed by ``(state, registers)`` (module docstring).
 
     Two shortcuts, both exact: a condition's event-only conjuncts are checked once per event and state, before
@@ -236,14 +236,6 @@ class SharedRecognizer:
         if empty:
             out.add(frozenset())
         return frozenset(out)
-
-    def run(self, stream: Iterable[Event]) -> Iterator[StreamOutput]:
-        """The non-empty outputs, by increasing ``k``."""
-        for event in stream:
-            k = self.k
-            found = self.feed(event)
-            if found:
-                yield StreamOutput(k, found)
 
 
 def recognize_shared(srt: SRT, stream: Iterable[Event], *, pure: bool = False) -> list[StreamOutput]:

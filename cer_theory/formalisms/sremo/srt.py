@@ -26,7 +26,7 @@ from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.registers import compiled, condition_satisfiable, registers_read, satisfies
-from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, per_position
+from cer_theory.formalisms.sremo.outputs import Match, StreamingRecognizer, StreamOutput, per_position
 
 POSITION = "_pos"
 """The attribute holding an event's (0-based) position, for SRT whose conditions read positions."""
@@ -287,7 +287,7 @@ class SRT(Drawable):
 RunState = tuple[int, Valuation, tuple[int, ...]]
 
 
-class Recognizer:
+class Recognizer(StreamingRecognizer):
     """The streaming run-pool recognizer of seed 002 §4.3, Alg. 1 (Wayeb), for the streaming matches of Def. 32.
 
     A run is ``(state, registers, marked positions)``. On each event ``t_k`` a fresh run starts in ``q_s`` (the
@@ -352,14 +352,6 @@ class Recognizer:
         # (Def. 39), it can never report again.
         w = self.srt.window
         return not self.pure and w is not None and bool(m) and (k + 1) - m[0] + 1 > w
-
-    def run(self, stream: Iterable[Event]) -> Iterator[StreamOutput]:
-        """The non-empty outputs, by increasing ``k``."""
-        for event in stream:
-            k = self.k
-            found = self.feed(event)
-            if found:
-                yield StreamOutput(k, found)
 
 
 def recognize(srt: SRT, stream: Iterable[Event], *, pure: bool = False,

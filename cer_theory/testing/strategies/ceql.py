@@ -186,10 +186,16 @@ def evaluable_queries(draw: st.DrawFn) -> Query:
                  consume=draw(st.sampled_from([None, None, "ANY", "PARTITION", "NONE"])))
 
 
-@st.composite
-def timed_streams(draw: st.DrawFn, max_length: int = 7) -> Stream:
+def timed_streams(max_length: int = 7) -> st.SearchStrategy[Stream]:
     """Streams of R/T/U with ``x`` in 0..3 (sometimes absent) and a non-decreasing ``time`` (ties included)."""
-    events = draw(streams(MATCHING, max_length=max_length))
+    return timestamped(streams(MATCHING, max_length=max_length))
+
+
+@st.composite
+def timestamped(draw: st.DrawFn, events_of: st.SearchStrategy[Stream]) -> Stream:
+    """The streams of ``events_of`` with a non-decreasing ``time`` attribute added: steps of 0–3 seconds, so
+    ties and window edges occur."""
+    events = draw(events_of)
     steps = draw(st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=len(events), max_size=len(events)))
     out, time = [], 0
     for e, d in zip(events, steps):
