@@ -184,26 +184,13 @@ def _reorder_key(query, args: argparse.Namespace) -> str:
     return args.time_attribute or DEFAULT_TIME_ATTRIBUTE
 
 
-def _in_file_terms(exc, line: int | None, source: str):
-    """An engine error about the current event, located by its line in the file (the engine only knows its
-    0-based position)."""
-    from cer_theory.core.errors import StreamFormatError
-
-    if not isinstance(exc, StreamFormatError) or exc.source is not None:
-        return exc
-    message = str(exc)
-    if exc.line is not None or exc.field is not None:
-        message = message.split(": ", 1)[1]
-    return StreamFormatError(message, source=source, line=line, field=exc.field)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
     from cer_theory.core.events import STDIN, rereadable
     from cer_theory.core.reorder import reorder
     from cer_theory.engines.core import Engine
-    from cer_theory.engines.core.columnar import file_matches
+    from cer_theory.engines.core.columnar import file_matches, in_file_terms
     from cer_theory.engines.core.output import MatchWriter
     query = _read_query(args)
     declarations = _declarations(args)
@@ -246,7 +233,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             count += 1
             writer.write(match)
     except StreamFormatError as exc:
-        raise _in_file_terms(exc, line, source) from None
+        raise in_file_terms(exc, lambda _position: line, source) from None
     finally:
         writer.close()
         if late is not None:

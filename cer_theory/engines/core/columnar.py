@@ -786,7 +786,7 @@ def file_matches(engine: Any, path: str | Path, fmt: str | None = None, schema: 
         try:
             yield from engine.process_batch(rows)
         except StreamFormatError as exc:
-            raise in_file_terms(exc, lambda position: rows.line(position - rows.first), str(path)) from None
+            raise in_file_terms(exc, lambda p: None if p is None else rows.line(p - rows.first), str(path)) from None
         done += len(rows)
         if progress is not None:
             progress(done)
@@ -799,12 +799,15 @@ def file_matches(engine: Any, path: str | Path, fmt: str | None = None, schema: 
         raise in_file_terms(exc, lines.get, str(path)) from None
 
 
-def in_file_terms(exc: StreamFormatError, line_of: Callable[[int], int | None], source: str) -> StreamFormatError:
+def in_file_terms(exc: StreamFormatError, line_of: Callable[[int | None], int | None], source: str
+                  ) -> StreamFormatError:
     """An engine error, which names the event by its 0-based stream position, restated with the file and the
-    event's line in it (docs/decisions.md D105); errors of the readers already name both."""
-    if exc.source is not None or exc.line is None:
+    event's line in it (``line_of(position)``; docs/decisions.md D105); errors of the readers already name both."""
+    if exc.source is not None:
         return exc
-    message = str(exc).split(": ", 1)[1]
+    message = str(exc)
+    if exc.line is not None or exc.field is not None:
+        message = message.split(": ", 1)[1]
     return StreamFormatError(message, source=source, line=line_of(exc.line), field=exc.field)
 
 
