@@ -19,12 +19,13 @@ Readings, the P7 fix and ``pure`` are those of :class:`~cer_theory.formalisms.sr
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import TRUE, And, Predicate, conj
-from cer_theory.core.predicates.registers import compiled, registers_read
+from cer_theory.core.predicates.registers import Check, compiled, registers_read
 from cer_theory.formalisms.sremo.outputs import Match, StreamOutput, StreamingRecognizer
 from cer_theory.formalisms.sremo.srt import SRT, with_position
 
@@ -78,6 +79,53 @@ def _split(guard: Predicate) -> tuple[Predicate, Predicate]:
     return conj(*free), conj(*(p for p in parts if registers_read(p)))
 
 
+@dataclass(frozen=True)
+class MoveTable:
+    """What a recognizer over groups of runs needs of an SRT, per state ``q`` (ε-closures taken once):
+
+    * ``final[q]``: the closure of ``q`` meets ``Q_f``;
+    * ``stays[q]``: the closure has an unconditional, unmarked, non-writing transition back to ``q`` (a ``⊤*``
+      gap of skip-till-any), so a group in ``q`` is its own successor on every event;
+    * ``moves[q]``: the other consuming transitions out of the closure, each as (index into ``free`` of its
+      event-only conjunct or -1 for none, its compiled register-reading conjunct or None, target, sorted
+      writes, marked);
+    * ``free``: the event-only conditions (each distinct one once, so that it is checked once per event) and
+      ``free_predicates`` the same as predicates.
+    """
+
+    final: dict[int, bool]
+    stays: dict[int, bool]
+    moves: dict[int, tuple[Move, ...]]
+    free: tuple[Check, ...]
+    free_predicates: tuple[Predicate, ...]
+
+
+def move_table(srt: SRT) -> MoveTable:
+    """The :class:`MoveTable` of ``srt`` (the guards split by :func:`_split`)."""
+    closure = {q: srt.closure([q]) for q in range(srt.states)}
+    final = {q: bool(closure[q] & srt.finals) for q in range(srt.states)}
+    stays: dict[int, bool] = {}
+    moves: dict[int, tuple[Move, ...]] = {}
+    free_index: dict[Predicate, int] = {}
+    for q in range(srt.states):
+        out: list[Move] = []
+        stay = False
+        for p in sorted(closure[q]):
+            for t in srt.out(p):
+                if t.is_epsilon:
+                    continue
+                if t.guard == TRUE and not t.marked and not t.writes and t.target == q:
+                    stay = True
+                    continue
+                free, regs = _split(t.guard)  # type: ignore[arg-type]
+                fi = -1 if free == TRUE else free_index.setdefault(free, len(free_index))
+                out.append((fi, None if regs == TRUE else compiled(regs), t.target, tuple(sorted(t.writes)),
+                            t.marked))
+        stays[q] = stay
+        moves[q] = tuple(out)
+    return MoveTable(final, stays, moves, tuple(compiled(p) for p in free_index), tuple(free_index))
+
+
 class SharedRecognizer(StreamingRecognizer):
     """Alg. 1 with the P7 fix over groups of runs keyed by ``(state, registers)`` (module docstring).
 
@@ -99,28 +147,8 @@ class SharedRecognizer(StreamingRecognizer):
         # state -> registers -> [has the empty marking, the DAG node of its non-empty markings or None]
         self.pool: dict[int, dict[Valuation, list]] = {}
         self.peak_groups = 0
-        closure = {q: srt.closure([q]) for q in range(srt.states)}
-        self._final = {q: bool(closure[q] & srt.finals) for q in range(srt.states)}
-        self._stays: dict[int, bool] = {}
-        self._moves: dict[int, tuple[Move, ...]] = {}
-        free_index: dict[Predicate, int] = {}  # one check per distinct event-only condition, once per event
-        for q in range(srt.states):
-            moves: list[Move] = []
-            stays = False
-            for p in sorted(closure[q]):
-                for t in srt.out(p):
-                    if t.is_epsilon:
-                        continue
-                    if t.guard == TRUE and not t.marked and not t.writes and t.target == q:
-                        stays = True
-                        continue
-                    free, regs = _split(t.guard)  # type: ignore[arg-type]
-                    fi = -1 if free == TRUE else free_index.setdefault(free, len(free_index))
-                    moves.append((fi, None if regs == TRUE else compiled(regs),
-                                  t.target, tuple(sorted(t.writes)), t.marked))
-            self._stays[q] = stays
-            self._moves[q] = tuple(moves)
-        self._free = tuple(compiled(p) for p in free_index)
+        table = move_table(srt)
+        self._final, self._stays, self._moves, self._free = table.final, table.stays, table.moves, table.free
         self._sweep_every = max(1, (self.window or 0) // 4)
 
     @property
