@@ -17,6 +17,8 @@ Engines (each run in its own process, so its peak RSS is its own):
   docs/decisions.md D58), every match enumerated as a set of positions;
 * ``shared-detect``: the same, reporting *that* matches end at ``k`` without enumerating them
   (``feed_lazy(detect=True)``: a transition that keeps no run stops at its first report);
+* ``detect``: :class:`~cer_theory.formalisms.sremo.Detector`, the same positions as ``shared-detect`` with one
+  integer per group, quiet events skipped and repeated moves made incremental (docs/decisions.md D113–D115);
 * ``plain``: Alg. 1's run pool (:class:`~cer_theory.formalisms.sremo.Recognizer`), one run per marked set;
 * ``tecs``: ``cer_theory.Engine`` (CORE, seed 001) on the register-free variant (the register conditions
   dropped: CEQL's filters are unary), ``WITHIN w EVENTS``;
@@ -40,13 +42,13 @@ from pathlib import Path
 from benchmarks.stock import stock_stream
 from cer_theory import Engine
 from cer_theory.core.events import Event
-from cer_theory.formalisms.sremo import Recognizer, SharedRecognizer, compile_automaton, parse
+from cer_theory.formalisms.sremo import Detector, Recognizer, SharedRecognizer, compile_automaton, parse
 from benchmarks.suite import STOCK_NAMES
 from benchmarks.worker import hwm_mb, reset_hwm, rss_mb
 
 SEQ_W = 500
 Q_W = 1000
-ENGINES = ("shared", "shared-detect", "plain", "tecs", "shared-free")
+ENGINES = ("shared", "shared-detect", "detect", "plain", "tecs", "shared-free")
 PLAIN_RUN_CAP = 100_000
 """``plain`` stops once it holds more live runs than this (one event can then take minutes): marked ``capped``."""
 GOAL = 100_000
@@ -126,7 +128,7 @@ def events(n: int, seed: int = 0) -> list:
 
 def bench_one(pattern: str, engine: str, stream: list, *, time_budget: float | None = None) -> dict:
     """One run in this process: events read, seconds, events/s, matches (enumerated: complex events or
-    position sets; ``shared-detect``: positions where a match ends), peak live runs or groups."""
+    position sets; ``shared-detect``, ``detect``: positions where a match ends), peak live runs or groups."""
     spec = PATTERNS[pattern]
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
@@ -149,10 +151,14 @@ def bench_one(pattern: str, engine: str, stream: list, *, time_budget: float | N
         read = counter[0]
     else:
         srt = compile_automaton(parse(spec["free" if engine == "shared-free" else "sremo"]))
-        rec = Recognizer(srt) if engine == "plain" else SharedRecognizer(srt)
+        rec = (Recognizer(srt) if engine == "plain" else Detector(srt) if engine == "detect"
+               else SharedRecognizer(srt))
         detect = engine == "shared-detect"
+        fast = engine == "detect"
         for event in stream:
-            if detect:
+            if fast:
+                matches += rec.feed(event)
+            elif detect:
                 matches += bool(rec.feed_lazy(event, detect=True)[0])
             else:
                 matches += len(rec.feed(event))
@@ -195,7 +201,7 @@ def _markdown(report: dict) -> str:
                      f"{r['matches']:,} | {r['peak_live']:,}{' (capped)' if r.get('capped') else ''} | "
                      f"{r['memory_mb']} |")
     lines += ["", "`matches`: complex events (tecs), position sets (shared, plain, shared-free) or positions where "
-              "a match ends (shared-detect). `peak runs/groups`: Alg. 1's live runs (plain) or the shared pool's "
+              "a match ends (shared-detect, detect). `peak runs/groups`: Alg. 1's live runs (plain) or the shared pool's "
               "(state, registers) groups. tecs and shared-free run the register-free variant: their counts "
               "differ slightly because CEQL's `WITHIN w EVENTS` admits a span of w + 1 positions and Def. 39 of w.",
               "", report.get("notes", ""), ""]

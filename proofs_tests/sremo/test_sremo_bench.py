@@ -19,6 +19,7 @@ def test_engines_agree_on_a_short_stream(pattern, stream):
     # On 150 events no match spans more than the window, so CEQL's WITHIN and Def. 39 agree.
     assert got["tecs"]["matches"] == got["shared-free"]["matches"]
     assert got["shared-detect"]["matches"] <= got["shared"]["matches"]
+    assert got["detect"]["matches"] == got["shared-detect"]["matches"]
     assert got["shared"]["peak_live"] <= got["plain"]["peak_live"]
 
 
