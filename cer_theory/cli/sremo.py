@@ -1,5 +1,6 @@
-"""Seed 002's windowed constructions on the command line: ``determinize --logic sremo`` (dispatched here from
-:mod:`cer_theory.cli.cel`) and ``complement``. Both compile (Thm. 27), unroll to strings of length ≤ w
+"""Seed 002 on the command line: ``detect`` (where streaming matches end, by the detector of D113–D115), and
+the windowed constructions ``determinize --logic sremo`` (dispatched here from :mod:`cer_theory.cli.cel`) and
+``complement``. Both compile (Thm. 27), unroll to strings of length ≤ w
 (Lemma 46) and determinize (Thm. 41, Alg. 7); ``complement`` then completes and flips the finals (Cor. 43)."""
 
 from __future__ import annotations
@@ -72,7 +73,35 @@ def cmd_complement(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_detect(args: argparse.Namespace) -> int:
+    """``detect EXPR --stream F``: one JSON line ``{"k": k}`` per position where a streaming match of Def. 32 ends
+    (the positions of ``eval --logic sremo``'s output, without listing the matches)."""
+    import json
+    import sys
+
+    from cer_theory.core.events import Stream
+    from cer_theory.formalisms.sremo.compile import compile_automaton
+    from cer_theory.formalisms.sremo.detect import Detector
+    from cer_theory.formalisms.sremo.parser import parse
+
+    srt = compile_automaton(parse(read_text_argument(args.formula)))
+    stream = Stream.load(args.stream)
+    out = sys.stdout
+    for k in Detector(srt, pure=args.pure).run(stream):
+        out.write(json.dumps({"k": k}) + "\n")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    d = sub.add_parser("detect", help="where a SREMO expression's streaming matches end (seed 002 Def. 32)",
+                       description="Compile a SREMO expression (Thm. 27) and print one JSON line {\"k\": k} per "
+                                   "position k where a streaming match ends (Def. 32), without enumerating the "
+                                   "matches: the positions of `eval --logic sremo`, read at stream speed. Exit 2 on "
+                                   "a syntax error, a bad stream or an expression with a complement.")
+    d.add_argument("formula", help="SREMO text (docs/sremo-syntax.md), or @FILE")
+    d.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
+    d.add_argument("--pure", action="store_true", help="the pure reading (no • needed on the last transition)")
+    d.set_defaults(func=cmd_detect)
     c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (seed 002 Cor. 43)",
                        description="Compile a SREMO expression (Thm. 27), unroll it to strings of length ≤ w "
                                    "(Lemma 46), determinize (Thm. 41) and complement (Cor. 43, Alg. 8); print the "
@@ -85,4 +114,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_complement)
 
 
-__all__ = ["register", "determinize", "cmd_complement"]
+__all__ = ["register", "determinize", "cmd_complement", "cmd_detect"]
