@@ -601,18 +601,33 @@ PATHS: dict[str, Callable[[Engine, list[Event]], Iterable[Match]]] = {
 }
 
 
+SKIPPING_PATHS = ("process, dicts",)
+"""Paths that go through the columnar batches, where inert rows are skipped in bulk (D120): under PARTITION BY a
+skipped row touches no partition, so only the partition counters may differ (the matches may not)."""
+
+PARTITION_COUNTERS = ("partitions", "partitions_created", "partitions_discarded")
+
+
+def comparable(engine: Engine, name: str) -> dict[str, int]:
+    kept = bookkeeping(engine)
+    if (name in SKIPPING_PATHS or name == "DataFrame") and engine.partition_attributes:
+        for a in PARTITION_COUNTERS:
+            kept.pop(a)
+    return kept
+
+
 def assert_paths_equal_the_step(q: Query, stream: list[Event]) -> None:
     reference = Engine(q)
     want = outcome(one_step(reference, stream))
     for name, path in PATHS.items():
         engine = Engine(q)
         assert outcome(path(engine, stream)) == want, (name, str(q), stream)
-        assert bookkeeping(engine) == bookkeeping(reference), (name, str(q), stream)
+        assert comparable(engine, name) == comparable(reference, name), (name, str(q), stream)
     engine = Engine(q)
     inexact = outcome(one_step(Engine(q), stream), exact=False)
     assert outcome(dataframe(engine, stream), exact=False) == inexact, ("DataFrame", str(q), stream)
     if want[1] is None:
-        assert bookkeeping(engine) == bookkeeping(reference), ("DataFrame", str(q), stream)
+        assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("DataFrame", str(q), stream)
 
 
 # ---------------------------------------------------------------------------------------------- streams

@@ -48,9 +48,12 @@ the window only; without a window both grow with the stream (as in the paper's A
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 from typing import Any
+
+import numpy as np
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.aggregates import json_value
@@ -58,9 +61,10 @@ from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError, Unsupporte
 from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.masks import compile_mask
-from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches, partition_keys
+from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.folding import compile_decoder
+from cer_theory.engines.core.inert import Inertness
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
 from cer_theory.engines.core.tecs import _set_positions  # decoding rewrites an enumerated CE's positions
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
@@ -211,6 +215,13 @@ class Engine:
         self._inlined = (not self._select and self._time_attribute != TYPE_KEY
                          and TYPE_KEY not in self.partition_attributes)
         """:meth:`_process_inlined` applies: evaluators with a fixed initial state, keys read from attributes."""
+        self._inert: Inertness | None = None
+        """Inert bit vectors, for skipping rows in bulk on the columnar path (None: never skip; D120)."""
+        if (self._inlined and not self._aggregated and type(self.det) is Determinizer
+                and (self.window is None or (self.window.size > 0 if self.window.strict else self.window.size >= 0))):
+            inert = Inertness(self.det)
+            self._inert = inert if inert.possible else None
+        self.skipped_rows = 0  # rows of columnar batches skipped in bulk (inert or NULL-partitioned; D120)
 
     # ------------------------------------------------------------------ input
 
@@ -256,7 +267,7 @@ class Engine:
         masks, times, parts = column_keys(batch, self.det.predicates, self._time_attribute, self.partition_attributes,
                                           self._dict_mask)
         if self._inlined and not self._aggregated:  # (aggregates take the one-step path: their matches are decoded)
-            yield from self._process_columns(batch, masks, times, None if parts is None else partition_keys(parts))
+            yield from self._process_columns(batch, masks, times, parts)
             return
         for k in range(len(batch)):
             yield from self._step(batch, masks[k], None if times is None else times[k],
@@ -377,12 +388,118 @@ class Engine:
         finally:
             self.position, self._last_key, self._events_base = position, last, base
 
-    def _process_columns(self, rows: Rows, masks: list[int], times: list | None, pkeys: list | None
+    def _process_columns(self, rows: Rows, masks: list[int], times: list | None, parts: list[list] | None
                          ) -> Iterator[Match]:
-        """:meth:`_process_inlined` over one columnar batch: the bit vector, window key and partition key of row k
-        are ``masks[k]``, ``times[k]`` and ``pkeys[k]`` instead of being read from an Event, and the batch stands
-        for its events in the event buffer. Otherwise the same lines in the same order (kept a copy because it
-        pays, like its model); the fast-path property test checks it against :meth:`_step`."""
+        """:meth:`_process_inlined` over one columnar batch: the bit vector, window key and partition values of
+        row k are ``masks[k]``, ``times[k]`` and ``[c[k] for c in parts]`` instead of being read from an Event,
+        and the batch stands for its events in the event buffer. Rows whose bit vector is inert
+        (:mod:`cer_theory.engines.core.inert`) or whose partition value is NULL are skipped in bulk when
+        :meth:`_skip_plan` finds that exact; see there for why the result is the same."""
+        n = len(masks)
+        plan = self._skip_plan(rows.first, masks, times, parts) if n else None
+        if plan is None:
+            yield from self._columns(rows, masks, times, parts, range(n), None)
+            return
+        visit, stop, fill, nulls = plan
+        resume = yield from self._columns(rows, masks, times, parts, chain(visit, range(stop, n)), (fill, nulls))
+        if resume is not None:  # a det-state mixing sinks and waiting states appeared: visit every row from here
+            yield from self._columns(rows, masks, times, parts, range(resume, n), None)
+
+    def _skip_plan(self, first: int, masks: list[int], times: list | None, parts: list[list] | None
+                   ) -> tuple[list[int], int, list, list[int] | None] | None:
+        """Which rows of a batch at positions ``first``… must be visited, or None to visit them all.
+
+        Rows ``k < stop`` are skipped unless their bit vector is not inert and their partition values are not
+        NULL (``visit``); every row from ``stop`` on is visited, ``stop`` being the first non-NULL row whose
+        window key is not a number or decreases (its error is then raised by the visit, after the matches of the
+        rows before it, as on every path). ``fill[k]`` is the key the event buffer keeps for row k (its window
+        key, or for a NULL row the previous one's, as :meth:`_step` keeps); ``nulls[k]`` counts the NULL rows
+        before k.
+
+        **Exactness** (docs/decisions.md D120). A skipped row is either NULL-partitioned (it only counts in
+        :attr:`unpartitioned` and enters the event buffer) or inert: by :mod:`~cer_theory.engines.core.inert` it
+        starts no run, marks nothing, outputs nothing, and changes an evaluator's T only by dropping det-states
+        made of sinks, which have no successor on any event, so the next update from T or from the dropped T
+        builds the same T′ with the same union-lists in the same order and outputs the same CEs in the same order
+        (while no det-state mixes sinks and waiting states: :meth:`Inertness.refresh`, checked after every
+        visit). The window's pruning is monotone in τ, so pruning at the next visited row's τ alone cuts the
+        union-lists as pruning at every row would. The skipped rows' keys are checked here, column-wise, with
+        the comparisons of the row loop (exact: ints compared as int64, floats as float64, a mix only below
+        2**53), so no check is lost. CONSUME BY and LIMIT act on outputs only. What differs is bookkeeping of
+        PARTITION BY's evaluators: a skipped row touches no partition, so an evaluator may be dropped for its
+        window at another row (its last *visited* event leaves the window, after which all its runs have
+        expired) and one holding only sinks is dropped at its next visit; without PARTITION BY the one evaluator
+        is dropped exactly where the row loop drops it (when a gap is skipped). Windows that admit no span at
+        all are not skipped (the event buffer would run ahead of the position)."""
+        inert = self._inert
+        if inert is None or not inert.refresh():
+            self._inert = None
+            return None
+        n = len(masks)
+        codes = np.asarray(masks)
+        if codes.dtype == object:  # more than 63 predicates: Python ints
+            quiet = np.fromiter(map(inert.inert, masks), dtype=bool, count=n)
+        else:
+            distinct, where = np.unique(codes, return_inverse=True)
+            quiet = np.array([inert.inert(m) for m in distinct.tolist()], dtype=bool)[where.reshape(-1)]
+        null = None
+        if parts:
+            null = np.zeros(n, dtype=bool)
+            for column in parts:
+                null |= np.equal(np.array(column, dtype=object), None)
+        last = self._last_key
+        stop = n
+        if self._time_attribute is not None:
+            keyed = None if null is None else np.flatnonzero(~null)
+            values = times if keyed is None else [times[i] for i in keyed.tolist()]  # type: ignore[index]
+            found = total = len(values)
+            classes = set(map(type, values))
+            if not classes <= {int, float}:  # the first key that is not a number stops the plan
+                found = next(i for i, v in enumerate(values) if v.__class__ is not int and v.__class__ is not float)
+                values = values[:found]
+                classes = set(map(type, values))
+            if values:
+                if classes == {int}:
+                    try:
+                        keys = np.array(values, dtype=np.int64)
+                    except OverflowError:
+                        return None
+                elif int in classes and any(abs(v) > 2 ** 53 for v in values if v.__class__ is int):
+                    return None  # float64 would round them: not the row loop's exact comparison
+                else:
+                    keys = np.array(values, dtype=np.float64)
+                if values[0] < last:
+                    found = 0
+                else:
+                    down = np.flatnonzero(keys[1:] < keys[:-1])
+                    if len(down):
+                        found = min(found, int(down[0]) + 1)
+            if found < total:
+                stop = found if keyed is None else int(keyed[found])
+        own: Sequence = times if self._time_attribute is not None else range(first, first + n)  # type: ignore
+        if null is None:
+            fill = list(own[:stop])
+            nulls = None
+            visit = np.flatnonzero(~quiet[:stop]).tolist()
+        else:
+            held = np.empty(stop + 1, dtype=object)
+            held[0] = last
+            held[1:] = list(own[:stop])
+            source = np.where(null[:stop], 0, np.arange(1, stop + 1))
+            np.maximum.accumulate(source, out=source)
+            fill = held[source].tolist()
+            nulls = np.concatenate(([0], np.cumsum(null[:stop]))).tolist()
+            visit = np.flatnonzero(~(quiet[:stop] | null[:stop])).tolist()
+        return visit, stop, fill, nulls
+
+    def _columns(self, rows: Rows, masks: list[int], times: list | None, parts: list[list] | None,
+                 visit: Iterable[int], skipped: tuple[list, list[int] | None] | None
+                 ) -> Generator[Match, None, int | None]:
+        """The row loop of :meth:`_process_columns` over the rows ``visit`` (increasing). With ``skipped`` =
+        (fill, nulls) of :meth:`_skip_plan`, the rows between two visited ones are skipped: they enter the event
+        buffer, count in :attr:`unpartitioned` if NULL, and without PARTITION BY an evaluator left holding only
+        sinks is dropped, as their own steps would do. Returns the row to resume from without skipping if a
+        det-state mixing sinks and waiting states appears, else None."""
         initial_moves = self.det.initial_moves
         attr, window, consume = self._time_attribute, self.window, self.consume
         attrs = self.partition_attributes
@@ -394,20 +511,39 @@ class Engine:
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
         expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
         by_position = window is not None and window.kind == "events"
+        kinds = _KINDS
+        first = rows.first
         position, last, base = self.position, self._last_key, self._events_base
+        inert = self._inert if skipped is not None else None
+        subsets = self.det.subsets
+        known = len(subsets)
+        fill, nulls = skipped if skipped is not None else (None, None)
+        done = position - first  # rows of this batch already read
         try:
-            for k in range(len(masks)):
+            for k in visit:
+                if k > done:  # catch up the skipped rows done..k-1
+                    events_kept.extend(repeat(rows, k - done))
+                    keys.extend(fill[done:k])  # type: ignore[index]
+                    if nulls is not None:
+                        self.unpartitioned += nulls[k] - nulls[done]
+                    self.skipped_rows += k - done
+                    last = fill[k - 1]  # type: ignore[index]
+                    if not attrs and evaluators and not evaluators[()][0].keeps_after_inert(
+                            last, inert.spent):  # type: ignore[union-attr]
+                        self._discard(())  # where the skipped rows' updates emptied the one evaluator
                 m = masks[k]
-                j = position
+                j = first + k
                 position = j + 1
+                done = k + 1
                 pkey: tuple | None = ()
                 if attrs:
-                    pkey = pkeys[k]  # type: ignore[index]
-                    if pkey is None:  # a NULL partition value: in no partition, needs no window key either
+                    values = [c[k] for c in parts]  # type: ignore[union-attr]
+                    if None in values:  # a NULL partition value: in no partition, needs no window key either
                         self.unpartitioned += 1
                         remember_event(rows)
                         remember_key(last)
                         continue
+                    pkey = tuple([((kinds.get(v.__class__) or kind(v)), v) for v in values])
                 if attr is None:
                     key = j
                 else:  # _time_key and the monotonicity check
@@ -461,8 +597,31 @@ class Engine:
                     self.position, self._last_key, self._events_base = position, last, base
                     yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
+                if inert is not None and len(subsets) != known:
+                    known = len(subsets)
+                    if not inert.refresh():
+                        self._inert = None
+                        return done
+            n = len(masks)
+            if done < n and fill is not None:  # the skipped rows after the last visited one
+                self.position = first + done  # (an exception below must leave the engine where it stopped)
+                events_kept.extend(repeat(rows, n - done))
+                keys.extend(fill[done:n])
+                if nulls is not None:
+                    self.unpartitioned += nulls[n] - nulls[done]
+                self.skipped_rows += n - done
+                last = fill[n - 1]
+                position = first + n
+                if not attrs and evaluators and not evaluators[()][0].keeps_after_inert(
+                        last, inert.spent):  # type: ignore[union-attr]
+                    self._discard(())
+                self._last_key, self._events_base = last, base
+                if window is not None and last != -_INF:  # the expiry of the last non-NULL row, at its key
+                    self._expire(last)
+                    base = self._events_base
         finally:
             self.position, self._last_key, self._events_base = position, last, base
+        return None
 
     # ------------------------------------------------------------------ one event
 

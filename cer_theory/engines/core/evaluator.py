@@ -442,6 +442,23 @@ class Evaluator:
         self._stats.outputs += len(out)
         return out
 
+    def keeps_after_inert(self, key: float, spent: Sequence[bool]) -> bool:
+        """Whether T would still hold a det-state after inert events (:mod:`cer_theory.engines.core.inert`) up
+        to window key ``key``: each such update drops the det-states made of sinks (``spent[p]``) and, with a
+        window, the states whose head has expired at that event's τ (:meth:`_update`); pruning is monotone in τ,
+        so the last event's τ decides. Reads the evaluator without changing it (the engine skips those events)."""
+        tau = 0
+        window = self.window
+        if window is not None:
+            size, strict = window.size, window.strict
+            tau = self.tecs.next_id
+            for start, bottom in self._bottoms:
+                if (key - start < size) if strict else (key - start <= size):
+                    tau = bottom
+                    break
+        mx, b = self.tecs.mx, self.tecs.base
+        return any(not spent[p] and (not tau or mx[ul[0] - b] >= tau) for p, ul in self.table.items())
+
     # ------------------------------------------------------------------ inspection
 
     @property
