@@ -270,9 +270,11 @@ def spark_worker(config: dict) -> dict:
     from cer_theory.spark import read_events, spark_session
 
     conf = {"spark.sql.shuffle.partitions": str(config["shuffle_partitions"])} \
-        if config.get("shuffle_partitions") else None
+        if config.get("shuffle_partitions") else {}
+    if config.get("master_url"):  # the standalone cluster: its executors' Python workers need benchmarks/ too
+        conf["spark.executorEnv.PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
     t0 = time.perf_counter()
-    spark = spark_session(config["master"], app_name="cer_theory_bench", conf=conf)
+    spark = spark_session(config.get("master_url") or config["master"], app_name="cer_theory_bench", conf=conf)
     startup = time.perf_counter() - t0
     with_events = OUTPUTS[config["output"]]
     out: dict[str, Any] = {"startup_s": round(startup, 3)}
@@ -281,6 +283,10 @@ def spark_worker(config: dict) -> dict:
             t = time.perf_counter()
             _spark_job(spark, config["warmup_path"], config["text"], with_events, config["action"], scratch)
             out["warmup_s"] = round(time.perf_counter() - t, 3)
+            # The fixed cost of a job: the same tiny job again, warm (Spark jobs, shuffles, task start-up).
+            t = time.perf_counter()
+            _spark_job(spark, config["warmup_path"], config["text"], with_events, config["action"], scratch)
+            out["fixed_s"] = round(time.perf_counter() - t, 3)
         memory = TreeMemory()
         memory.start()
         job = _spark_job(spark, config["path"], config["text"], with_events, config["action"], scratch)
@@ -350,10 +356,92 @@ def _worker_main() -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------- standalone cluster
+
+
+CLUSTER = "cluster"
+"""The ``--masters`` name of a standalone cluster the benchmark starts itself: a master and one worker with
+:data:`CLUSTER_CORES` cores, from the pyspark package's ``bin/spark-class``, stopped at the end."""
+CLUSTER_CORES = 2
+CLUSTER_MEMORY = "3g"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Cluster:
+    """A standalone Spark cluster on this machine (no root, nothing installed): ``spark-class``'s
+    ``org.apache.spark.deploy.master.Master`` and one ``...worker.Worker``; :attr:`url` is its master URL. The
+    worker (and so its executors' Python workers) gets the caller's ``PYTHONPATH``."""
+
+    def __init__(self, log_dir: Path, cores: int = CLUSTER_CORES, memory: str = CLUSTER_MEMORY) -> None:
+        import pyspark
+
+        home = Path(pyspark.__file__).resolve().parent
+        spark_class = str(home / "bin" / "spark-class")
+        port, ui, worker_ui = _free_port(), _free_port(), _free_port()
+        self.url = f"spark://127.0.0.1:{port}"
+        self.ui = f"http://127.0.0.1:{ui}/json/"
+        path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(REPO)]))
+        env = {**os.environ, "SPARK_HOME": str(home), "PYTHONPATH": path, "SPARK_LOCAL_IP": "127.0.0.1",
+               "PYSPARK_PYTHON": sys.executable, "SPARK_WORKER_DIR": str(log_dir / "work")}
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.procs: list[subprocess.Popen] = []
+        self._logs = []
+        for name, args in (("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                       "--port", str(port), "--webui-port", str(ui)]),
+                           ("worker", ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                                       "--cores", str(cores), "--memory", memory, "--webui-port", str(worker_ui),
+                                       self.url])):
+            log = open(log_dir / f"{name}.log", "w")
+            self._logs.append(log)
+            self.procs.append(subprocess.Popen([spark_class, *args], stdout=log, stderr=subprocess.STDOUT,
+                                               env=env, cwd=log_dir))
+            if name == "master":
+                self._wait(lambda state: state is not None, "the master")
+        self._wait(lambda state: state is not None and state.get("aliveworkers", 0) >= 1, "a worker")
+
+    def _state(self) -> dict | None:
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(self.ui, timeout=2) as r:
+                return json.loads(r.read())
+        except OSError:
+            return None
+
+    def _wait(self, ready: Any, what: str, timeout: float = 120.0) -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if ready(self._state()):
+                return
+            if any(p.poll() is not None for p in self.procs):
+                break
+            time.sleep(0.5)
+        self.stop()
+        raise SystemExit(f"the standalone cluster did not start ({what}); see the logs in {self._logs[0].name}")
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        for log in self._logs:
+            log.close()
+
+
 # ---------------------------------------------------------------------------------------------- report
 
 
-TIMES = ("job_s", "prepare_s", "evaluate_s", "startup_s", "warmup_s", "read_s")
+TIMES = ("job_s", "prepare_s", "evaluate_s", "startup_s", "warmup_s", "fixed_s", "read_s")
 """Taken from the median run (the one with the median job time), so a row's prepare + evaluate = its job."""
 MEMORY = ("driver_peak_rss_mb", "jvm_peak_rss_mb", "workers_peak_pss_mb", "worker_max_rss_mb", "tree_peak_pss_mb",
           "peak_growth_mb")
@@ -425,7 +513,8 @@ def render_markdown(report: dict) -> str:
     meta = report["meta"]
     machine = meta["machine"]
     lines = [
-        "# Spark benchmark results: `cer_theory.spark` on local[1] / local[2] beside the single-process engine", "",
+        "# Spark benchmark results: `cer_theory.spark` on local[1] / local[2] / a standalone cluster beside the "
+        "single-process engine", "",
         f"Generated by `{meta['command']}` on {meta['date']}.",
         f"Machine: {machine.get('cpu')}, {machine.get('cpus')} CPUs, {machine.get('memory_gib')} GiB; "
         f"load average before/after: {meta['load_before']} / {meta['load_after']}. Commit {machine.get('git')}. "
@@ -437,7 +526,9 @@ def render_markdown(report: dict) -> str:
         "Columns: **job s** = from `read_events` to the end of the action (SparkSession start-up and a warm-up "
         "run excluded, reported apart), **prepare s** = inside `run()` (positions and row checks, Spark jobs of "
         "their own), **evaluate s** = the action (the engine in the tasks, the joins of the output); "
-        "**e/s** = events / job s (the median over the runs; the times are those of the median run); memory "
+        "**e/s** = events / job s (the median over the runs; the times are those of the median run); "
+        f"**fixed s** = the same job on the first {meta.get('warmup_events') or WARMUP_EVENTS:,} events once warm "
+        "(the cost of a job whatever its size: Spark jobs, shuffles, task start-up); memory "
         "in MiB (medians), peaks over the job: driver = the driver's Python (VmHWM), JVM (VmHWM), workers = "
         "the Python workers' summed PSS (sampled), tree = the whole process tree's PSS (sampled); for the "
         "single process: its peak RSS (growth over the frame in memory).", "",
@@ -448,18 +539,19 @@ def render_markdown(report: dict) -> str:
         plan = next((s.get("plan") for s in res["configs"].values() if s.get("plan")), None)
         if plan:
             lines += [f"Plan: {plan}.", ""]
-        lines += ["| configuration | events | job s | prepare s | evaluate s | e/s | startup s | warm-up s | "
-                  "tasks | CEs | driver | JVM | workers | tree |", "|" + "---|" * 14]
+        lines += ["| configuration | events | job s | prepare s | evaluate s | e/s | fixed s | startup s | "
+                  "warm-up s | tasks | CEs | driver | JVM | workers | tree |", "|" + "---|" * 15]
         rows = ([("single process", res["engine"])] if res.get("engine") else []) + list(res["configs"].items())
         for name, s in rows:
             if "error" in s:
-                lines.append(f"| {name} | failed: {s['error'][:200]} |" + " |" * 12)
+                lines.append(f"| {name} | failed: {s['error'][:200]} |" + " |" * 13)
                 continue
             ces = f"{s['outputs']:,}" if isinstance(s["outputs"], int) else f"≠ {s['outputs']}"
             single = name == "single process"
             lines.append(" | ".join([
                 f"| {name}", f"{s['events']:,}", _fmt(s.get("job_s"), 2), _fmt(s.get("prepare_s"), 2),
-                _fmt(s.get("evaluate_s"), 2), _fmt_rate(s["events_per_s"]), _fmt(s.get("startup_s"), 1),
+                _fmt(s.get("evaluate_s"), 2), _fmt_rate(s["events_per_s"]), _fmt(s.get("fixed_s"), 2),
+                _fmt(s.get("startup_s"), 1),
                 _fmt(s.get("warmup_s"), 1), str(s.get("tasks", 1 if single else "–")), ces,
                 f"{_fmt(s.get('driver_peak_rss_mb'))}" + (f" (+{_fmt(s.get('peak_growth_mb'))})" if single else ""),
                 _fmt(s.get("jvm_peak_rss_mb")), _fmt(s.get("workers_peak_pss_mb")),
@@ -517,7 +609,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--runs", type=int, default=3, help="runs per configuration; the median is reported")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--masters", default="local[1],local[2]",
-                   help="comma-separated Spark masters; the first is the base of the speed-ups")
+                   help=f"comma-separated Spark masters; the first is the base of the speed-ups; {CLUSTER!r}: a "
+                        f"standalone cluster started here (a master and a worker with {CLUSTER_CORES} cores)")
     p.add_argument("--queries", default="partitioned,sliced", help="comma-separated: partitioned, sliced")
     p.add_argument("--outputs", default="events,positions",
                    help="comma-separated: events (with_events=True), positions (with_events=False)")
@@ -575,6 +668,25 @@ def main(argv: list[str] | None = None) -> int:
         "queries": {q.name: {"text": q.text, "note": q.note} for q in queries},
         "results": {}, "warnings": [],
     }
+    cluster = None
+    if CLUSTER in masters:
+        t = time.time()
+        cluster = Cluster(Path(tempfile.mkdtemp(prefix="cer_spark_cluster_")))
+        print(f"standalone cluster: {cluster.url}, one worker with {CLUSTER_CORES} cores "
+              f"({time.time() - t:.1f} s to start)", flush=True)
+        report["meta"]["cluster"] = {"cores": CLUSTER_CORES, "memory": CLUSTER_MEMORY,
+                                     "setup": "spark-class org.apache.spark.deploy.master.Master + "
+                                              "org.apache.spark.deploy.worker.Worker on 127.0.0.1"}
+    try:
+        return _run_all(args, report, queries, masters, outputs, path, warmup, out, md_path,
+                        None if cluster is None else cluster.url)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def _run_all(args: argparse.Namespace, report: dict, queries: list, masters: list[str], outputs: list[str],
+             path: Path, warmup: Path | None, out: Path, md_path: Path, cluster_url: str | None) -> int:
     configs = [(m, o) for m in masters for o in outputs]
     total = len(queries) * args.runs * (len(configs) + (0 if args.no_engine else 1))
     done, started = 0, time.time()
@@ -584,7 +696,9 @@ def main(argv: list[str] | None = None) -> int:
     for r in range(args.runs):
         for q in queries:
             jobs = [] if args.no_engine else [("engine", {"kind": "engine"})]
-            jobs += [(config_name(m, o), {"kind": "spark", "master": m, "output": o}) for m, o in configs]
+            jobs += [(config_name(m, o), {"kind": "spark", "master": m, "output": o,
+                                          "master_url": cluster_url if m == CLUSTER else None})
+                     for m, o in configs]
             for name, extra in jobs:
                 done += 1
                 t = time.time()

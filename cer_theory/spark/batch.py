@@ -39,11 +39,13 @@ from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
 from cer_theory.spark.positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
-from cer_theory.spark.tasks import OUTPUT_SCHEMA, TaskSpec, aggregate_columns, run_task
+from cer_theory.spark.layout import MAX_COUNTED_KEYS, balance, routing_values, task_count
+from cer_theory.spark.tasks import TaskSpec, aggregate_columns, run_task
 from cer_theory.spark.validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 REJECTED_SCHEMA = "position long, field string, error string, fatal boolean, row string"
 """The side output: the input row, the offending field and the reason; ``fatal`` is false for the rows that
@@ -167,6 +169,7 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
         query_id: str | None = None) -> SparkRun:
     """Evaluate ``query`` over the events of ``df`` (a ``type`` column, one column per attribute)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import to_arrow_schema
 
     if on_bad_rows not in ON_BAD_ROWS:
         raise ValueError(f"on_bad_rows must be one of {ON_BAD_ROWS}, not {on_bad_rows!r}")
@@ -186,13 +189,15 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     rows = stream_positions(df, order_by, "__row", cached)
     checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration),
                          time_attribute=time_attribute, partition_attributes=plan.partition_attributes,
-                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None)
-    if time_attribute is not None:
-        checked = mark_out_of_order(checked, time_attribute)
-    checked = checked.persist()
+                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None).persist()
     cached.append(checked)
-    counts = checked.agg(F.count("*"), F.count("__error"), F.count(F.when(F.col("__unpartitioned"), 1))).first()
-    total, bad, unpartitioned = (int(c) for c in counts)  # type: ignore[union-attr]
+    if time_attribute is not None:
+        marked = mark_out_of_order(checked, time_attribute)
+        if marked is not checked:  # late rows joined in: keep the join's result, not the input, in memory
+            checked = marked.persist()
+            cached.append(checked)
+    total, bad, unpartitioned, sizes = _counts(checked, plan.partition_attributes if plan.mode == "partitioned"
+                                               else ())
     if bad and on_bad_rows == "fail":
         shown = (checked.filter("__error IS NOT NULL").orderBy("__row").limit(SHOWN_BAD_ROWS)
                  .select("__row", "__field", "__error").collect())
@@ -202,27 +207,55 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     stream = (stream.withColumn("__pos", stream["__row"]) if not bad
               else dense_index(stream, ["__row"], "__pos", cached))
     events = stream.filter("NOT __unpartitioned").select("__pos", "__row", "type", *attributes)
-    tasks_input, spec, tasks = _distribute(spark, plan, events, attributes, total - bad - unpartitioned, slices)
-    # The partition columns as checked: cast to their declared kinds.
-    spec = dataclasses.replace(spec, partition=tuple((a, _integral(checked, a))
-                                                     for a in plan.partition_attributes))
     aggregates = aggregate_columns(query)
     clash = {a for a, _ in aggregates} & {"query_id", "start", "end", "positions", "events",
                                           *plan.partition_attributes}
     if clash:
         raise CerError(f"aggregate alias {', '.join(sorted(clash))} is also an output column; rename it")
-    schema = ", ".join([OUTPUT_SCHEMA, *(f"`{a}` {checked.schema[a].dataType.simpleString()}"
-                                         for a in plan.partition_attributes),
-                        *(f"`{a.replace('`', '``')}` {kind}" for a, kind in aggregates)])
-    raw = tasks_input.mapInPandas(functools.partial(run_task, spec), schema)
-    matches = _decorate(raw, stream, plan, attributes, qid, with_events, [a for a, _ in aggregates])
+    tasks_input, spec, tasks = _distribute(spark, plan, events, attributes, total - bad - unpartitioned, slices,
+                                           sizes)
+    schema = _output_schema(events, plan, aggregates, attributes, with_events)
+    spec = dataclasses.replace(spec, partition=plan.partition_attributes, schema=to_arrow_schema(schema),
+                               event_fields=("type", *attributes) if with_events else None)
+    raw = tasks_input.mapInArrow(functools.partial(run_task, spec), schema)
+    columns = ["query_id", *plan.partition_attributes, "start", "end", "positions",
+               *(["events"] if with_events else []), *(a for a, _ in aggregates)]
+    matches = raw.withColumn("query_id", F.lit(qid)).select(*columns)
     return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks, cached)
 
 
-def _integral(df: DataFrame, name: str) -> bool:
+def _counts(checked: DataFrame, keys: Sequence[str]) -> tuple[int, int, int, dict | None]:
+    """Rows, bad rows, rows in no partition, and the good events per partition key (None: no keys, or more
+    than :data:`~cer_theory.spark.layout.MAX_COUNTED_KEYS`), in one aggregate where the keys are few."""
+    from pyspark.sql import functions as F
+
+    measures = [F.count("*").alias("n"), F.count("__error").alias("bad"),
+                F.count(F.when(F.col("__unpartitioned"), 1)).alias("unpartitioned")]
+    if keys:
+        rows = checked.groupBy(*keys).agg(*measures).limit(MAX_COUNTED_KEYS + 1).collect()
+        if len(rows) <= MAX_COUNTED_KEYS:
+            sizes = {tuple(r[k] for k in keys): r["n"] - r["bad"] - r["unpartitioned"] for r in rows}
+            return (sum(r["n"] for r in rows), sum(r["bad"] for r in rows),
+                    sum(r["unpartitioned"] for r in rows), {k: v for k, v in sizes.items() if v > 0})
+    counts = checked.agg(*measures).first()
+    assert counts is not None
+    return int(counts["n"]), int(counts["bad"]), int(counts["unpartitioned"]), None
+
+
+def _output_schema(events: DataFrame, plan: Plan, aggregates: Sequence[tuple[str, str]], attributes: list[str],
+                   with_events: bool) -> StructType:
+    """The tasks' output: the module docstring's columns but ``query_id`` (the partition columns and the rows of
+    ``events`` as checked: cast to their declared kinds)."""
     from pyspark.sql import types as T
 
-    return isinstance(df.schema[name].dataType, T.IntegralType)
+    fields = [T.StructField("start", T.LongType()), T.StructField("end", T.LongType()),
+              T.StructField("positions", T.ArrayType(T.LongType()))]
+    fields += [T.StructField(a, events.schema[a].dataType) for a in plan.partition_attributes]
+    if with_events:
+        row = T.StructType([T.StructField(c, events.schema[c].dataType) for c in ("type", *attributes)])
+        fields.append(T.StructField("events", T.ArrayType(row)))
+    fields += [T.StructField(a, T.LongType() if kind == "long" else T.DoubleType()) for a, kind in aggregates]
+    return T.StructType(fields)
 
 
 def run_query(spark: SparkSession, df: DataFrame, query: Query | str, **options: Any) -> DataFrame:
@@ -232,16 +265,28 @@ def run_query(spark: SparkSession, df: DataFrame, query: Query | str, **options:
 
 
 def _distribute(spark: SparkSession, plan: Plan, events: DataFrame, attributes: list[str], count: int,
-                slices: int | None) -> tuple[DataFrame, TaskSpec, int]:
-    """Events laid out for the plan's tasks, sorted by (slice, position) within each task."""
+                slices: int | None, sizes: dict | None = None) -> tuple[DataFrame, TaskSpec, int]:
+    """Events laid out for the plan's tasks, sorted by (slice, position) within each task. ``sizes``: the good
+    events per partition key, when counted (:mod:`cer_theory.spark.layout` places the keys)."""
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
     columns = ("type", *attributes, POSITION_ATTRIBUTE) if plan.window_attribute == POSITION_ATTRIBUTE \
         else ("type", *attributes)
     cores = spark.sparkContext.defaultParallelism
     if plan.mode == "partitioned":
-        n = slices or 4 * cores  # hashing keys onto few tasks is uneven; more tasks even it out
-        laid = events.withColumn("__slice", F.lit(0)).repartition(n, *plan.partition_attributes)
+        keys = list(plan.partition_attributes)
+        if sizes is None:
+            n = slices or task_count(None, cores)
+            laid = events.withColumn("__slice", F.lit(0)).repartition(n, *keys)
+            return laid.sortWithinPartitions("__pos"), TaskSpec(plan.task_query, columns), n
+        n = slices or task_count(len(sizes), cores)
+        route = routing_values(n)
+        placed = balance(sizes, n)
+        table = spark.createDataFrame([(*key, route[t]) for key, t in placed.items()],
+                                      events.select(*keys).schema.add("__task", T.IntegerType()))
+        laid = (events.join(F.broadcast(table), keys).withColumn("__slice", F.lit(0))
+                .repartition(n, "__task"))
         return laid.sortWithinPartitions("__pos"), TaskSpec(plan.task_query, columns), n
     if plan.mode == "single":
         laid = events.withColumn("__slice", F.lit(0)).repartition(1)
@@ -262,29 +307,11 @@ def _distribute(spark: SparkSession, plan: Plan, events: DataFrame, attributes: 
     finite = [s for s in starts if s != math.inf]
     keys_sql = "array(" + ", ".join(repr(float(s)) for s in finite) + ")"
     reach = F.expr(f"size(filter({keys_sql}, k -> k <= {plan.window_attribute} + {float(window.size)!r})) - 1")
+    route = "array(" + ", ".join(str(v) for v in routing_values(n)) + ")"  # slice s → task s (layout.py)
     laid = (events.withColumn("__slice", F.explode(F.sequence(own, F.greatest(own, reach.cast("int")))))
-            .repartition(n, "__slice").sortWithinPartitions("__slice", "__pos"))
+            .withColumn("__task", F.expr(f"element_at({route}, __slice + 1)"))
+            .repartition(n, "__task").sortWithinPartitions("__slice", "__pos"))
     return laid, TaskSpec(plan.task_query, columns, tuple(s * length for s in range(n))), n
-
-
-def _decorate(raw: DataFrame, stream: DataFrame, plan: Plan, attributes: list[str], qid: str,
-              with_events: bool, aggregates: Sequence[str] = ()) -> DataFrame:
-    """The tasks' matches (start, end, positions, partition key) with the query id and the matched rows. The
-    rows are gathered in one pass over ``raw``, so the engine runs once."""
-    from pyspark.sql import functions as F
-
-    keys = ["start", "end", "positions", *plan.partition_attributes, *aggregates]  # one CE, several value tuples
-    out = raw
-    if with_events:
-        rows = stream.select(F.col("__row").alias("__p"), F.struct("type", *attributes).alias("__event"))
-        exploded = raw.select(*keys, F.posexplode_outer("positions").alias("__i", "__p"))
-        out = (exploded.join(rows, "__p", "left")
-               .groupBy(*keys)
-               .agg(F.sort_array(F.collect_list(F.struct("__i", "__event"))).alias("__evs"))
-               .withColumn("events", F.expr("transform(filter(__evs, x -> x.__i IS NOT NULL), x -> x.__event)")))
-    columns = ["query_id", *plan.partition_attributes, "start", "end", "positions"] + (["events"] if with_events
-                                                                                       else []) + list(aggregates)
-    return out.withColumn("query_id", F.lit(qid)).select(*columns)
 
 
 def _rejected(checked: DataFrame) -> DataFrame:

@@ -1,7 +1,8 @@
 """How a query is spread over Spark tasks, and why (:class:`Plan`).
 
-* **partitioned** — PARTITION BY: the events are hash-partitioned by key and each task runs one engine over its
-  keys, each key's events in stream order. Keys never interact (unless ``CONSUME BY ANY``), so the union of
+* **partitioned** — PARTITION BY: each key goes to one task (as many tasks as cores, at most one per key, keys
+  balanced by :mod:`cer_theory.spark.layout`) and each task runs one engine over its keys, each key's events in
+  stream order. Keys never interact (unless ``CONSUME BY ANY``), so the union of
   the tasks' outputs is the single-process output.
 * **sliced** — no PARTITION BY, a ``WITHIN`` window: the stream is cut into slices of consecutive positions;
   each slice's task also reads the events of the window before the slice and reports only the matches that

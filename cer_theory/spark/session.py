@@ -1,7 +1,8 @@
 """A SparkSession set up for cer_theory: local by default, any master URL otherwise.
 
-The Python workers must run the interpreter that has cer_theory installed (``PYSPARK_PYTHON``), and a local
-session needs far fewer shuffle partitions than Spark's default of 200. On a cluster, install
+The Python workers must run the interpreter that has cer_theory installed (``PYSPARK_PYTHON``), and a session
+needs far fewer shuffle partitions than Spark's default of 200: twice the cores (on a cluster, set once the
+session knows its cores), unless ``conf`` says otherwise. On a cluster, install
 ``cer_theory[spark]`` into the executors' Python environment (or ship it with ``spark-submit --py-files``).
 """
 
@@ -51,4 +52,8 @@ def spark_session(master: str | None = None, *, app_name: str = "cer_theory",
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    if "spark.sql.shuffle.partitions" not in settings:
+        # A cluster's cores are known only once it runs: Spark's 200 shuffle partitions would start ~200 tasks
+        # per shuffle for a few cores' worth of work (docs/decisions.md D128).
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * spark.sparkContext.defaultParallelism)))
     return spark

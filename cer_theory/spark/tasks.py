@@ -1,8 +1,8 @@
 """What runs inside the Spark tasks: the single-process engine over one task's events, in stream order.
 
-Each task receives pandas batches sorted by ``(__slice, __pos)`` (``__slice`` is 0 except in time slicing) and
-runs one :class:`~cer_theory.engines.core.Engine` per slice over them, feeding the engine whole batches (its vectorized
-path). Engine positions are local to the task; the complex events go out in the stream's positions: ``__pos``
+Each task receives Arrow batches (``mapInArrow``) sorted by ``(__slice, __pos)`` (``__slice`` is 0 except in time
+slicing) and runs one :class:`~cer_theory.engines.core.Engine` per slice over them, feeding the engine whole batches
+as Arrow tables (its columnar path: no per-row objects; an ``Event`` only for a reported match's rows). Engine positions are local to the task; the complex events go out in the stream's positions: ``__pos``
 is the event's index among the events the stream keeps (what ``WITHIN n EVENTS`` counts), ``__row`` its row
 in the input (what is reported).
 """
@@ -13,14 +13,14 @@ import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import pandas as pd
+import numpy as np
+import pyarrow as pa
 
 from cer_theory.core.aggregates import NULL
 from cer_theory.core.errors import CerError
 from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query
 
-OUTPUT_SCHEMA = "start long, end long, positions array<long>"
 
 
 def aggregate_columns(query: Query) -> list[tuple[str, str]]:
@@ -40,15 +40,17 @@ def _spark_value(alias: str, value: object) -> object:
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """What a task needs: the query it runs (EVENTS windows rewritten over ``__pos``), the event columns, and
-    for each slice the first ``__pos`` it reports (None: report everything)."""
+    """What a task needs: the query it runs (EVENTS windows rewritten over ``__pos``), the event columns, for
+    each slice the first ``__pos`` it reports (None: report everything), the PARTITION BY attributes reported
+    with each match, the Arrow schema of the output batches and, when the output has an ``events`` column,
+    the names of the fields of its rows (``type`` and the input's attributes)."""
 
     query: Query
     columns: tuple[str, ...]
     slice_starts: tuple[int, ...] | None = None
-    partition: tuple[tuple[str, bool], ...] = ()
-    """The PARTITION BY attributes reported with each match, each with whether its column is integral (pandas
-    turns an integer column with NULLs into floats)."""
+    partition: tuple[str, ...] = ()
+    schema: pa.Schema | None = None
+    event_fields: tuple[str, ...] | None = None
 
 
 class _PositionMap:
@@ -60,11 +62,11 @@ class _PositionMap:
         self.position: list = []
         self.size = 0
 
-    def add(self, pos: object, position: object) -> None:
+    def add(self, pos: np.ndarray, position: np.ndarray) -> None:
         self.starts.append(self.size)
         self.pos.append(pos)
         self.position.append(position)
-        self.size += len(pos)  # type: ignore[arg-type]
+        self.size += len(pos)
 
     def lookup(self, local: int) -> tuple[int, int]:
         k = bisect.bisect_right(self.starts, local) - 1
@@ -72,36 +74,54 @@ class _PositionMap:
         return int(self.pos[k][offset]), int(self.position[k][offset])
 
 
-def run_task(spec: TaskSpec, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``mapInPandas`` body: the complex events of the task's events, one output batch per input batch."""
+def _slices(batch: pa.RecordBatch, sliced: bool) -> Iterator[tuple[int, pa.Table]]:
+    """The batch's runs of one ``__slice`` (the rows come sorted by slice, then position)."""
+    table = pa.Table.from_batches([batch])
+    if not sliced:
+        yield 0, table
+        return
+    ids = table.column("__slice").to_numpy()
+    cuts = [0, *(np.flatnonzero(ids[1:] != ids[:-1]) + 1).tolist(), len(ids)]
+    for a, b in zip(cuts, cuts[1:]):
+        yield int(ids[a]), table.slice(a, b - a)
+
+
+def run_task(spec: TaskSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body: the complex events of the task's events, at most one output batch per input batch.
+
+    Each Arrow batch goes to :meth:`Engine.process` as a table, so the engine takes its columnar path (bit vectors
+    per batch, docs/decisions.md D87); an ``Event`` is built only for the rows a match reports, and those are the
+    rows of the ``events`` column (docs/decisions.md D127)."""
+    assert spec.schema is not None
     engine: Engine | None = None
     positions = _PositionMap()
     current = None
     first_reported = 0
+    fields = spec.event_fields
     for batch in batches:
-        if batch.empty:
+        if batch.num_rows == 0:
             continue
-        for slice_id, part in (batch.groupby("__slice", sort=True) if spec.slice_starts else [(0, batch)]):
+        for slice_id, part in _slices(batch, spec.slice_starts is not None):
             if engine is None or slice_id != current:
                 engine, positions, current = Engine(spec.query), _PositionMap(), slice_id
-                first_reported = spec.slice_starts[int(slice_id)] if spec.slice_starts else 0
-            positions.add(part["__pos"].to_numpy(), part["__row"].to_numpy())
-            starts, ends, sets = [], [], []
-            keys: list[list] = [[] for _ in spec.partition]
-            aggregates: list[list] = [[] for _ in spec.query.aggregates]
-            for match in engine.process(part.loc[:, list(spec.columns)].reset_index(drop=True)):
+                first_reported = spec.slice_starts[slice_id] if spec.slice_starts else 0
+            positions.add(part.column("__pos").to_numpy(), part.column("__row").to_numpy())
+            out: dict[str, list] = {"start": [], "end": [], "positions": []}
+            keys: list[list] = [out.setdefault(name, []) for name in spec.partition]
+            aggregates: list[list] = [out.setdefault(a.alias, []) for a in spec.query.aggregates]
+            events: list | None = out.setdefault("events", []) if fields is not None else None
+            for match in engine.process(part.select(list(spec.columns))):
                 end_pos, end = positions.lookup(match.end)
                 if end_pos < first_reported:
                     continue  # a match of the previous slice, seen again through the overlap
-                starts.append(positions.lookup(match.start)[1])
-                ends.append(end)
-                sets.append([positions.lookup(p)[1] for p in match.positions])
-                for column, value, (_, integral) in zip(keys, match.partition or (), spec.partition):
-                    column.append(int(value) if integral else value)
+                out["start"].append(positions.lookup(match.start)[1])
+                out["end"].append(end)
+                out["positions"].append([positions.lookup(p)[1] for p in match.positions])
+                for column, value in zip(keys, match.partition or ()):
+                    column.append(value)
                 for column, (alias, value) in zip(aggregates, getattr(match, "aggregates", ())):
                     column.append(_spark_value(alias, value))
-            if ends:
-                out = {"start": starts, "end": ends, "positions": sets}
-                out.update({name: column for (name, _), column in zip(spec.partition, keys)})
-                out.update({a.alias: column for a, column in zip(spec.query.aggregates, aggregates)})
-                yield pd.DataFrame(out)
+                if events is not None:
+                    events.append([{f: e.get(f) for f in fields} for e in match.events])
+            if out["end"]:
+                yield pa.RecordBatch.from_pydict(out, schema=spec.schema)

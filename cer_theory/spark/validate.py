@@ -18,8 +18,12 @@ inference), and only rules 1 (missing type), 3 and 4 apply.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
 
 from cer_theory.core.errors import CerError
 
@@ -28,8 +32,8 @@ if TYPE_CHECKING:
 
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
 UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (seed 001 §2.2)"
-OUT_OF_ORDER_BUCKET = 1 << 16
-"""Rows per bucket when computing the running maximum of the timestamps (buckets run in parallel)."""
+_LATE_SCHEMA = pa.schema([("__row", pa.int64()), ("__previous", pa.float64())])
+_RUN_SCHEMA = pa.schema([("first", pa.int64()), ("m", pa.float64())])
 
 
 class DeclarationError(CerError, ValueError):
@@ -170,35 +174,87 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
 
 def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
     """Rule 4 on a checked DataFrame: an accepted, partitioned row whose timestamp is below the largest one of
-    the accepted rows before it. The running maximum is computed per bucket of positions in parallel; the
-    buckets' maxima (one row each) are combined on the driver."""
-    from pyspark.sql import Window
+    the accepted rows before it. Each Spark partition holds runs of consecutive positions in increasing order
+    (:mod:`cer_theory.spark.positions` numbers rows where they are). A first pass over two columns gives each
+    run's largest timestamp (:func:`run_maxima`; combined on the driver into the largest one before each run),
+    a second finds the late rows (:func:`late_rows`): in place, no shuffle, no sort (docs/decisions.md D129).
+    Usually there are none and ``df`` is returned as it is; else they are joined back. ``df`` must be persisted:
+    both passes must see the same partitions."""
     from pyspark.sql import functions as F
 
     given = [c for c in df.columns if not c.startswith("__")]
     eligible = F.col("__error").isNull() & ~F.col("__unpartitioned")
-    stamp = F.when(eligible, F.col(time_attribute))
-    df = df.withColumn("__bucket", F.floor(F.col("__row") / OUT_OF_ORDER_BUCKET))
-    maxima = sorted((r["__bucket"], r["m"]) for r in
-                    df.groupBy("__bucket").agg(F.max(stamp).alias("m")).collect())
-    before, running = [], None
-    for bucket, m in maxima:
-        before.append((bucket, None if running is None else float(running)))  # ints too: the column is double
-        if m is not None:
+    narrow = df.select("__row", F.when(eligible, F.col(time_attribute).cast("double")).alias("__stamp"))
+    runs = sorted(tuple(r) for r in narrow.mapInArrow(run_maxima, "first long, m double").collect())
+    before: dict[int, float | None] = {}
+    running: float | None = None
+    for first, m in runs:
+        before[first] = running
+        if m is not None and m == m:
             running = m if running is None else max(running, m)
-    prior = df.sparkSession.createDataFrame(before or [(0, None)], "__bucket long, __prior double")
-    within = Window.partitionBy("__bucket").orderBy("__row").rowsBetween(Window.unboundedPreceding, -1)
-    # greatest() skips NULLs: the maximum of the earlier buckets and of the earlier rows of this bucket.
-    previous = F.greatest(F.col("__prior"), F.max(stamp).over(within))
-    late = eligible & previous.isNotNull() & (F.col(time_attribute) < previous)
+    late = narrow.mapInArrow(functools.partial(late_rows, before), "__row long, __previous double").persist()
+    if not late.count():
+        late.unpersist()
+        return df
+    previous = F.col("__previous")
     message = F.format_string(f"{time_attribute} = %s is earlier than %s, the timestamp of an earlier event: "
                               f"the window needs non-decreasing timestamps in stream order (docs/decisions.md D30)",
                               F.col(time_attribute).cast("string"), previous.cast("string"))
-    # `late` reads __error: fix it in a column first, or the rows would stop being late once __error is set.
-    return (df.join(F.broadcast(prior), "__bucket", "left")
-            .withColumn("__late", late)
-            .withColumn("__message", message)
-            .withColumn("__field", F.when(F.col("__late"), F.lit(time_attribute)).otherwise(F.col("__field")))
-            .withColumn("__error", F.when(F.col("__late"), F.col("__message")).otherwise(F.col("__error")))
-            .withColumn("__given", F.when(F.col("__late"), F.to_json(F.struct(*given))).otherwise(F.col("__given")))
-            .drop("__bucket", "__prior", "__late", "__message"))
+    late_row = previous.isNotNull()
+    return (df.join(late, "__row", "left")
+            .withColumn("__field", F.when(late_row, F.lit(time_attribute)).otherwise(F.col("__field")))
+            .withColumn("__error", F.when(late_row, message).otherwise(F.col("__error")))
+            .withColumn("__given", F.when(late_row, F.to_json(F.struct(*given))).otherwise(F.col("__given")))
+            .drop("__previous"))
+
+
+def _runs(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[int, bool, np.ndarray, np.ndarray]]:
+    """The pieces of runs in a partition's ``(__row, __stamp)`` batches: (first row of the run, whether the
+    piece starts the run, rows, timestamps with NaN for NULL). A run continues across batches."""
+    last: int | None = None
+    first = 0
+    for batch in batches:
+        rows = batch.column(0).to_numpy()
+        if not len(rows):
+            continue
+        stamps = np.asarray(batch.column(1).to_numpy(zero_copy_only=False), dtype=np.float64)  # NULL → NaN
+        cuts = [0, *(np.flatnonzero(rows[1:] != rows[:-1] + 1) + 1).tolist(), len(rows)]
+        for a, b in zip(cuts, cuts[1:]):
+            starts = not (a == 0 and last is not None and int(rows[0]) == last + 1)
+            if starts:
+                first = int(rows[a])
+            yield first, starts, rows[a:b], stamps[a:b]
+        last = int(rows[-1])
+
+
+def run_maxima(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body: each run's first row and largest timestamp (NaN: none)."""
+    firsts: list[int] = []
+    highs: list[float] = []
+    for first, starts, _, stamps in _runs(batches):
+        high = float(np.nanmax(stamps)) if not np.isnan(stamps).all() else float("nan")
+        if starts:
+            firsts.append(first)
+            highs.append(high)
+        elif not np.isnan(high):
+            highs[-1] = high if np.isnan(highs[-1]) else max(highs[-1], high)
+    yield pa.RecordBatch.from_pydict({"first": firsts, "m": highs}, schema=_RUN_SCHEMA)
+
+
+def late_rows(before: Mapping[int, float | None], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body: the late rows with the largest earlier timestamp; the running maximum of a run
+    starts at the largest timestamp before it (``before``, by the run's first row)."""
+    high = -np.inf
+    for first, starts, rows, values in _runs(batches):
+        if starts:
+            prior = before[first]
+            high = -np.inf if prior is None else prior
+        filled = np.where(np.isnan(values), -np.inf, values)
+        # The largest timestamp strictly before each row: the prefix maxima shifted by one.
+        prefix = np.maximum.accumulate(np.concatenate(([high], filled)))
+        earlier = prefix[:-1]
+        late = ~np.isnan(values) & (values < earlier)
+        high = float(prefix[-1])
+        if late.any():
+            yield pa.RecordBatch.from_pydict({"__row": rows[late], "__previous": earlier[late]},
+                                             schema=_LATE_SCHEMA)
