@@ -174,7 +174,9 @@ def smaller_queries(q: Query) -> Iterator[Query]:
 def shrink(outcome: Outcome, adapter: Adapter, dialect: Dialect, *, budget: int = SHRINK_BUDGET
            ) -> tuple[Outcome, int]:
     """A minimal case of the same class as ``outcome`` (the module docstring), and the engine runs it took."""
-    best, runs = outcome, 0
+    # A copy: when no step keeps the failure, the case is its own minimal case, and an outcome that were its own
+    # ``minimal`` would make to_json recurse forever.
+    best, runs = dataclasses.replace(outcome, minimal=None), 0
 
     def attempt(case: Case) -> bool:
         nonlocal best, runs
