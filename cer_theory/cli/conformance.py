@@ -58,7 +58,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         cases = generate_cases(args.cases or 200, seed=args.seed)
     try:
         outcomes, summary = run_cases(cases, adapter, dialect, shrink_findings=not args.no_shrink,
-                                      progress=None if args.quiet else _Bar())
+                                      progress=None if args.quiet else _Bar(), jobs=args.jobs)
     finally:
         adapter.close()
     if args.replay or args.verbose:
@@ -98,6 +98,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pycer-python", default=None,
                    help="the CPython 3.13 interpreter with pycer (default ~/.cache/cer_theory/pycer-py313/bin/python)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds an external engine may take per case")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="cases run at once from a thread pool (the spark engine only; each case is a Spark job)")
     p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")

@@ -73,21 +73,47 @@ class EngineAdapter:
         pass
 
 
+SMALL_INPUT_CONF = {
+    "spark.sql.shuffle.partitions": "1",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.scheduler.mode": "FAIR",
+}
+"""Session settings for streams of a few events (docs/decisions.md D134). A case's stream has at most a few dozen
+rows, so one shuffle partition holds it; compiling whole-stage Java code for each new plan, and re-planning
+after each stage (adaptive execution), cost more than they save on such inputs; FAIR scheduling lets the jobs of
+cases run from several threads share the task slots. None of them may change a result: a difference they
+caused would be a finding about the pipeline."""
+
+
 class SparkAdapter:
-    """The Spark batch pipeline in local mode (one session for the whole run; starting it takes seconds)."""
+    """The Spark batch pipeline in local mode (one session for the whole run; starting it takes seconds).
+
+    ``concurrent``: :func:`~cer_theory.conformance.check.run_cases` may call :meth:`run` from several threads at
+    once; each call is its own :func:`cer_theory.spark.batch.run` on the one session (Spark runs jobs submitted
+    from several threads side by side). A session given is used as it is; one this adapter starts gets
+    :data:`SMALL_INPUT_CONF`.
+    """
 
     name = "spark"
+    concurrent = True
 
     def __init__(self, master: str = "local[2]", *, session: Any = None) -> None:
         self.master = master
         self._spark: Any = session
+        self._lock = threading.Lock()
+
+    def session(self) -> Any:
+        with self._lock:  # two threads must not both start a session
+            if self._spark is None:
+                self._spark = spark_session(self.master, conf=SMALL_INPUT_CONF)
+            return self._spark
 
     def run(self, case: Case) -> list[ComplexEvent]:
-        if self._spark is None:
-            self._spark = spark_session(self.master)
+        spark = self.session()
         frame = pd.DataFrame([e.to_dict() for e in case.events])
         try:
-            result = run(self._spark, self._spark.createDataFrame(frame), case.ast,
+            result = run(spark, spark.createDataFrame(frame), case.ast,
                          declaration=list(case.declarations), with_events=False)
             rows = result.matches.select("start", "end", "positions").collect()
             result.close()
@@ -234,5 +260,5 @@ def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float =
     raise ConformanceError(f"unknown engine {spec!r}; expected one of {', '.join(ENGINES)}")
 
 
-__all__ = ["CommandAdapter", "DEFAULT_PYCER_PYTHON", "ENGINES", "EngineAdapter", "ReferenceAdapter", "SparkAdapter",
+__all__ = ["CommandAdapter", "DEFAULT_PYCER_PYTHON", "ENGINES", "EngineAdapter", "ReferenceAdapter", "SMALL_INPUT_CONF", "SparkAdapter",
            "make_adapter", "pycer_adapter"]

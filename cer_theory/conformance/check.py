@@ -22,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,8 +36,8 @@ from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.conformance.dialects import Dialect
-from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, EngineFailure, ce_text, from_core, \
-    to_json_ce
+from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, ConformanceError, EngineFailure, ce_text, \
+    from_core, to_json_ce
 
 AGREE, EXPLAINED, UNEXPLAINED, ENGINE_ERROR = "agree", "explained", "unexplained", "engine error"
 KINDS = (AGREE, EXPLAINED, UNEXPLAINED, ENGINE_ERROR)
@@ -172,7 +174,9 @@ def smaller_queries(q: Query) -> Iterator[Query]:
 def shrink(outcome: Outcome, adapter: Adapter, dialect: Dialect, *, budget: int = SHRINK_BUDGET
            ) -> tuple[Outcome, int]:
     """A minimal case of the same class as ``outcome`` (the module docstring), and the engine runs it took."""
-    best, runs = outcome, 0
+    # A copy: when no step keeps the failure, the case is its own minimal case, and an outcome that were its own
+    # ``minimal`` would make to_json recurse forever.
+    best, runs = dataclasses.replace(outcome, minimal=None), 0
 
     def attempt(case: Case) -> bool:
         nonlocal best, runs
@@ -234,18 +238,32 @@ Progress = Callable[[int, int, Summary], None]
 
 
 def run_cases(cases: Sequence[Case], adapter: Adapter, dialect: Dialect, *, shrink_findings: bool = True,
-              progress: Progress | None = None) -> tuple[list[Outcome], Summary]:
-    """Run every case, shrink every finding; ``progress(done, total, summary)`` after each case."""
-    outcomes: list[Outcome] = []
-    summary = Summary()
-    for k, case in enumerate(cases, 1):
+              progress: Progress | None = None, jobs: int = 1) -> tuple[list[Outcome], Summary]:
+    """Run every case, shrink every finding; ``progress(done, total, summary)`` after each case, in case order.
+
+    ``jobs`` > 1 runs that many cases at once from a thread pool (each case with its shrinking in one thread), for
+    an adapter whose ``concurrent`` attribute is true (the Spark pipeline: each case is a Spark job that mostly
+    waits on the JVM). The outcomes are the same as with ``jobs=1``, in the same order."""
+    if jobs < 1:
+        raise ConformanceError(f"jobs must be at least 1, not {jobs}")
+    if jobs > 1 and not getattr(adapter, "concurrent", False):
+        raise ConformanceError(f"the {adapter.name} adapter runs one case at a time; run it with one job")
+
+    def one(case: Case) -> Outcome:
         outcome = run_case(case, adapter, dialect)
         if outcome.finding and shrink_findings:
             outcome.minimal, outcome.shrink_runs = shrink(outcome, adapter, dialect)
-        outcomes.append(outcome)
-        summary.counts[outcome.kind] += 1
-        if progress is not None:
-            progress(k, len(cases), summary)
+        return outcome
+
+    outcomes: list[Outcome] = []
+    summary = Summary()
+    with ThreadPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
+        results = pool.map(one, cases) if pool is not None else map(one, cases)
+        for k, outcome in enumerate(results, 1):
+            outcomes.append(outcome)
+            summary.counts[outcome.kind] += 1
+            if progress is not None:
+                progress(k, len(cases), summary)
     return outcomes, summary
 
 

@@ -8,11 +8,16 @@ comparable with positions (seed 001, *CORE*, §2):
 * every event type gets a hidden first attribute :data:`POSITION` holding the event's position, so the events
   CORE prints for a complex event name their positions (CORE prints attribute values, not positions);
 * CORE reports ``[start, end]`` as *primary times*, in nanoseconds. Without a duration window the primary time is
-  the position itself, so ``[start, end]`` are positions. With one (``WITHIN n SECONDS|MINUTES|HOURS``) it is the
-  event's ``time`` attribute in nanoseconds and the times are mapped back (under ``WITHIN n [attr]`` CORE prints
-  the values of ``attr`` instead, mapped back the same way): ``end`` to the first position ≥ the
-  last data position with that time, ``start`` to the first data position when its time matches, else to the
-  last earlier position with that time (under ties of ``time`` and a projection this can pick another position);
+  the position itself, so ``[start, end]`` are positions. Under a duration window (``WITHIN n SECONDS|MINUTES|
+  HOURS``) over whole seconds, the primary time of position ``p`` is ``time · 10⁹ + p`` nanoseconds, so
+  ``[start, end]`` name their positions exactly (``p = stamp mod 10⁹``), also between events with equal ``time``;
+  the window sent is then ``WITHIN w + 1 SECONDS`` for a window of ``w`` seconds, since CORE's duration window is
+  inclusive: ``(t' − t)·10⁹ + (p' − p) ≤ (w + 1)·10⁹`` holds for ``p < p'`` (and ``p' − p < 10⁹``) iff
+  ``t' − t ≤ w``, the window as written (docs/decisions.md D135). Other times (fractions of a second), and
+  ``WITHIN n [attr]``, under which CORE prints the values of ``attr``, are mapped back from the values: ``end``
+  to the first position ≥ the last data position with that value, ``start`` to the first data position when its
+  value matches, else to the last earlier position with that value (under ties and a projection this can pick
+  another position);
 * a declared ``primary_time`` attribute is sent as an integer like any other: the offline server takes an
   event's time from the third argument of ``PyEvent`` (without it, from the wall clock), never from it;
 * one ``PyOfflineServer`` per case: ``get_output()`` ends the evaluation.
@@ -32,7 +37,9 @@ from typing import Any
 POSITION = "conformance_pos"
 DURATION = re.compile(r"\bWITHIN\b[^\[]*?\b(SECONDS?|MINUTES?|HOURS?)\b", re.IGNORECASE)
 ATTRIBUTE_WINDOW = re.compile(r"\bWITHIN\s+[0-9.eE+-]+\s*\[\s*`?(\w+)`?\s*\]", re.IGNORECASE)
+WHOLE_DURATION = re.compile(r"\bWITHIN\s+(\d+)\s*(SECOND|MINUTE|HOUR)S?\b", re.IGNORECASE)
 NANOS = 1_000_000_000
+UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600}
 
 
 def hidden_declarations(schema: dict) -> str:
@@ -57,20 +64,27 @@ def evaluate(request: dict) -> list[dict]:
         for e in info.events_info:
             attrs = events[e.name]
             types[e.name] = (e.id, [(a, makers[k.lower()]) for a, k in attrs.items()])
-    server.add_query(request["query"])
-    timed = DURATION.search(request["query"]) is not None
+    query, events = request["query"], request["events"]
+    timed = DURATION.search(query) is not None
+    whole = WHOLE_DURATION.search(query)
+    exact = (timed and whole is not None and len(events) < NANOS
+             and all(isinstance(e.get("time"), int) and not isinstance(e.get("time"), bool) for e in events))
+    if exact:  # the primary time also names the position: see the module docstring
+        assert whole is not None
+        seconds = int(whole.group(1)) * UNIT_SECONDS[whole.group(2).lower()]
+        query = query[:whole.start()] + f"WITHIN {seconds + 1} SECONDS" + query[whole.end():]
+    server.add_query(query)
     by_attribute = ATTRIBUTE_WINDOW.search(request["query"])
-    events = request["events"]
     stamps = None  # what CORE prints as [start, end], per position, when it is not the position
     if by_attribute is not None:
         stamps = [_number(e.get(by_attribute.group(1))) for e in events]
-    elif timed:
+    elif timed and not exact:
         stamps = [_number(e.get("time"), NANOS) for e in events]
     batch = []
     for p, e in enumerate(events):
         tid, attrs = types[e["type"]]
         values = [pycer.PyIntValue(p)] + [make(e[a]) for a, make in attrs]
-        stamp = int(round(e["time"] * NANOS)) if timed else p
+        stamp = e["time"] * NANOS + p if exact else int(round(e["time"] * NANOS)) if timed else p
         batch.append(pycer.PyEvent(tid, values, pycer.PyIntValue(stamp)))
     server.send_events(batch)
     out = []
@@ -80,7 +94,9 @@ def evaluate(request: dict) -> list[dict]:
             continue
         positions = sorted(int(x) for x in re.findall(r"attributes: \[(-?\d+)", line))
         start, end = int(m.group(1)), int(m.group(2))
-        if stamps is not None:
+        if exact:
+            start, end = start % NANOS, end % NANOS
+        elif stamps is not None:
             start, end = _back(start, end, positions, stamps)
         out.append({"start": start, "end": end, "positions": positions})
     return out

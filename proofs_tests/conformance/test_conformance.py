@@ -169,6 +169,34 @@ def test_reference_adapter_conforms_to_itself_under_limit():
     assert run_case(c, ReferenceAdapter(), PAPER).kind == AGREE
 
 
+class ConcurrentDroppingReference(ReferenceAdapter):
+    """The reference with an injected bug (the last complex event is lost), declared safe to run from threads."""
+
+    name = "dropping"
+    concurrent = True
+
+    def run(self, case: Case):
+        return super().run(case)[:-1]
+
+
+def test_concurrent_run_gives_the_serial_outcomes_in_order():
+    cases = seeded(30, 4)
+    serial, s1 = run_cases(cases, ConcurrentDroppingReference(), PAPER)
+    seen: list[int] = []
+    threaded, s3 = run_cases(cases, ConcurrentDroppingReference(), PAPER, jobs=3,
+                             progress=lambda done, total, summary: seen.append(done))
+    assert s1.counts[UNEXPLAINED] >= 1 and s1.counts == s3.counts
+    assert [o.to_json() for o in serial] == [o.to_json() for o in threaded]  # shrunk findings included
+    assert seen == list(range(1, 31))
+
+
+def test_jobs_need_a_concurrent_adapter():
+    with pytest.raises(ConformanceError, match="runs one case at a time"):
+        run_cases(seeded(2, 0), EngineAdapter(), PAPER, jobs=2)
+    with pytest.raises(ConformanceError, match="at least 1"):
+        run_cases(seeded(2, 0), ConcurrentDroppingReference(), PAPER, jobs=0)
+
+
 # ---------------------------------------------------------------------------------------------- corpus
 
 
@@ -215,6 +243,7 @@ def test_cli_reports_and_exits_by_the_summary(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--engine", "nope"], "unknown engine 'nope'"),
     (["--engine", "pycer", "--pycer-python", "/nonexistent/python3.13"], "no interpreter at /nonexistent"),
+    (["--engine", "engine", "--jobs", "2"], "the engine adapter runs one case at a time"),
 ])
 def test_cli_bad_input_exits_2_with_a_message(args, message):
     r = cli(*args, "--cases", "2")
@@ -255,8 +284,25 @@ def test_pycer_readings_established_on_core():
     assert events.kind == AGREE and seconds.kind == AGREE  # EVENTS and durations are inclusive in CORE too
 
 
+@needs_pycer
+def test_pycer_positions_are_exact_under_durations_with_equal_times():
+    """Under a duration window the driver's primary times name positions, so a projection over events with equal
+    ``time`` is mapped back exactly (it once reported ``[0,0]`` twice here), and the window stays inclusive."""
+    adapter = pycer_adapter()
+    try:
+        ties = run_case(case("SELECT NONE FROM S WHERE R WITHIN 0 SECONDS", [R(0), R(0)]), adapter, PAPER)
+        edge = run_case(case("SELECT T FROM S WHERE R ; T WITHIN 1 MINUTES", [R(0), R(0), T(60), T(61)]),
+                        adapter, PAPER)
+    finally:
+        adapter.close()
+    assert ties.kind == AGREE and sorted(ties.got) == [(0, 0, ()), (1, 1, ())]
+    assert edge.kind == AGREE and sorted(edge.got) == [(0, 2, (2,)), (1, 2, (2,))]  # 60 s in, 61 s out
+
+
 @pytest.mark.spark
 def test_spark_adapter_agrees_on_a_few_cases(spark):
+    """A few seeded cases through ``spark.batch.run``, two at a time on the one session (the large run:
+    benchmarks/conformance/spark/)."""
     adapter = SparkAdapter(session=spark)
-    outcomes, summary = run_cases(generate_cases(3, seed=2), adapter, PAPER, shrink_findings=False)
+    outcomes, summary = run_cases(generate_cases(4, seed=2), adapter, PAPER, shrink_findings=False, jobs=2)
     assert summary.passed, [o.to_json() for o in outcomes if o.finding]
