@@ -14,7 +14,7 @@ import io
 import json
 import math
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 
 from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
-from cer_theory.engines.core import Engine, Match
+from cer_theory.engines.core import Engine
 from cer_theory.engines.core import columnar
 from cer_theory.engines.core.columnar import SchemaCheck, file_events, file_matches
 from cer_theory.engines.core.output import MatchWriter
+from cer_theory.testing.outcomes import outcome
 from cer_theory.formalisms.ceql.declarations import Schema
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.core.predicates.masks import compile_mask
@@ -84,14 +85,6 @@ def rows(draw: st.DrawFn, max_length: int = 12) -> tuple[list[dict], str | None,
     return out, bad, at
 
 
-def outcome(matches: Iterable[Match]) -> tuple[list, tuple | None]:
-    got: list = []
-    try:
-        for m in matches:
-            got.append((m.complex_event, m.partition, m.events))
-    except CerError as error:
-        return got, (type(error), str(error))
-    return got, None
 
 
 def bookkeeping(engine: Engine) -> dict:

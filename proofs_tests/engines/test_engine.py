@@ -28,18 +28,19 @@ from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.engines.core.evaluator import last_admitted
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.core.windows import Window
-from cer_theory.core.errors import CerError, SizeBudgetExceeded, StreamFormatError
+from cer_theory.core.errors import SizeBudgetExceeded, StreamFormatError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.ast import TRUE, And, On, Or, Predicate, cmp, conj, is_type
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
+from cer_theory.testing.outcomes import outcome
 from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus, Seq
-from cer_theory.formalisms.ceql.ast import STREAM_ATTRIBUTE, Query
+from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.strategies.automata import random_ceas
 from cer_theory.testing.harness import report
 from cer_theory.testing.strategies.cel import unary_bodies, visible_variables
 from cer_theory.testing.strategies.predicates import events as predicate_events
-from cer_theory.testing.strategies.predicates import ATTRS, unary_predicates, values
+from cer_theory.testing.strategies.predicates import unary_predicates
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies import Schema, streams
 
@@ -563,20 +564,6 @@ def one_step(engine: Engine, stream: Iterable[Event]) -> Iterator[Match]:
                                 [e.get(a) for a in attrs] if attrs else None)
 
 
-def outcome(matches: Iterable[Match], *, exact: bool = True) -> tuple[list, tuple | None]:
-    """The matches up to the first error, and the error (its class, and its message if ``exact``). A frame
-    stores numbers as its columns do (1 in a column with a gap reads back as 1.0), so ``exact=False`` compares
-    events by type and errors by class only."""
-    got: list = []
-    try:
-        for m in matches:
-            events = m.events if exact else tuple(e.type for e in m.events)
-            got.append((m.complex_event, m.partition, events))
-    except CerError as error:
-        return got, (type(error), str(error)) if exact else (type(error),)
-    return got, None
-
-
 def bookkeeping(engine: Engine) -> dict[str, int]:
     return {a: getattr(engine, a) for a in BOOKKEEPING}
 
@@ -632,45 +619,11 @@ def assert_paths_equal_the_step(q: Query, stream: list[Event]) -> None:
 
 # ---------------------------------------------------------------------------------------------- streams
 
-_TIME_STEPS = (0, 0, 1, 2, 500, 3000, 20000)
-"""Gaps between timestamps: ties, small steps, and steps past the strategies' windows (up to 20 s)."""
-
-
-@st.composite
-def grammar_streams(draw: st.DrawFn, max_length: int = 10) -> list[Event]:
-    """Events for :func:`cer_theory.testing.strategies.ceql.queries`: its event types and streams, the predicate
-    strategies' attributes, partition attributes with few values (collisions; sometimes missing: NULL), and
-    the window attributes ``time``/``stock_time``/``Limit`` non-decreasing — except, in some streams, one
-    missing or decreasing value (the engine must raise the same error on every path)."""
-    n = draw(st.integers(0, max_length))
-    broken = draw(st.sampled_from([None, None, None, "missing", "decreasing"]))
-    at = draw(st.integers(0, max(n - 1, 0)))
-    out, t = [], 0
-    for k in range(n):
-        t += draw(st.sampled_from(_TIME_STEPS))
-        attrs = {a: v for a in ATTRS if (v := draw(values(a))) is not None}
-        for a in ("name", "volume"):
-            v = draw(st.sampled_from([None, "A", "B", 1, 1.0, 2]))
-            if v is not None:
-                attrs[a] = v
-        attrs[STREAM_ATTRIBUTE] = draw(st.sampled_from(ceql.STREAMS))
-        attrs["time"] = attrs["stock_time"] = t
-        attrs["Limit"] = t // 1000
-        if broken is not None and k == at:
-            for a in ("time", "stock_time", "Limit"):
-                if broken == "missing":
-                    del attrs[a]
-                else:
-                    attrs[a] = -1
-        out.append(Event(draw(st.sampled_from(ceql.EVENT_TYPES)), attrs))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------- the properties
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ceql.queries(max_leaves=4), grammar_streams())
+@given(ceql.queries(max_leaves=4), ceql.engine_streams())
 def test_engine_fast_paths_equal_the_one_step_on_the_whole_grammar(q, stream):
     """On CORE's whole query grammar (every strategy, FROM, PARTITION BY groups, position, time and attribute
     windows, CONSUME BY, LIMIT): every path reports what ``Engine._step`` reports, fails where it fails, and

@@ -12,17 +12,15 @@ from collections.abc import Iterable, Iterator
 
 import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from cer_theory.automata.determinize.step import signature_key
-from cer_theory.core.errors import CerError, StreamFormatError
+from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine, Match
 from cer_theory.engines.core.inert import Inertness
-from cer_theory.formalisms.ceql.ast import STREAM_ATTRIBUTE
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
+from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
-from cer_theory.testing.strategies.predicates import ATTRS, values
 
 P3_PRIME = ("SELECT * FROM S WHERE (SELL as T1; BUY as T2; BUY as T3; BUY as NE) FILTER T1[name = 'INTC'] AND "
             "T2[name = 'RIMM'] AND T3[name = 'QQQ'] AND NE[name = 'NotExists'] WITHIN 10000 [stock_time]")
@@ -51,14 +49,6 @@ def reference(engine: Engine, stream: Iterable[Event]) -> Iterator[Match]:
                                 None if attr is None else e.get(attr), [e.get(a) for a in attrs] if attrs else None)
 
 
-def outcome(matches: Iterable[Match]) -> tuple[list, tuple | None]:
-    got: list = []
-    try:
-        for m in matches:
-            got.append((m.complex_event, m.partition, m.events))
-    except CerError as error:
-        return got, (type(error), str(error))
-    return got, None
 
 
 def inert_rows(engine: Engine, rows: list[dict]) -> int:
@@ -127,39 +117,11 @@ def test_a_decreasing_key_on_a_skipped_row_deep_in_a_batch_raises_the_row_error(
 # ---------------------------------------------------------------------------------------------- differential
 
 _STEPS = (0, 0, 0, 1, 2, 500, 3000, 20000)
-
-
-@st.composite
-def long_streams(draw: st.DrawFn, max_length: int = 40) -> list[Event]:
-    """Streams of the CEQL strategies' types and attributes, longer than the grammar tests' (so that runs of
-    inert rows occur between the visited ones), with equal timestamps, NULL partition values and sometimes one
-    missing or decreasing key."""
-    n = draw(st.integers(0, max_length))
-    broken = draw(st.sampled_from([None, None, None, "missing", "decreasing"]))
-    at = draw(st.integers(0, max(n - 1, 0)))
-    out, t = [], 0
-    for k in range(n):
-        t += draw(st.sampled_from(_STEPS))
-        attrs = {a: v for a in ATTRS if (v := draw(values(a))) is not None}
-        for a in ("name", "volume"):
-            v = draw(st.sampled_from([None, "A", "B", 1, 1.0, 2]))
-            if v is not None:
-                attrs[a] = v
-        attrs[STREAM_ATTRIBUTE] = draw(st.sampled_from(ceql.STREAMS))
-        attrs["time"] = attrs["stock_time"] = t
-        attrs["Limit"] = t // 1000
-        if broken is not None and k == at:
-            for a in ("time", "stock_time", "Limit"):
-                if broken == "missing":
-                    del attrs[a]
-                else:
-                    attrs[a] = -1
-        out.append(Event(draw(st.sampled_from(ceql.EVENT_TYPES)), attrs))
-    return out
+"""More ties than the engine tests' gaps: long runs of rows with one time key."""
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ceql.queries(), long_streams())
+@given(ceql.queries(), ceql.engine_streams(max_length=40, steps=_STEPS))
 def test_skipping_equals_the_one_step(q, stream):
     """Dict batches (skipping in bulk) = ``Engine._step`` per event: matches in order with their events and
     partitions, the same error, and the same position, ``unpartitioned`` and retained events (D120)."""

@@ -21,7 +21,7 @@ from cer_theory.formalisms.ceql.ast import CONSUME_POLICIES, AggregateItem, Quer
 from cer_theory.core.events import Event, Stream
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
 from cer_theory.testing.strategies import Schema, streams
-from cer_theory.testing.strategies.predicates import atoms, extended_atoms
+from cer_theory.testing.strategies.predicates import ATTRS, atoms, extended_atoms, values
 
 EVENT_TYPES = ("BUY", "SELL", "R", "Event")
 """Event types; ``Event`` is a reserved word (EVENT) in CEQL and must be printed in backquotes."""
@@ -267,3 +267,37 @@ def evaluable_aggregated_queries(draw: st.DrawFn) -> Query:
 __all__ = ["aggregate_items", "having_conditions", "aggregated_queries", "evaluable_aggregated_queries",
            "AGGREGATE_FUNCTIONS", "ALIASES", "queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS",
            "evaluable_patterns", "evaluable_queries", "timed_streams", "MATCHING", "EVALUABLE_TYPES"]
+
+
+TIME_STEPS = (0, 0, 1, 2, 500, 3000, 20000)
+"""Gaps between timestamps: ties, small steps, and steps past the strategies' windows (up to 20 s)."""
+
+
+@st.composite
+def engine_streams(draw: st.DrawFn, max_length: int = 10, steps: tuple[int, ...] = TIME_STEPS) -> list[Event]:
+    """Events for :func:`queries`: its event types and streams, the predicate strategies' attributes, partition
+    attributes with few values (collisions; sometimes missing: NULL), and the window attributes
+    ``time``/``stock_time``/``Limit`` non-decreasing by gaps drawn from ``steps`` — except, in some streams, one
+    missing or decreasing value (an engine must raise the same error on every input path)."""
+    n = draw(st.integers(0, max_length))
+    broken = draw(st.sampled_from([None, None, None, "missing", "decreasing"]))
+    at = draw(st.integers(0, max(n - 1, 0)))
+    out, t = [], 0
+    for k in range(n):
+        t += draw(st.sampled_from(steps))
+        attrs = {a: v for a in ATTRS if (v := draw(values(a))) is not None}
+        for a in ("name", "volume"):
+            v = draw(st.sampled_from([None, "A", "B", 1, 1.0, 2]))
+            if v is not None:
+                attrs[a] = v
+        attrs[STREAM_ATTRIBUTE] = draw(st.sampled_from(STREAMS))
+        attrs["time"] = attrs["stock_time"] = t
+        attrs["Limit"] = t // 1000
+        if broken is not None and k == at:
+            for a in ("time", "stock_time", "Limit"):
+                if broken == "missing":
+                    del attrs[a]
+                else:
+                    attrs[a] = -1
+        out.append(Event(draw(st.sampled_from(EVENT_TYPES)), attrs))
+    return out
