@@ -152,6 +152,14 @@ def test_partition_by_counts_event_windows_on_global_positions():
     assert both(parse(text.format(3)), stream) == {3: {ce(0, 3, 0, 3)}}
 
 
+def test_d148_strict_under_partition_by_is_judged_in_the_substream():
+    """Seed 001 §2 runs SELECT (and its strategy) on each substream: T(x=2) U(x=2) are adjacent in the substream
+    of x = 2 although U(x=3) sits between them in the stream (docs/decisions.md D148)."""
+    stream = Stream([Event("T", x=2), Event("U", x=3), Event("U", x=2)])
+    assert both(parse("SELECT STRICT * WHERE T ; U PARTITION BY [x]"), stream) == {2: {ce(0, 2, 0, 2)}}
+    assert both(parse("SELECT STRICT * WHERE T ; U"), stream) == {1: {ce(0, 1, 0, 1)}}  # one stream: 0,2 has a gap
+
+
 # ---------------------------------------------------------------------------------------------- E3–E7
 
 
@@ -401,6 +409,30 @@ def test_theorem_1_with_partition_by_time_window_and_consumption(data, pattern, 
               within=within, consume=consume)
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
     assert ref == comp, report(q, stream, ref, comp, candidate="compiled CEA")
+
+
+two_keys = st.lists(st.builds(lambda t, x: Event(t, x=x), st.sampled_from(RELATIONS), st.integers(0, 1)),
+                   min_size=3, max_size=7).map(Stream)
+"""Streams whose events all carry x ∈ {0, 1}: two substreams that interleave, so matches of one span events of the
+other."""
+
+
+@settings(max_examples=200)
+@given(st.data(), st.one_of(patterns(depth=2), competing_patterns()), st.one_of(two_keys, timed_streams()),
+       st.sampled_from(["ALL", "STRICT", "STRICT", "NEXT", "LAST", "MAX"]))
+def test_seed_001_section_2_partition_by_runs_where_and_select_on_each_substream(data, pattern, stream, strategy):
+    """PARTITION BY [x] = the union, over the substreams S_i, of the query without PARTITION BY evaluated on S_i
+    as a stream of its own, its positions mapped back to S (seed 001 §2; D22 keeps positions global, D148 judges
+    strategies in the substream). No window or consumption: those two read global positions by decision (D21, D22)."""
+    select = data.draw(selects(pattern))
+    q = query(pattern, strategy=strategy, select=select, partition_by=(("x",),))
+    expected: list[set] = [set() for _ in stream]
+    for g in substreams(stream, (("x",),)):
+        alone = evaluate(query(pattern, strategy=strategy, select=select), Stream([stream[p] for p in g]))
+        for jj, ces in enumerate(alone):
+            expected[g[jj]] |= {ce(g[c.start], g[c.end], *(g[d] for d in c.positions)) for c in ces}
+    got = evaluate(q, stream)
+    assert got == [frozenset(e) for e in expected], report(q, stream, expected, got, candidate="per-substream union")
 
 
 @settings(max_examples=200)

@@ -51,6 +51,21 @@ def test_engine_agrees_with_the_reference_on_a_seeded_run():
     assert summary.passed, "\n".join(str(o.to_json()) for o in outcomes if o.finding)
 
 
+def U(time: int, **kw) -> dict:
+    return {"type": "U", "time": time, **kw}
+
+
+D148_CASE = case("SELECT STRICT * FROM S WHERE T ; U PARTITION BY [x]", [T(1, x=2), U(5, x=3), U(7, x=2)])
+"""The Spark run's one finding, shrunk (benchmarks/conformance/spark/): STRICT is judged in the substream of x = 2,
+where T and the second U are adjacent (docs/decisions.md D148)."""
+
+
+def test_d148_strict_under_partition_by_engine_and_reference_agree():
+    for adapter in (EngineAdapter(), ReferenceAdapter()):
+        outcome = run_case(D148_CASE, adapter, PAPER)
+        assert outcome.kind == AGREE and sorted(outcome.got) == [(0, 2, (0, 2))], outcome.to_json()
+
+
 def test_generation_is_deterministic_per_seed():
     assert [c.query for c in generate_cases(12, seed=5)] == [c.query for c in generate_cases(12, seed=5)]
     assert [c.query for c in generate_cases(12, seed=5)] != [c.query for c in generate_cases(12, seed=6)]
@@ -304,5 +319,7 @@ def test_spark_adapter_agrees_on_a_few_cases(spark):
     """A few seeded cases through ``spark.batch.run``, two at a time on the one session (the large run:
     benchmarks/conformance/spark/)."""
     adapter = SparkAdapter(session=spark)
-    outcomes, summary = run_cases(generate_cases(4, seed=2), adapter, PAPER, shrink_findings=False, jobs=2)
+    outcomes, summary = run_cases([*generate_cases(4, seed=2), D148_CASE], adapter, PAPER, shrink_findings=False,
+                                  jobs=2)
     assert summary.passed, [o.to_json() for o in outcomes if o.finding]
+    assert sorted(outcomes[-1].got) == [(0, 2, (0, 2))]

@@ -19,7 +19,8 @@ on each substream), with our decisions where seed 001 is silent (docs/decisions.
   those whose data ``D`` seed 000's rule selects (§7.1, on supports, after SELECT's projection): STRICT keeps
   ``D`` without gaps, NEXT/LAST the ``≤_next``/``≤_last``-greatest ``D``, MAX the set-inclusion-maximal ``D``
   (D20). CEs that share the selected ``D`` with different intervals are all kept. This is seed 000's
-  ``SEL(⟦φ⟧ᵛ_j(S))`` with runs starting anywhere. ``ALL`` and ``ANY`` apply no strategy.
+  ``SEL(⟦φ⟧ᵛ_j(S))`` with runs starting anywhere. ``ALL`` and ``ANY`` apply no strategy. Under PARTITION BY the
+  strategy runs on the substream, in its positions: STRICT's "no gap" means no gap *in the substream* (D148).
 * **WITHIN** filters *after* the strategy (WHERE → SELECT → WITHIN, as CORE's automaton-level strategies and
   enumeration-time windows do): a strategy may pick a CE that the window then drops.
 * **CONSUME BY** ``ANY`` ("forget every event read so far when a complex event is found", [code] reset after
@@ -42,7 +43,7 @@ on each substream), with our decisions where seed 001 is silent (docs/decisions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.intervals import IntervalSemantics
@@ -217,6 +218,17 @@ def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEv
     return frozenset(c for c in ces if data[c] == best)
 
 
+def _select_in_substream(strategy: Strategy | None, ces: Iterable[CoreComplexEvent], local: Mapping[int, int]
+                         ) -> frozenset[CoreComplexEvent]:
+    """SELECT's strategy on CEs of one substream, judged in that substream's positions (seed 001 §2: WHERE,
+    SELECT and WITHIN run on each substream; D148). Only STRICT can tell the difference: NEXT, LAST and MAX compare
+    position sets by order and inclusion, which the order-preserving map to global positions keeps, but a gap-free
+    run of a substream may have gaps in the whole stream."""
+    by_local = {c: CoreComplexEvent(local[c.start], local[c.end], tuple(local[d] for d in c.positions)) for c in ces}
+    chosen = select_strategy(strategy, by_local.values())
+    return frozenset(c for c, mine in by_local.items() if mine in chosen)
+
+
 # ---------------------------------------------------------------------------------------------- PARTITION BY
 
 
@@ -284,9 +296,11 @@ def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Itera
     n = len(stream)
     candidates: list[set[AggregatedCE]] = [set() for _ in range(n)]
     part_of: dict[int, int] = {}
+    local: dict[int, int] = {}  # global position -> its position in its substream (STRICT reads these, D148)
     for k, g in enumerate(substreams(stream, partition_by)):
-        for p in g:
+        for i, p in enumerate(g):
             part_of[p] = k
+            local[p] = i
         sub = [stream[p] for p in g]
         for jj, recs in enumerate(records(sub)):
             for c, values in recs:
@@ -303,7 +317,7 @@ def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Itera
         part = part_of[j]
         floor = consumed_all if policy == "ANY" else consumed_part.get(part, -1) if policy == "PARTITION" else -1
         alive = [(c, v) for c, v in candidates[j] if c.start > floor]
-        ces = select_strategy(strat, (c for c, _ in alive))
+        ces = _select_in_substream(strat, (c for c, _ in alive), local)
         if within is not None:
             ces = frozenset(c for c in ces if within.admits(within.key(c.start, stream[c.start]),
                                                             within.key(c.end, stream[c.end])))
