@@ -480,9 +480,14 @@ def _filter_atoms(p: Predicate) -> list[On]:
 
 @functools.cache
 def _lark() -> Lark:
-    """The LALR parser (no inline transformer: the builder keeps per-parse state)."""
+    """The LALR parser (no inline transformer: the builder keeps per-parse state).
+
+    ``cache=True`` makes Lark keep the built LALR tables in the temporary directory, keyed by a hash of the
+    grammar, the options and Lark's version, so a later process (each ``cer-theory run``) loads them instead of
+    rebuilding the tables; a changed grammar gets a new key, so a stale table is never used (D121).
+    """
     return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
-                start=["query_start", "declarations_start"], maybe_placeholders=False)
+                start=["query_start", "declarations_start"], maybe_placeholders=False, cache=True)
 
 
 def parse(text: str, *, check_variables: bool = True) -> Query:
