@@ -766,12 +766,18 @@ class Engine:
             spans = self._spans
             newest = spans[-1]
             start = newest.start
+            rows = newest.rows
+            if rows is None:  # (a span of row-loop entries: no batch to read from)
+                start = self.position
+            else:  # Rows.event inlined: the batch's Events built so far, by row
+                built, first = rows._events, rows.first
             out = []
             for c in ces:
                 found = []
                 for p in c.positions:
                     if p >= start:
-                        found.append(newest.event(p))
+                        event = built.get(p - first)
+                        found.append(event if event is not None else rows.event(p - first))  # type: ignore
                     else:
                         for span in reversed(spans):
                             if p >= span.start:
