@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from importlib import metadata
 import signal
 import sys
 from collections.abc import Sequence
@@ -51,6 +50,8 @@ EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports `yes | head`'
 
 def _version() -> str:
     """The installed distribution's version (pyproject.toml)."""
+    from importlib import metadata  # (only for --version: its import costs about 0.1 s of every start-up)
+
     try:
         return metadata.version("cer_theory")
     except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed

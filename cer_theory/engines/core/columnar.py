@@ -43,7 +43,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from cer_theory.core.errors import StreamFormatError
-from cer_theory.core.events import TYPE_KEY, Event, _csv_value, iter_file
+from cer_theory.core.events import TYPE_KEY, Event, iter_file
 from cer_theory.core.predicates.ast import Predicate, kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR, Batch, Column, bitmasks
 from cer_theory.formalisms.ceql.declarations import KIND_NAMES, Schema
@@ -250,10 +250,13 @@ def arrow_kinds(array: pa.Array | pa.ChunkedArray, *, nan_missing: bool, exact: 
     return np.where(valid, code, MISSING).astype(np.int8)
 
 
-def table_rows(table: pa.Table, *, nan_missing: bool, event: Callable[[int], Event],
-               exact_partition: Sequence[str] = (), lines: np.ndarray | None = None) -> Rows:
+def table_rows(table: pa.Table, *, nan_missing: bool, event: Callable[[int], Event] | None = None,
+               exact_partition: Sequence[str] = (), lines: np.ndarray | None = None,
+               source_event: Callable[[int], Event] | None = None) -> Rows:
     """A :class:`Rows` over an Arrow table whose every column is one scalar type. ``exact_partition``: attributes
-    whose Python values must be those of the source (see :func:`arrow_kinds`)."""
+    whose Python values must be those of the source (see :func:`arrow_kinds`). ``event``: how row k becomes an
+    Event; by default from the columns (:class:`ColumnEvents`), and then ``source_event`` (JSON) builds the rows
+    holding an integral float, which the source may have written as an integer."""
     types = _types(table)
     kinds = {name: arrow_kinds(table.column(name), nan_missing=nan_missing, exact=name in exact_partition)
              for name in _names(table.column_names)}
@@ -262,12 +265,57 @@ def table_rows(table: pa.Table, *, nan_missing: bool, event: Callable[[int], Eve
         return arrow_column(table.column(name), nan_missing=nan_missing)
 
     def values(name: str) -> list:
-        out = table.column(name).to_pylist()
+        array = table.column(name)
+        if pa.types.is_float16(array.type):  # (its to_pylist gives numpy scalars)
+            array = array.cast(pa.float64())
+        out = array.to_pylist()
         if nan_missing:
             out = [None if v != v else v for v in out]  # NaN: absent (v != v only for NaN)
         return out
 
+    if event is None:
+        event = ColumnEvents(types, list(kinds), values,
+                             None if source_event is None else lambda: _integral_float_rows(table), source_event)
     return Rows(types, kinds, column, values, event, lines)
+
+
+class ColumnEvents:
+    """Row k of a columnar batch as an Event, built from the batch's columns: each column is converted to Python
+    values once, at the batch's first reported row (a batch that reports one match usually reports many), and the
+    row's Event gathers its non-null cells — the values the row readers give (docs/decisions.md D87: the batch's
+    columns passed the exactness checks), without parsing the row's source again. ``source``: rows (a bool
+    array, computed with the columns) whose Event comes from ``source_event`` instead."""
+
+    __slots__ = ("types", "names", "values", "source", "source_event", "_columns", "_from_source")
+
+    def __init__(self, types: np.ndarray, names: list[str], values: Callable[[str], list],
+                 source: Callable[[], np.ndarray] | None = None,
+                 source_event: Callable[[int], Event] | None = None) -> None:
+        self.types, self.names, self.values = types, names, values
+        self.source, self.source_event = source, source_event
+        self._columns: list[tuple[str, list]] | None = None
+        self._from_source: list[bool] | None = None
+
+    def __call__(self, k: int) -> Event:
+        columns = self._columns
+        if columns is None:
+            columns = self._columns = [(name, self.values(name)) for name in self.names]
+            if self.source is not None:
+                self._from_source = self.source().tolist()
+        if self._from_source is not None and self._from_source[k]:
+            return self.source_event(k)  # type: ignore[misc]
+        return Event.trusted(self.types[k], {name: v for name, cells in columns if (v := cells[k]) is not None})
+
+
+def _integral_float_rows(table: pa.Table) -> np.ndarray:
+    """The rows with an integral value in a float column: JSON's ``1`` in a column Arrow reads as doubles (it
+    also holds a ``1.5``) is ``1.0`` in the column but ``1`` for the row reader, and prints differently."""
+    out = np.zeros(table.num_rows, dtype=bool)
+    for array in table.columns:
+        if pa.types.is_floating(array.type):
+            num = np.asarray(array.fill_null(0.5).to_numpy(zero_copy_only=False), dtype=np.float64)
+            out |= np.floor(num) == num
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- in-memory inputs
@@ -318,28 +366,9 @@ def _row_dict(row: Mapping[str, Any]) -> dict:
     return out
 
 
-def _pylist_rows(table: pa.Table) -> Callable[[int], dict]:
-    """Row k of ``table`` as a dict, the batch's rows converted together on the first request (a batch that
-    reports one match usually reports many)."""
-    rows: list[dict] = []
-
-    def row(k: int) -> dict:
-        if not rows:
-            rows.extend(table.to_pylist())
-        return rows[k]
-
-    return row
-
-
 def _table_batch(table: pa.Table, first: int) -> Rows | Iterator[Event]:
-    row = _pylist_rows(table)
-
-    def event(k: int) -> Event:  # (a columnar batch: every column checked, see table_rows)
-        found = _row_dict(row(k))
-        return Event.trusted(found.pop(TYPE_KEY), found)
-
-    try:
-        return table_rows(table, nan_missing=True, event=event)
+    try:  # (NaN and None cells: absent attributes, in the columns as in _row_dict)
+        return table_rows(table, nan_missing=True)
     except Fallback:
         return (Event.from_dict(_row_dict(r), line=first + k) for k, r in enumerate(table.to_pylist()))
 
@@ -527,12 +556,12 @@ def _jsonl_rows(block: bytes, line: int, source: str, partition: Sequence[str]) 
     starts, ends = _cut(block)
     index = lines - line  # the k-th row is physical line index[k] of the block
 
-    def event(k: int) -> Event:
+    def from_line(k: int) -> Event:  # (a row with an integral float: its line says whether it was 1 or 1.0)
         i = int(index[k])
         text = block[starts[i]:ends[i]].decode("utf-8")
         return Event.from_dict(json.loads(text), source=source, line=int(lines[k]))
 
-    return table_rows(table, nan_missing=False, event=event, exact_partition=partition, lines=lines)
+    return table_rows(table, nan_missing=False, exact_partition=partition, lines=lines, source_event=from_line)
 
 
 def _require_utf8(block: bytes) -> None:
@@ -582,11 +611,8 @@ def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
     def values(name: str) -> list:
         return parsed[name][1]()
 
-    def event(k: int) -> Event:
-        data = {h: (None if (cell := table.column(h)[k].as_py()) == "" else
-                    (cell if h == TYPE_KEY else _csv_value(cell))) for h in header}
-        return Event.from_dict(data, source=source, line=int(lines[k]))
-
+    # an output row's Event from the cells as _csv_column read them: _csv_value's grammar, column-wise
+    event = ColumnEvents(types, list(parsed), values)
     return Rows(types, {h: c.kinds for h, (c, _) in parsed.items()}, lambda name: parsed[name][0], values, event,
                 lines)
 
@@ -643,13 +669,7 @@ def _parquet_batches(path: Path) -> Iterator[tuple[pa.Table, int]]:
 
 
 def _parquet_rows(table: pa.Table, line: int, source: str) -> Rows:
-    row = _pylist_rows(table)
-
-    def event(k: int) -> Event:  # (a columnar batch: every column checked, no NaN, see table_rows)
-        found = {a: v for a, v in row(k).items() if v is not None}
-        return Event.trusted(found.pop(TYPE_KEY), found)
-
-    return table_rows(table, nan_missing=False, event=event, lines=np.arange(line, line + table.num_rows))
+    return table_rows(table, nan_missing=False, lines=np.arange(line, line + table.num_rows))
 
 
 def file_batches(path: str | Path, fmt: str, *, partition: Sequence[str] = (), prefetch: bool = True
@@ -826,5 +846,5 @@ def file_events(path: str | Path, fmt: str, check: SchemaCheck, skip: int,
         yield check.event(line, event)
 
 
-__all__ = ["BATCH_BYTES", "BATCH_ROWS", "DictRows", "Fallback", "Rows", "SchemaCheck", "arrow_column", "file_batches",
+__all__ = ["BATCH_BYTES", "BATCH_ROWS", "DictRows", "ColumnEvents", "Fallback", "Rows", "SchemaCheck", "arrow_column", "file_batches",
            "file_events", "file_format", "file_matches", "frame_batches", "iter_parquet", "iter_rows", "column_keys", "partition_keys", "table_rows"]

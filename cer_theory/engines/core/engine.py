@@ -47,6 +47,7 @@ the window only; without a window both grow with the stream (as in the paper's A
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict, deque
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -153,6 +154,41 @@ def make_match(complex_event: CoreComplexEvent, events: tuple[Event, ...], parti
     return m
 
 
+class _Span:
+    """A run of consecutive positions in the engine's event buffer, from ``start`` on: the rows of a columnar batch
+    (``rows``; position p is its row ``p - rows.first``) or a list of buffer entries (``items``: Events, or
+    batches standing for one of their rows), with the window key the buffer keeps for each position (``keys``,
+    indexed by ``p - start``; non-decreasing). One span per batch, whatever its length: the skipped rows of a
+    batch (docs/decisions.md D120) cost nothing per row, and the window expires a span's positions by binary
+    search on its keys (D136)."""
+
+    __slots__ = ("start", "rows", "items", "keys")
+
+    def __init__(self, start: int, rows: Rows | None, items: list | None, keys: Sequence) -> None:
+        self.start, self.rows, self.items, self.keys = start, rows, items, keys
+
+    def event(self, position: int) -> Event:
+        rows = self.rows
+        if rows is not None:
+            return rows.event(position - rows.first)
+        item = self.items[position - self.start]  # type: ignore[index]
+        return item if item.__class__ is Event else item.event(position - item.first)
+
+    def entries(self, lo: int, hi: int) -> Iterable[Event | Rows]:
+        """The one-entry-per-position form of positions ``lo``…``hi - 1`` (the row loops' buffer)."""
+        if self.rows is not None:
+            return repeat(self.rows, hi - lo)
+        return self.items[lo - self.start:hi - self.start]  # type: ignore[index]
+
+
+def _first_admitted(keys: Sequence, lo: int, hi: int, now: float, size: float, strict: bool) -> int:
+    """The first index in ``keys[lo:hi]`` (non-decreasing) whose key the window still admits at ``now``, by
+    binary search with the row loop's own comparison (so ints and floats compare exactly as there), or ``hi``."""
+    if strict:
+        return bisect_left(keys, True, lo, hi, key=lambda k: now - k < size)
+    return bisect_left(keys, True, lo, hi, key=lambda k: now - k <= size)
+
+
 class Engine:
     """A CEQL query over a stream: ``Engine(query).process(events)`` yields :class:`Match` objects as soon as
     their last event is read. ``process`` may be called repeatedly: positions continue across calls.
@@ -206,9 +242,12 @@ class Engine:
         self.having_dropped = 0  # enumerated matches HAVING dropped
         self.duplicates_dropped = 0  # enumerated matches equal to one already reported at the same position
         self._last_key: float = float("-inf")
-        # Events by global position, for Match.events: a deque from position ``_events_base`` on, cut by window.
+        # Events by global position, for Match.events, from position ``_events_base`` on, cut by the window: one
+        # entry per position in ``_events`` (with its key in ``_event_keys``) for the row loops, or ``_spans``
+        # (one per batch) for the columnar loop; the other is empty (``_row_buffer``/``_span_buffer`` switch).
         self._events: deque[Event | Rows] = deque()
         self._event_keys: deque[float] = deque()
+        self._spans: deque[_Span] = deque()
         self._events_base = 0
         self._frame_rows = False  # whether _events may hold frame rows (else only Events)
         self._dict_mask: Any = None  # the bit-vector function compiled for dicts, on first need
@@ -305,6 +344,8 @@ class Engine:
         by_position = window is not None and window.kind == "events"
         aggregated = self._aggregated
         kinds = _KINDS
+        if self._spans:
+            self._row_buffer()
         position, last, base = self.position, self._last_key, self._events_base
         try:
             for e in events:
@@ -384,6 +425,8 @@ class Engine:
                     self.position, self._last_key, self._events_base = position, last, base
                     yield from (ces if aggregated else  # type: ignore[misc]
                                 self._matches(ces, entry[1] if attrs else None))  # type: ignore[index]
+                    if self._spans:  # (the caller ran a columnar batch meanwhile)
+                        self._row_buffer()
                     position, last, base = self.position, self._last_key, self._events_base
         finally:
             self.position, self._last_key, self._events_base = position, last, base
@@ -392,29 +435,53 @@ class Engine:
                          ) -> Iterator[Match]:
         """:meth:`_process_inlined` over one columnar batch: the bit vector, window key and partition values of
         row k are ``masks[k]``, ``times[k]`` and ``[c[k] for c in parts]`` instead of being read from an Event,
-        and the batch stands for its events in the event buffer. Rows whose bit vector is inert
-        (:mod:`cer_theory.engines.core.inert`) or whose partition value is NULL are skipped in bulk when
-        :meth:`_skip_plan` finds that exact; see there for why the result is the same."""
+        and the batch stands for its events in the event buffer, as one :class:`_Span` with the key each row
+        keeps there. Rows whose bit vector is inert (:mod:`cer_theory.engines.core.inert`) or whose partition
+        value is NULL are skipped in bulk when :meth:`_skip_plan` finds that exact; see there for why the result
+        is the same."""
         n = len(masks)
-        plan = self._skip_plan(rows.first, masks, times, parts) if n else None
-        if plan is None:
-            yield from self._columns(rows, masks, times, parts, range(n), None)
+        if not n:
             return
-        visit, stop, fill, nulls = plan
-        resume = yield from self._columns(rows, masks, times, parts, chain(visit, range(stop, n)), (fill, nulls))
+        null = None
+        if parts:
+            null = np.zeros(n, dtype=bool)
+            for column in parts:
+                null |= np.equal(np.array(column, dtype=object), None)
+        keys = self._batch_keys(rows.first, n, times, null)
+        self._span_buffer()
+        self._spans.append(_Span(rows.first, rows, None, keys))
+        plan = self._skip_plan(masks, times, null)
+        if plan is None:
+            yield from self._columns(rows, masks, times, parts, keys, range(n), False)
+            return
+        visit, stop, nulls = plan
+        resume = yield from self._columns(rows, masks, times, parts, keys, chain(visit, range(stop, n)), nulls)
         if resume is not None:  # a det-state mixing sinks and waiting states appeared: visit every row from here
-            yield from self._columns(rows, masks, times, parts, range(resume, n), None)
+            yield from self._columns(rows, masks, times, parts, keys, range(resume, n), False)
 
-    def _skip_plan(self, first: int, masks: list[int], times: list | None, parts: list[list] | None
-                   ) -> tuple[list[int], int, list, list[int] | None] | None:
-        """Which rows of a batch at positions ``first``… must be visited, or None to visit them all.
+    def _batch_keys(self, first: int, n: int, times: list | None, null: np.ndarray | None) -> Sequence:
+        """The key the event buffer keeps for each row of a batch at positions ``first``…: its window key (its
+        position without a time window), or for a row in no partition the previous row's, as :meth:`_step`
+        keeps (the engine's last key before the batch for the first rows). A row whose key is not a number never
+        enters the buffer (its visit raises), so its entry here is never read."""
+        own: Sequence = times if self._time_attribute is not None else range(first, first + n)  # type: ignore
+        if null is None or not null.any():
+            return own
+        held = np.empty(n + 1, dtype=object)
+        held[0] = self._last_key
+        held[1:] = list(own)
+        source = np.where(null, 0, np.arange(1, n + 1))
+        np.maximum.accumulate(source, out=source)
+        return held[source].tolist()
+
+    def _skip_plan(self, masks: list[int], times: list | None, null: np.ndarray | None
+                   ) -> tuple[list[int], int, list[int] | None] | None:
+        """Which rows of a batch must be visited, or None to visit them all.
 
         Rows ``k < stop`` are skipped unless their bit vector is not inert and their partition values are not
-        NULL (``visit``); every row from ``stop`` on is visited, ``stop`` being the first non-NULL row whose
-        window key is not a number or decreases (its error is then raised by the visit, after the matches of the
-        rows before it, as on every path). ``fill[k]`` is the key the event buffer keeps for row k (its window
-        key, or for a NULL row the previous one's, as :meth:`_step` keeps); ``nulls[k]`` counts the NULL rows
-        before k.
+        NULL (``null``; ``visit``); every row from ``stop`` on is visited, ``stop`` being the first non-NULL row
+        whose window key is not a number or decreases (its error is then raised by the visit, after the matches
+        of the rows before it, as on every path). ``nulls[k]`` counts the NULL rows before k.
 
         **Exactness** (docs/decisions.md D120). A skipped row is either NULL-partitioned (it only counts in
         :attr:`unpartitioned` and enters the event buffer) or inert: by :mod:`~cer_theory.engines.core.inert` it
@@ -430,7 +497,7 @@ class Engine:
         window at another row (its last *visited* event leaves the window, after which all its runs have
         expired) and one holding only sinks is dropped at its next visit; without PARTITION BY the one evaluator
         is dropped exactly where the row loop drops it (when a gap is skipped). Windows that admit no span at
-        all are not skipped (the event buffer would run ahead of the position)."""
+        all are not skipped."""
         inert = self._inert
         if inert is None or not inert.refresh():
             self._inert = None
@@ -442,11 +509,6 @@ class Engine:
         else:
             distinct, where = np.unique(codes, return_inverse=True)
             quiet = np.array([inert.inert(m) for m in distinct.tolist()], dtype=bool)[where.reshape(-1)]
-        null = None
-        if parts:
-            null = np.zeros(n, dtype=bool)
-            for column in parts:
-                null |= np.equal(np.array(column, dtype=object), None)
         last = self._last_key
         stop = n
         if self._time_attribute is not None:
@@ -476,28 +538,18 @@ class Engine:
                         found = min(found, int(down[0]) + 1)
             if found < total:
                 stop = found if keyed is None else int(keyed[found])
-        own: Sequence = times if self._time_attribute is not None else range(first, first + n)  # type: ignore
         if null is None:
-            fill = list(own[:stop])
-            nulls = None
-            visit = np.flatnonzero(~quiet[:stop]).tolist()
-        else:
-            held = np.empty(stop + 1, dtype=object)
-            held[0] = last
-            held[1:] = list(own[:stop])
-            source = np.where(null[:stop], 0, np.arange(1, stop + 1))
-            np.maximum.accumulate(source, out=source)
-            fill = held[source].tolist()
-            nulls = np.concatenate(([0], np.cumsum(null[:stop]))).tolist()
-            visit = np.flatnonzero(~(quiet[:stop] | null[:stop])).tolist()
-        return visit, stop, fill, nulls
+            return np.flatnonzero(~quiet[:stop]).tolist(), stop, None
+        nulls = np.concatenate(([0], np.cumsum(null[:stop]))).tolist()
+        return np.flatnonzero(~(quiet[:stop] | null[:stop])).tolist(), stop, nulls
 
     def _columns(self, rows: Rows, masks: list[int], times: list | None, parts: list[list] | None,
-                 visit: Iterable[int], skipped: tuple[list, list[int] | None] | None
+                 row_keys: Sequence, visit: Iterable[int], nulls: list[int] | None | bool
                  ) -> Generator[Match, None, int | None]:
-        """The row loop of :meth:`_process_columns` over the rows ``visit`` (increasing). With ``skipped`` =
-        (fill, nulls) of :meth:`_skip_plan`, the rows between two visited ones are skipped: they enter the event
-        buffer, count in :attr:`unpartitioned` if NULL, and without PARTITION BY an evaluator left holding only
+        """The row loop of :meth:`_process_columns` over the rows ``visit`` (increasing); the batch's span is the
+        last in the event buffer, with ``row_keys`` (:meth:`_batch_keys`). With ``nulls`` of :meth:`_skip_plan`
+        (False: nothing is skipped) the rows between two visited ones are skipped: they are in the buffer's span
+        already, count in :attr:`unpartitioned` if NULL, and without PARTITION BY an evaluator left holding only
         sinks is dropped, as their own steps would do. Returns the row to resume from without skipping if a
         det-state mixing sinks and waiting states appears, else None."""
         initial_moves = self.det.initial_moves
@@ -505,29 +557,28 @@ class Engine:
         attrs = self.partition_attributes
         evaluators = self._evaluators
         get_entry, to_end = evaluators.get, evaluators.move_to_end
-        keys, events_kept = self._event_keys, self._events
-        remember_event, remember_key = events_kept.append, keys.append
-        forget_event, forget_key = events_kept.popleft, keys.popleft
+        spans = self._spans
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
         expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
         by_position = window is not None and window.kind == "events"
         kinds = _KINDS
         first = rows.first
         position, last, base = self.position, self._last_key, self._events_base
-        inert = self._inert if skipped is not None else None
+        skipping = nulls is not False
+        inert = self._inert if skipping else None
+        if not skipping:
+            nulls = None
         subsets = self.det.subsets
         known = len(subsets)
-        fill, nulls = skipped if skipped is not None else (None, None)
         done = position - first  # rows of this batch already read
+        oldest = spans[0]  # the span holding position ``base`` (or the last one, when base = position)
         try:
             for k in visit:
-                if k > done:  # catch up the skipped rows done..k-1
-                    events_kept.extend(repeat(rows, k - done))
-                    keys.extend(fill[done:k])  # type: ignore[index]
+                if k > done:  # catch up the skipped rows done..k-1 (already in the batch's span)
                     if nulls is not None:
-                        self.unpartitioned += nulls[k] - nulls[done]
+                        self.unpartitioned += nulls[k] - nulls[done]  # type: ignore[index]
                     self.skipped_rows += k - done
-                    last = fill[k - 1]  # type: ignore[index]
+                    last = row_keys[k - 1]
                     if not attrs and evaluators and not evaluators[()][0].keeps_after_inert(
                             last, inert.spent):  # type: ignore[union-attr]
                         self._discard(())  # where the skipped rows' updates emptied the one evaluator
@@ -540,8 +591,6 @@ class Engine:
                     values = [c[k] for c in parts]  # type: ignore[union-attr]
                     if None in values:  # a NULL partition value: in no partition, needs no window key either
                         self.unpartitioned += 1
-                        remember_event(rows)
-                        remember_key(last)
                         continue
                     pkey = tuple([((kinds.get(v.__class__) or kind(v)), v) for v in values])
                 if attr is None:
@@ -553,8 +602,6 @@ class Engine:
                     if key < last:
                         raise _decreasing(key, last, j, attr)
                 last = key
-                remember_event(rows)
-                remember_key(key)
                 entry = get_entry(pkey)
                 ces = None
                 if entry is None:
@@ -574,54 +621,50 @@ class Engine:
                             self._discard(pkey)  # type: ignore[arg-type]
                     if not evaluator.table and pkey in evaluators:  # Evaluator.active, inlined
                         self._discard(pkey)  # type: ignore[arg-type]
-                # _expire, with Window.admits inlined (without a window the size is infinite: nothing expires)
-                if expire_partitions:
-                    while evaluators:
-                        oldest = next(iter(evaluators.values()))[0]
-                        span = key - (oldest.position if by_position else oldest.last_key)
-                        if (span < size) if strict else (span <= size):
-                            break
-                        del evaluators[next(iter(evaluators))]
-                        self.partitions_discarded += 1
-                if strict:
-                    while keys and key - keys[0] >= size:
-                        forget_key()
-                        forget_event()
-                        base += 1
-                else:
-                    while keys and key - keys[0] > size:
-                        forget_key()
-                        forget_event()
-                        base += 1
+                if window is not None:  # _expire, with Window.admits inlined
+                    if expire_partitions:
+                        while evaluators:
+                            oldest_ev = next(iter(evaluators.values()))[0]
+                            span = key - (oldest_ev.position if by_position else oldest_ev.last_key)
+                            if (span < size) if strict else (span <= size):
+                                break
+                            del evaluators[next(iter(evaluators))]
+                            self.partitions_discarded += 1
+                    if base < position:
+                        head = oldest.keys[base - oldest.start]
+                        if (key - head >= size) if strict else (key - head > size):
+                            self.position = position
+                            base = self._expire_spans(key, base)
+                            oldest = spans[0]
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
                     yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
+                    oldest = spans[0]
                 if inert is not None and len(subsets) != known:
                     known = len(subsets)
                     if not inert.refresh():
                         self._inert = None
                         return done
             n = len(masks)
-            if done < n and fill is not None:  # the skipped rows after the last visited one
+            if done < n and skipping:  # the skipped rows after the last visited one
                 self.position = first + done  # (an exception below must leave the engine where it stopped)
-                events_kept.extend(repeat(rows, n - done))
-                keys.extend(fill[done:n])
                 if nulls is not None:
-                    self.unpartitioned += nulls[n] - nulls[done]
+                    self.unpartitioned += nulls[n] - nulls[done]  # type: ignore[index]
                 self.skipped_rows += n - done
-                last = fill[n - 1]
+                last = row_keys[n - 1]
                 position = first + n
                 if not attrs and evaluators and not evaluators[()][0].keeps_after_inert(
                         last, inert.spent):  # type: ignore[union-attr]
                     self._discard(())
-                self._last_key, self._events_base = last, base
+                self.position, self._last_key, self._events_base = position, last, base
                 if window is not None and last != -_INF:  # the expiry of the last non-NULL row, at its key
                     self._expire(last)
                     base = self._events_base
         finally:
             self.position, self._last_key, self._events_base = position, last, base
         return None
+
 
     # ------------------------------------------------------------------ one event
 
@@ -719,6 +762,29 @@ class Engine:
 
     def _matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported Matches of ``ces`` (their events are still in the window's event buffer)."""
+        if self._spans:  # (the columnar loop: most positions are in the last span, the current batch)
+            spans = self._spans
+            newest = spans[-1]
+            start = newest.start
+            rows = newest.rows
+            if rows is None:  # (a span of row-loop entries: no batch to read from)
+                start = self.position
+            else:  # Rows.event inlined: the batch's Events built so far, by row
+                built, first = rows._events, rows.first
+            out = []
+            for c in ces:
+                found = []
+                for p in c.positions:
+                    if p >= start:
+                        event = built.get(p - first)
+                        found.append(event if event is not None else rows.event(p - first))  # type: ignore
+                    else:
+                        for span in reversed(spans):
+                            if p >= span.start:
+                                found.append(span.event(p))
+                                break
+                out.append(make_match(c, tuple(found), partition))
+            return out
         events, base = self._events, self._events_base
         if self._frame_rows:  # (_event_at inlined: an Event, or a batch that builds the row's Event once)
             out = []
@@ -772,17 +838,72 @@ class Engine:
                 if admits(evaluator.position if window.kind == "events" else evaluator.last_key, now):
                     break
                 self._discard(pkey)
+        if self._spans:
+            self._events_base = self._expire_spans(now, self._events_base)
+            return
         keys, events = self._event_keys, self._events
         while keys and not admits(keys[0], now):
             keys.popleft()
             events.popleft()
             self._events_base += 1
 
+    def _expire_spans(self, now: float, base: int) -> int:
+        """Expire the span buffer's positions from ``base`` on whose key the window no longer admits at ``now``
+        (binary search in each span's keys; a span wholly expired is dropped, except the last, which the current
+        batch may still be filling); returns the new base. Positions end at :attr:`position`."""
+        window = self.window
+        size, strict = window.size, window.strict  # type: ignore[union-attr]
+        spans = self._spans
+        while True:
+            span = spans[0]
+            end = spans[1].start if len(spans) > 1 else self.position
+            lo = base - span.start
+            hi = end - span.start
+            found = _first_admitted(span.keys, lo, hi, now, size, strict)
+            base = span.start + found
+            if found < hi or len(spans) == 1:
+                return base
+            spans.popleft()
+
     def _remember(self, item: Event | Rows, key: float) -> None:
+        if self._spans:
+            self._row_buffer()
         self._events.append(item)
         self._event_keys.append(key)
 
+    def _row_buffer(self) -> None:
+        """Switch the event buffer to one entry per position (the row loops'), from spans (the columnar loop's)."""
+        spans, events, keys = self._spans, self._events, self._event_keys
+        base, end = self._events_base, self.position
+        for k, span in enumerate(spans):
+            hi = spans[k + 1].start if k + 1 < len(spans) else end
+            lo = max(base, span.start)
+            if lo < hi:
+                events.extend(span.entries(lo, hi))
+                keys.extend(span.keys[lo - span.start:hi - span.start])
+        spans.clear()
+
+    def _span_buffer(self) -> None:
+        """Make the event buffer spans (the columnar loop's) before a batch's span is added: one span holds the
+        entries the row loops kept, and spans already wholly expired are dropped, so that the first span holds
+        the first kept position."""
+        if self._events:
+            self._spans.append(_Span(self._events_base, None, list(self._events), list(self._event_keys)))
+            self._events.clear()
+            self._event_keys.clear()
+            return
+        spans, base = self._spans, self._events_base
+        if base == self.position:  # everything expired: nothing to keep
+            spans.clear()
+        while len(spans) > 1 and spans[1].start <= base:  # spans wholly expired (a new batch follows the last)
+            spans.popleft()
+
     def _event_at(self, position: int) -> Event:
+        spans = self._spans
+        if spans:
+            for span in reversed(spans):
+                if position >= span.start:
+                    return span.event(position)
         item = self._events[position - self._events_base]
         return item if isinstance(item, Event) else item.event(position - item.first)
 
@@ -800,7 +921,13 @@ class Engine:
     @property
     def retained_events(self) -> int:
         """Events kept for Match.events (the window's, or all of them without a window)."""
-        return len(self._events)
+        return self.position - self._events_base
+
+    @property
+    def buffer_entries(self) -> int:
+        """Entries of the event buffer: one per kept position on the row loops, one per batch (span) on the
+        columnar loop (D136)."""
+        return len(self._events) + len(self._spans)
 
 
 def _decreasing(key: float, previous: float, position: int, attribute: str) -> StreamFormatError:
