@@ -184,39 +184,8 @@ def _reorder_key(query, args: argparse.Namespace) -> str:
     return args.time_attribute or DEFAULT_TIME_ATTRIBUTE
 
 
-class _NoPandas:
-    """A finder that makes ``import pandas`` fail (for :func:`_arrow_without_pandas`'s one probe)."""
-
-    @staticmethod
-    def find_spec(name: str, path: object = None, target: object = None) -> None:
-        if name == "pandas":
-            raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
-
-
-def _arrow_without_pandas() -> None:
-    """Spare the ``run`` command pandas' import (about 0.35 CPU s of a 1.4 s start-up): pyarrow imports pandas at
-    its first conversion, only to ask whether an argument is a pandas object, which ``run``'s never are. With
-    pandas made unimportable for one probe, pyarrow records it as absent (until a conversion that needs pandas
-    imports it). Only when this process is the command line (``cer-theory`` or ``python -m cer_theory.cli``):
-    in a process that may convert pandas objects later (``main([...])`` called from a program or a test) pyarrow
-    would then take a Series for a plain sequence (D137)."""
-    main = sys.modules.get("__main__")
-    program = (getattr(getattr(main, "__spec__", None), "name", None) == "cer_theory.cli.__main__"
-               or Path(sys.argv[0]).name == "cer-theory")
-    if not program or "pandas" in sys.modules:
-        return
-    import pyarrow as pa
-
-    sys.meta_path.insert(0, _NoPandas)  # type: ignore[arg-type]
-    try:
-        pa.array([0])  # the probe: pyarrow tries pandas once, here, and remembers that it is absent
-    finally:
-        sys.meta_path.remove(_NoPandas)  # type: ignore[arg-type]
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
-    _arrow_without_pandas()
     from cer_theory.core.errors import StreamFormatError
     from cer_theory.core.events import STDIN, rereadable
     from cer_theory.core.reorder import reorder
