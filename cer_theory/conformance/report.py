@@ -21,6 +21,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
     line prefix that runs one finding's file (``{file}`` is replaced by its path)."""
     out = Path(directory)
     (out / "findings").mkdir(parents=True, exist_ok=True)
+    for stale in (out / "findings").glob("[0-9][0-9][0-9].json"):  # an earlier run's: the page would not list them
+        stale.unlink()
     findings = [o for o in outcomes if o.finding]
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     files = []

@@ -253,6 +253,8 @@ def test_cli_reports_and_exits_by_the_summary(tmp_path):
     assert "### Finding 1: unexplained" in page and "--replay" in page
     replay = cli("--engine", "command:" + " ".join(FAKE), "--replay", str(tmp_path / "bad" / "findings" / "001.json"))
     assert replay.returncode == 1 and "unexplained" in replay.stdout
+    again = cli("--engine", "engine", "--cases", "5", "--report", str(tmp_path / "bad"))  # the same directory
+    assert again.returncode == 0 and list((tmp_path / "bad" / "findings").iterdir()) == []  # no stale finding
 
 
 @pytest.mark.parametrize("args, message", [
