@@ -58,8 +58,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
         same = groups[_signature(o)]
         if same[0] != k:
             continue  # listed once, with the other cases that shrink to the same reproduction
-        lines += [f"### Finding {k}: {o.kind} (from {o.case.name}" + (f"; also {len(same) - 1} more cases shrink "
-                  f"to it: {', '.join(f'#{j}' for j in same[1:6])}{' …' if len(same) > 6 else ''}" if len(same) > 1
+        lines += [f"### Finding {k}: {o.kind} (from {o.case.name}" + (f"; also {len(same) - 1} more "
+                  f"{'case shrinks' if len(same) == 2 else 'cases shrink'} to it: {', '.join(f'#{j}' for j in same[1:6])}{' …' if len(same) > 6 else ''}" if len(same) > 1
                   else "") + ")", "",
                   f"Shrunk from {len(o.case.events)} to {len(minimal.case.events)} events in {o.shrink_runs} "
                   f"engine runs. Original query: `{o.case.query}`", "", "```", outcome_text(minimal), "```", "",
