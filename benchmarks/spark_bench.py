@@ -292,11 +292,12 @@ def spark_jobs(spark: Any, since_ms: float) -> list[dict]:
     out = []
     for j in sorted(jobs, key=lambda j: j["jobId"]):
         executor = sum(stages[i].get("executorRunTime", 0) for i in j["stageIds"] if i in stages) / 1e3
+        jvm_cpu = sum(stages[i].get("executorCpuTime", 0) for i in j["stageIds"] if i in stages) / 1e9
         out.append({"job": j["jobId"], "description": j.get("description") or j.get("name", ""),
                     "s": round((ms(j["completionTime"]) - ms(j["submissionTime"])) / 1e3, 3)
                     if j.get("completionTime") else None,
                     "tasks": j.get("numTasks"), "skipped_stages": j.get("numSkippedStages", 0),
-                    "executor_s": round(executor, 3), "name": j.get("name", "")})
+                    "executor_s": round(executor, 3), "jvm_cpu_s": round(jvm_cpu, 3), "name": j.get("name", "")})
     return out
 
 
@@ -620,30 +621,41 @@ def render_profile(res: dict) -> list[str]:
         lines += [f"**{name}**: prepare {_fmt(s.get('prepare_s'), 2)} s = {phases} (the rest: planning on the "
                   f"driver).", ""]
         if s.get("spark_jobs"):
-            lines += ["| Spark job | description | s | tasks | executor s | what |", "|---|---|---|---|---|---|"]
+            lines += ["| Spark job | description | s | tasks | executor s | JVM CPU s | what |",
+                      "|---|---|---|---|---|---|---|"]
             for j in s["spark_jobs"]:
                 what = j["name"].split(" at ")[0]
                 lines.append(f"| {j['job']} | {j['description']} | {_fmt(j['s'], 2)} | {j['tasks']} | "
-                             f"{_fmt(j['executor_s'], 2)} | {what} |")
+                             f"{_fmt(j['executor_s'], 2)} | {_fmt(j.get('jvm_cpu_s'), 2)} | {what} |")
             total = sum(j["s"] or 0 for j in s["spark_jobs"])
             lines += ["", f"{len(s['spark_jobs'])} Spark jobs, {total:.2f} s in all (job s "
-                          f"{_fmt(s.get('job_s'), 2)}; executor s = the summed run time of the job's tasks).", ""]
+                          f"{_fmt(s.get('job_s'), 2)}; executor s = the summed run time of the job's tasks, JVM CPU "
+                          f"s = the CPU time of their JVM threads: the rest of a task's time is spent waiting, "
+                          f"mostly for its Python worker).", ""]
     return lines
 
 
 def ratios(res: dict, masters: list[str], outputs: list[str]) -> list[str]:
-    """Speed-ups: each master over the first (local[1]), and each configuration over the single process."""
+    """Speed-ups: each master over the first (local[1]), and each configuration over the single process; where
+    the fixed cost of a job was measured, the same without it (events / (job s − fixed s))."""
     out = []
     eng = res.get("engine", {}).get("events_per_s") if "error" not in res.get("engine", {"error": 1}) else None
     for output in outputs:
-        rates = {m: res["configs"].get(config_name(m, output), {}).get("events_per_s") for m in masters}
+        summaries = {m: res["configs"].get(config_name(m, output), {}) for m in masters}
+        rates = {m: s.get("events_per_s") for m, s in summaries.items()}
+        net = {m: s["events"] / (s["job_s"] - s["fixed_s"]) for m, s in summaries.items()
+               if s.get("fixed_s") is not None and s.get("job_s") and s["job_s"] > s["fixed_s"]}
         base = rates.get(masters[0])
         for m in masters[1:]:
             if base and rates.get(m):
                 out.append(f"{output}: {m} / {masters[0]} = {rates[m] / base:.2f}×")
+            if masters[0] in net and m in net:
+                out.append(f"{output}: {m} / {masters[0]} without the fixed cost = {net[m] / net[masters[0]]:.2f}×")
         for m in masters:
             if eng and rates.get(m):
                 out.append(f"{output}: {m} / single process = {rates[m] / eng:.2f}×")
+            if eng and m in net:
+                out.append(f"{output}: {m} / single process without the fixed cost = {net[m] / eng:.2f}×")
     return out
 
 

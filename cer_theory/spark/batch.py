@@ -43,7 +43,8 @@ from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
 from cer_theory.spark.positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
 from cer_theory.spark.layout import MAX_COUNTED_KEYS, balance, routing_values, task_count
 from cer_theory.spark.tasks import TaskSpec, aggregate_columns, run_task
-from cer_theory.spark.validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
+from cer_theory.spark.validate import (UNPARTITIONED, check_rows, late_rows_possible, mark_out_of_order,
+                                      normalize_columns, summarize_rows)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -194,19 +195,26 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     timings: dict[str, float] = {}
     with phase(spark, timings, "positions"):
         rows = stream_positions(df, order_by, "__row", cached)
+    # Not cached here: the evaluation reads the input again, which costs less than filling a cache with every
+    # column of the stream (docs/decisions.md D143). The positions are reproducible: Parquet's row indexes, or
+    # cached by stream_positions (counted splits, a sort, a DataFrame's own order).
     checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration),
                          time_attribute=time_attribute, partition_attributes=plan.partition_attributes,
-                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None).persist()
-    cached.append(checked)
-    if time_attribute is not None:
+                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None)
+    keys = plan.partition_attributes if plan.mode == "partitioned" else ()
+    with phase(spark, timings, "checks and counts"):
+        summary = summarize_rows(checked, time_attribute, keys, MAX_COUNTED_KEYS)
+    total, bad, unpartitioned, sizes = summary.total, summary.bad, summary.unpartitioned, summary.sizes
+    before = late_rows_possible(summary) if time_attribute is not None else None
+    if before is not None:
+        assert time_attribute is not None
         with phase(spark, timings, "out-of-order"):
-            marked = mark_out_of_order(checked, time_attribute)
-        if marked is not checked:  # late rows joined in: keep the join's result, not the input, in memory
+            marked = mark_out_of_order(checked, time_attribute, before)
+        if marked is not checked:  # late rows are bad rows too: count again (rare; the join's result is kept)
             checked = marked.persist()
             cached.append(checked)
-    with phase(spark, timings, "counts"):
-        total, bad, unpartitioned, sizes = _counts(checked, plan.partition_attributes
-                                                   if plan.mode == "partitioned" else ())
+            with phase(spark, timings, "counts"):
+                total, bad, unpartitioned, sizes = _counts(checked, keys)
     if bad and on_bad_rows == "fail":
         with phase(spark, timings, "bad rows"):
             shown = (checked.filter("__error IS NOT NULL").orderBy("__row").limit(SHOWN_BAD_ROWS)
