@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
 UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (seed 001 §2.2)"
 _LATE_SCHEMA = pa.schema([("__row", pa.int64()), ("__previous", pa.float64())])
-_RUN_SCHEMA = pa.schema([("first", pa.int64()), ("m", pa.float64())])
 
 
 class DeclarationError(CerError, ValueError):
@@ -321,7 +320,8 @@ _COUNTS = ("__n", "__bad", "__unpartitioned")
 def _key_counts(table: pa.Table, key_names: list[str]) -> pa.Table:
     """Rows, bad rows and rows in no partition per key of ``table`` (itself such counts, or rows with 1s)."""
     out = table.group_by(key_names).aggregate([(c, "sum") for c in _COUNTS])
-    return out.rename_columns([c.removesuffix("_sum") if c.startswith(_COUNTS) else c for c in out.column_names])
+    out = out.rename_columns([c.removesuffix("_sum") if c.startswith(_COUNTS) else c for c in out.column_names])
+    return out.select([*_COUNTS, *key_names])  # the input's column order, so that the next batch's rows append
 
 
 def late_rows_possible(summary: RowSummary) -> dict[int, float | None] | None:
@@ -338,29 +338,18 @@ def late_rows_possible(summary: RowSummary) -> dict[int, float | None] | None:
     return before if possible else None
 
 
-def mark_out_of_order(df: DataFrame, time_attribute: str, before: Mapping[int, float | None] | None = None
-                      ) -> DataFrame:
+def mark_out_of_order(df: DataFrame, time_attribute: str, before: Mapping[int, float | None]) -> DataFrame:
     """Rule 4 on a checked DataFrame: an accepted, partitioned row whose timestamp is below the largest one of
     the accepted rows before it. Each Spark partition holds runs of consecutive positions in increasing order
-    (:mod:`cer_theory.spark.positions` numbers rows where they are). A first pass over two columns gives each
-    run's largest timestamp (:func:`run_maxima`, or :func:`summarize_rows`, which passes ``before``; combined on
-    the driver into the largest one before each run), a second finds the late rows (:func:`late_rows`): in
-    place, no shuffle, no sort (docs/decisions.md D129). Usually there are none and ``df`` is returned as it is;
-    else they are joined back. Both passes must see the same partitions and rows: ``df`` must be persisted or
-    computed deterministically (a file scan)."""
+    (:mod:`cer_theory.spark.positions` numbers rows where they are); ``before`` is the largest timestamp before
+    each run (by its first row), from :func:`summarize_rows` and :func:`late_rows_possible`. This pass finds
+    the late rows (:func:`late_rows`): in place, no shuffle, no sort (docs/decisions.md D129, D143). If there
+    are none ``df`` is returned as it is; else they are joined back. It must see the partitions and rows the
+    summary saw: the positions are reproducible (:mod:`cer_theory.spark.positions`)."""
     from pyspark.sql import functions as F
 
     given = [c for c in df.columns if not c.startswith("__")]
-    eligible = F.col("__error").isNull() & ~F.col("__unpartitioned")
-    narrow = df.select("__row", F.when(eligible, F.col(time_attribute).cast("double")).alias("__stamp"))
-    if before is None:
-        runs = sorted(tuple(r) for r in narrow.mapInArrow(run_maxima, "first long, m double").collect())
-        before = {}
-        running: float | None = None
-        for first, m in runs:
-            before[first] = running
-            if m is not None and m == m:
-                running = m if running is None else max(running, m)
+    narrow = _narrow(df, time_attribute, ()).select("__row", "__stamp")
     late = narrow.mapInArrow(functools.partial(late_rows, before), "__row long, __previous double").persist()
     if not late.count():
         late.unpersist()
@@ -394,20 +383,6 @@ def _runs(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[int, bool, np.nda
                 first = int(rows[a])
             yield first, starts, rows[a:b], stamps[a:b]
         last = int(rows[-1])
-
-
-def run_maxima(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` body: each run's first row and largest timestamp (NaN: none)."""
-    firsts: list[int] = []
-    highs: list[float] = []
-    for first, starts, _, stamps in _runs(batches):
-        high = float(np.nanmax(stamps)) if not np.isnan(stamps).all() else float("nan")
-        if starts:
-            firsts.append(first)
-            highs.append(high)
-        elif not np.isnan(high):
-            highs[-1] = high if np.isnan(highs[-1]) else max(highs[-1], high)
-    yield pa.RecordBatch.from_pydict({"first": firsts, "m": highs}, schema=_RUN_SCHEMA)
 
 
 def late_rows(before: Mapping[int, float | None], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

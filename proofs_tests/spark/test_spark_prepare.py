@@ -113,7 +113,13 @@ def test_the_summary_counts_are_the_aggregates_counts(spark):
                                                              "B": {"x": "num", "t": "num"}},
                          time_attribute="t", partition_attributes=["x"])
     expected = _counts(checked, ["x"])
-    summary = summarize_rows(checked, "t", ["x"], max_keys=10)
+    previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "16")  # many batches per partition
+    try:
+        summary = summarize_rows(checked, "t", ["x"], max_keys=10)
+        capped = summarize_rows(checked, "t", ["x"], max_keys=2)
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
     assert (summary.total, summary.bad, summary.unpartitioned) == expected[:3]
     assert summary.bad == sum(e["type"] == "C" for e in events) > 0 and summary.unpartitioned > 0
 
@@ -122,7 +128,7 @@ def test_the_summary_counts_are_the_aggregates_counts(spark):
 
     assert expected[3] is not None and summary.sizes is not None
     assert canonical(summary.sizes) == canonical(expected[3]) and len(summary.sizes) == 3  # 1.0, 2.5, NaN
-    assert summarize_rows(checked, "t", ["x"], max_keys=2).sizes is None
+    assert capped.sizes is None and (capped.total, capped.bad) == expected[:2]
 
 
 def _job_count(spark, action) -> int:
