@@ -281,7 +281,8 @@ def partition_summary(schema: pa.Schema, nkeys: int, max_keys: int,
         if starts:
             high = -np.inf
         prefix = np.maximum.accumulate(np.concatenate(([high], filled)))
-        inside = bool((filled < prefix[:-1]).any())  # a row below an earlier one of the same run
+        # A row below an earlier one of the same run (a row rule 4 does not apply to, NaN here, is never late).
+        inside = bool((~np.isnan(stamps) & (filled < prefix[:-1])).any())
         high = float(prefix[-1])
         top = float(np.nanmax(stamps)) if not np.isnan(stamps).all() else _NAN
         low = float(np.nanmin(stamps)) if not np.isnan(stamps).all() else _NAN
