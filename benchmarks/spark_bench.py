@@ -241,7 +241,7 @@ class TreeMemory:
 
 
 def _spark_job(spark: Any, path: str, text: str, with_events: bool, action: str, scratch: str) -> dict:
-    """``run()`` and the action; times and the output count."""
+    """``run()`` and the action; times (``run()``'s phases too) and the output count."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
@@ -250,6 +250,7 @@ def _spark_job(spark: Any, path: str, text: str, with_events: bool, action: str,
     t0 = time.perf_counter()
     result = run(spark, read_events(spark, path), text, with_events=with_events)
     t1 = time.perf_counter()
+    spark.sparkContext.setJobDescription(f"benchmark: evaluate ({action})")
     if action == "count":
         outputs = result.matches.count()
     else:
@@ -261,8 +262,43 @@ def _spark_job(spark: Any, path: str, text: str, with_events: bool, action: str,
             writer.parquet(os.path.join(scratch, "out.parquet"))
         outputs = seen.get["n"]
     t2 = time.perf_counter()
+    spark.sparkContext.setLocalProperty("spark.job.description", None)
     return {"prepare_s": t1 - t0, "evaluate_s": t2 - t1, "job_s": t2 - t0, "outputs": int(outputs),
-            "rows": result.rows, "tasks": result.tasks, "plan": result.plan.describe()}
+            "rows": result.rows, "tasks": result.tasks, "plan": result.plan.describe(),
+            "phases": {k: round(v, 3) for k, v in result.timings.items()}}
+
+
+def spark_jobs(spark: Any, since_ms: float) -> list[dict]:
+    """The Spark UI's job list (its REST API) for the jobs submitted after ``since_ms`` (epoch ms), oldest
+    first: description, wall seconds, tasks, and the summed run time of their stages' tasks (executor s)."""
+    import urllib.request
+
+    base = f"{spark.sparkContext.uiWebUrl}/api/v1/applications/{spark.sparkContext.applicationId}"
+
+    def get(what: str) -> list[dict]:
+        with urllib.request.urlopen(f"{base}/{what}", timeout=30) as r:
+            return json.loads(r.read())
+
+    def ms(stamp: str) -> float:  # the UI's "2026-11-23T17:31:26.020GMT"
+        return _dt.datetime.strptime(stamp.replace("GMT", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z").timestamp() * 1e3
+
+    jobs: list[dict] = []
+    for _ in range(20):  # the UI's listener runs behind the jobs: wait until every job has finished
+        jobs = [j for j in get("jobs") if ms(j["submissionTime"]) >= since_ms]
+        if all(j.get("completionTime") for j in jobs):
+            break
+        time.sleep(0.5)
+    stages = {s["stageId"]: s for s in get("stages")}
+    out = []
+    for j in sorted(jobs, key=lambda j: j["jobId"]):
+        executor = sum(stages[i].get("executorRunTime", 0) for i in j["stageIds"] if i in stages) / 1e3
+        jvm_cpu = sum(stages[i].get("executorCpuTime", 0) for i in j["stageIds"] if i in stages) / 1e9
+        out.append({"job": j["jobId"], "description": j.get("description") or j.get("name", ""),
+                    "s": round((ms(j["completionTime"]) - ms(j["submissionTime"])) / 1e3, 3)
+                    if j.get("completionTime") else None,
+                    "tasks": j.get("numTasks"), "skipped_stages": j.get("numSkippedStages", 0),
+                    "executor_s": round(executor, 3), "jvm_cpu_s": round(jvm_cpu, 3), "name": j.get("name", "")})
+    return out
 
 
 def spark_worker(config: dict) -> dict:
@@ -273,6 +309,8 @@ def spark_worker(config: dict) -> dict:
         if config.get("shuffle_partitions") else {}
     if config.get("master_url"):  # the standalone cluster: its executors' Python workers need benchmarks/ too
         conf["spark.executorEnv.PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    if config.get("profile"):  # the job list comes from the UI's REST API
+        conf.update({"spark.ui.enabled": "true", "spark.ui.port": "0"})
     t0 = time.perf_counter()
     spark = spark_session(config.get("master_url") or config["master"], app_name="cer_theory_bench", conf=conf)
     startup = time.perf_counter() - t0
@@ -289,8 +327,11 @@ def spark_worker(config: dict) -> dict:
             out["fixed_s"] = round(time.perf_counter() - t, 3)
         memory = TreeMemory()
         memory.start()
+        since = time.time() * 1e3
         job = _spark_job(spark, config["path"], config["text"], with_events, config["action"], scratch)
         out.update(memory.stop())
+        if config.get("profile"):
+            out["spark_jobs"] = spark_jobs(spark, since - 1.0)
         if config["action"] == "parquet":
             out["output_bytes"] = sum(f.stat().st_size for f in Path(scratch, "out.parquet").rglob("*")
                                       if f.is_file())
@@ -467,6 +508,9 @@ def summarize(runs: list[dict]) -> dict:
     for key in ("tasks", "plan", "input_partitions", "shuffle_partitions", "default_parallelism"):
         if key in ok[0]:
             out[key] = ok[0][key]
+    for key in ("phases", "spark_jobs"):  # the median run's profile
+        if key in median_run:
+            out[key] = median_run[key]
     out["runs"] = runs
     return out
 
@@ -560,24 +604,58 @@ def render_markdown(report: dict) -> str:
         for r in res.get("ratios", []):
             lines.append(f"- {r}")
         lines += ["", f"Outputs: {'agree' if res['agree'] else '**DISAGREE**'} ({res['agreement']}).", ""]
+        lines += render_profile(res)
     if report.get("warnings"):
         lines += ["## Warnings", "", *(f"- {w}" for w in report["warnings"]), ""]
     return "\n".join(lines)
 
 
+def render_profile(res: dict) -> list[str]:
+    """Per configuration: the seconds of ``run()``'s phases and, with ``--profile``, the Spark UI's job list of
+    the measured job (median run)."""
+    lines: list[str] = []
+    for name, s in res["configs"].items():
+        if "error" in s or not s.get("phases"):
+            continue
+        phases = ", ".join(f"{k} {v:.2f} s" for k, v in s["phases"].items())
+        lines += [f"**{name}**: prepare {_fmt(s.get('prepare_s'), 2)} s = {phases} (the rest: planning on the "
+                  f"driver).", ""]
+        if s.get("spark_jobs"):
+            lines += ["| Spark job | description | s | tasks | executor s | JVM CPU s | what |",
+                      "|---|---|---|---|---|---|---|"]
+            for j in s["spark_jobs"]:
+                what = j["name"].split(" at ")[0]
+                lines.append(f"| {j['job']} | {j['description']} | {_fmt(j['s'], 2)} | {j['tasks']} | "
+                             f"{_fmt(j['executor_s'], 2)} | {_fmt(j.get('jvm_cpu_s'), 2)} | {what} |")
+            total = sum(j["s"] or 0 for j in s["spark_jobs"])
+            lines += ["", f"{len(s['spark_jobs'])} Spark jobs, {total:.2f} s in all (job s "
+                          f"{_fmt(s.get('job_s'), 2)}; executor s = the summed run time of the job's tasks, JVM CPU "
+                          f"s = the CPU time of their JVM threads: the rest of a task's time is spent waiting, "
+                          f"mostly for its Python worker).", ""]
+    return lines
+
+
 def ratios(res: dict, masters: list[str], outputs: list[str]) -> list[str]:
-    """Speed-ups: each master over the first (local[1]), and each configuration over the single process."""
+    """Speed-ups: each master over the first (local[1]), and each configuration over the single process; where
+    the fixed cost of a job was measured, the same without it (events / (job s − fixed s))."""
     out = []
     eng = res.get("engine", {}).get("events_per_s") if "error" not in res.get("engine", {"error": 1}) else None
     for output in outputs:
-        rates = {m: res["configs"].get(config_name(m, output), {}).get("events_per_s") for m in masters}
+        summaries = {m: res["configs"].get(config_name(m, output), {}) for m in masters}
+        rates = {m: s.get("events_per_s") for m, s in summaries.items()}
+        net = {m: s["events"] / (s["job_s"] - s["fixed_s"]) for m, s in summaries.items()
+               if s.get("fixed_s") is not None and s.get("job_s") and s["job_s"] > s["fixed_s"]}
         base = rates.get(masters[0])
         for m in masters[1:]:
             if base and rates.get(m):
                 out.append(f"{output}: {m} / {masters[0]} = {rates[m] / base:.2f}×")
+            if masters[0] in net and m in net:
+                out.append(f"{output}: {m} / {masters[0]} without the fixed cost = {net[m] / net[masters[0]]:.2f}×")
         for m in masters:
             if eng and rates.get(m):
                 out.append(f"{output}: {m} / single process = {rates[m] / eng:.2f}×")
+            if eng and m in net:
+                out.append(f"{output}: {m} / single process without the fixed cost = {net[m] / eng:.2f}×")
     return out
 
 
@@ -623,6 +701,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                                       "(default $CER_BENCH_CACHE or ~/.cache/cer_theory/bench)")
     p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after this many seconds")
     p.add_argument("--out", default="benchmarks/results_spark.json", help="JSON report; Markdown beside it")
+    p.add_argument("--profile", action="store_true",
+                   help="record the Spark UI's job list of each measured job (the UI is then enabled)")
     p.add_argument("--note", default=None, help="a remark recorded in the report (e.g. what else ran)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -692,7 +772,7 @@ def _run_all(args: argparse.Namespace, report: dict, queries: list, masters: lis
     done, started = 0, time.time()
     runs: dict[str, dict[str, list[dict]]] = {q.name: {} for q in queries}
     base = {"events": args.events, "path": str(path), "warmup_path": str(warmup) if warmup else None,
-            "action": args.action, "shuffle_partitions": args.shuffle_partitions}
+            "action": args.action, "shuffle_partitions": args.shuffle_partitions, "profile": args.profile}
     for r in range(args.runs):
         for q in queries:
             jobs = [] if args.no_engine else [("engine", {"kind": "engine"})]

@@ -24,11 +24,13 @@ Either way nothing is dropped silently.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +43,8 @@ from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
 from cer_theory.spark.positions import FILE_COLUMNS, dense_index, stream_positions, with_file_order
 from cer_theory.spark.layout import MAX_COUNTED_KEYS, balance, routing_values, task_count
 from cer_theory.spark.tasks import TaskSpec, aggregate_columns, run_task
-from cer_theory.spark.validate import UNPARTITIONED, check_rows, mark_out_of_order, normalize_columns
+from cer_theory.spark.validate import (UNPARTITIONED, check_rows, late_rows_possible, mark_out_of_order,
+                                      normalize_columns, summarize_rows)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -81,6 +84,9 @@ class SparkRun:
     unpartitioned: int
     tasks: int
     cached: list = field(default_factory=list, repr=False)
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per phase of :func:`run` (each phase's Spark jobs carry the description ``cer_theory: <phase>``
+    in Spark's UI)."""
 
     def close(self) -> None:
         """Release the cached copies of the stream (using the matches afterwards recomputes them)."""
@@ -186,34 +192,48 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     time_attribute = plan.window_attribute if plan.window_attribute != POSITION_ATTRIBUTE else None
     df = normalize_columns(df, attributes)
     cached: list = []
-    rows = stream_positions(df, order_by, "__row", cached)
+    timings: dict[str, float] = {}
+    with phase(spark, timings, "positions"):
+        rows = stream_positions(df, order_by, "__row", cached)
+    # Not cached here: the evaluation reads the input again, which costs less than filling a cache with every
+    # column of the stream (docs/decisions.md D143). The positions are reproducible: Parquet's row indexes, or
+    # cached by stream_positions (counted splits, a sort, a DataFrame's own order).
     checked = check_rows(rows, attributes=attributes, kinds=declaration_kinds(declaration),
                          time_attribute=time_attribute, partition_attributes=plan.partition_attributes,
-                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None).persist()
-    cached.append(checked)
-    if time_attribute is not None:
-        marked = mark_out_of_order(checked, time_attribute)
-        if marked is not checked:  # late rows joined in: keep the join's result, not the input, in memory
+                         corrupt_column=CORRUPT_COLUMN if CORRUPT_COLUMN in df.columns else None)
+    keys = plan.partition_attributes if plan.mode == "partitioned" else ()
+    with phase(spark, timings, "checks and counts"):
+        summary = summarize_rows(checked, time_attribute, keys, MAX_COUNTED_KEYS)
+    total, bad, unpartitioned, sizes = summary.total, summary.bad, summary.unpartitioned, summary.sizes
+    before = late_rows_possible(summary) if time_attribute is not None else None
+    if before is not None:
+        assert time_attribute is not None
+        with phase(spark, timings, "out-of-order"):
+            marked = mark_out_of_order(checked, time_attribute, before)
+        if marked is not checked:  # late rows are bad rows too: count again (rare; the join's result is kept)
             checked = marked.persist()
             cached.append(checked)
-    total, bad, unpartitioned, sizes = _counts(checked, plan.partition_attributes if plan.mode == "partitioned"
-                                               else ())
+            with phase(spark, timings, "counts"):
+                total, bad, unpartitioned, sizes = _counts(checked, keys)
     if bad and on_bad_rows == "fail":
-        shown = (checked.filter("__error IS NOT NULL").orderBy("__row").limit(SHOWN_BAD_ROWS)
-                 .select("__row", "__field", "__error").collect())
+        with phase(spark, timings, "bad rows"):
+            shown = (checked.filter("__error IS NOT NULL").orderBy("__row").limit(SHOWN_BAD_ROWS)
+                     .select("__row", "__field", "__error").collect())
         raise BadRowsError(bad, [(r[0], r[1], r[2]) for r in shown])
     rejected = _rejected(checked)
     stream = checked.filter("__error IS NULL")
-    stream = (stream.withColumn("__pos", stream["__row"]) if not bad
-              else dense_index(stream, ["__row"], "__pos", cached))
+    with phase(spark, timings, "positions of the good rows"):
+        stream = (stream.withColumn("__pos", stream["__row"]) if not bad
+                  else dense_index(stream, ["__row"], "__pos", cached))
     events = stream.filter("NOT __unpartitioned").select("__pos", "__row", "type", *attributes)
     aggregates = aggregate_columns(query)
     clash = {a for a, _ in aggregates} & {"query_id", "start", "end", "positions", "events",
                                           *plan.partition_attributes}
     if clash:
         raise CerError(f"aggregate alias {', '.join(sorted(clash))} is also an output column; rename it")
-    tasks_input, spec, tasks = _distribute(spark, plan, events, attributes, total - bad - unpartitioned, slices,
-                                           sizes)
+    with phase(spark, timings, "layout"):
+        tasks_input, spec, tasks = _distribute(spark, plan, events, attributes, total - bad - unpartitioned,
+                                               slices, sizes)
     schema = _output_schema(events, plan, aggregates, attributes, with_events)
     spec = dataclasses.replace(spec, partition=plan.partition_attributes, schema=to_arrow_schema(schema),
                                event_fields=("type", *attributes) if with_events else None)
@@ -221,7 +241,7 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
     columns = ["query_id", *plan.partition_attributes, "start", "end", "positions",
                *(["events"] if with_events else []), *(a for a, _ in aggregates)]
     matches = raw.withColumn("query_id", F.lit(qid)).select(*columns)
-    return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks, cached)
+    return SparkRun(matches, rejected, plan, qid, total, bad, unpartitioned, tasks, cached, timings)
 
 
 def _counts(checked: DataFrame, keys: Sequence[str]) -> tuple[int, int, int, dict | None]:
@@ -256,6 +276,21 @@ def _output_schema(events: DataFrame, plan: Plan, aggregates: Sequence[tuple[str
         fields.append(T.StructField("events", T.ArrayType(row)))
     fields += [T.StructField(a, T.LongType() if kind == "long" else T.DoubleType()) for a, kind in aggregates]
     return T.StructType(fields)
+
+
+@contextlib.contextmanager
+def phase(spark: SparkSession, timings: dict[str, float], name: str) -> Iterator[None]:
+    """Time a phase into ``timings`` and label its Spark jobs ``cer_theory: <name>`` (the job description
+    Spark's UI and status tracker show), restoring the caller's own description afterwards."""
+    context = spark.sparkContext
+    previous = context.getLocalProperty("spark.job.description")
+    context.setJobDescription(f"cer_theory: {name}")
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+        context.setLocalProperty("spark.job.description", previous)  # type: ignore[arg-type]
 
 
 def run_query(spark: SparkSession, df: DataFrame, query: Query | str, **options: Any) -> DataFrame:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
 UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (seed 001 §2.2)"
 _LATE_SCHEMA = pa.schema([("__row", pa.int64()), ("__previous", pa.float64())])
-_RUN_SCHEMA = pa.schema([("first", pa.int64()), ("m", pa.float64())])
 
 
 class DeclarationError(CerError, ValueError):
@@ -172,26 +172,185 @@ def check_rows(df: DataFrame, *, attributes: Sequence[str], kinds: Mapping[str, 
     return out.withColumns(casts) if casts else out
 
 
-def mark_out_of_order(df: DataFrame, time_attribute: str) -> DataFrame:
+@dataclass
+class RowSummary:
+    """What one pass over the checked rows tells the driver (:func:`summarize_rows`): rows, bad rows, rows in no
+    partition, the good events per partition key (None: no keys asked, or more than ``max_keys``), and the
+    runs of consecutive positions with their timestamps (:func:`late_rows_possible` reads them)."""
+
+    total: int
+    bad: int
+    unpartitioned: int
+    sizes: dict | None
+    runs: list[tuple[int, float, float, bool]]
+    """(first row, largest and smallest timestamp (NaN: none), whether a row of the run is below an earlier
+    one of the same run), sorted by first row."""
+
+
+def _narrow(df: DataFrame, time_attribute: str | None, keys: Sequence[str]) -> DataFrame:
+    """The columns the passes read: ``__row``, the timestamp of a row rule 4 applies to (an accepted,
+    partitioned row; else NULL), whether the row is bad, whether it is in no partition, the keys."""
+    from pyspark.sql import functions as F
+
+    eligible = F.col("__error").isNull() & ~F.col("__unpartitioned")
+    stamp = F.when(eligible, F.col(time_attribute).cast("double")) if time_attribute is not None \
+        else F.lit(None).cast("double")
+    return df.select("__row", stamp.alias("__stamp"), F.col("__error").isNotNull().alias("__bad"),
+                     F.col("__unpartitioned"), *[F.col(k).alias(f"__k{i}") for i, k in enumerate(keys)])
+
+
+def summarize_rows(df: DataFrame, time_attribute: str | None, keys: Sequence[str], max_keys: int) -> RowSummary:
+    """One Spark job over a checked DataFrame (:func:`check_rows`), in place (no shuffle): each Spark partition
+    reports its runs (first row, largest and smallest timestamp, disorder inside the run) and its counts of
+    rows, bad rows, rows in no partition and good events per key (at most ``max_keys`` keys per partition).
+    This replaces a counting aggregate and the first pass of the out-of-order check (docs/decisions.md D143);
+    the rows are checked by the same job, since the counts read the verdicts."""
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    narrow = _narrow(df, time_attribute, keys)
+    key_fields = [T.StructField(f"__k{i}", narrow.schema[f"__k{i}"].dataType) for i in range(len(keys))]
+    schema = T.StructType([T.StructField("kind", T.ByteType()), T.StructField("first", T.LongType()),
+                           T.StructField("m", T.DoubleType()), T.StructField("lo", T.DoubleType()),
+                           T.StructField("disorder", T.BooleanType()), T.StructField("n", T.LongType()),
+                           T.StructField("bad", T.LongType()), T.StructField("unpart", T.LongType()),
+                           *key_fields])
+    body = functools.partial(partition_summary, to_arrow_schema(schema), len(keys), max_keys)
+    rows = narrow.mapInArrow(body, schema).collect()
+    total = bad = unpartitioned = 0
+    sizes: dict | None = {} if keys else None
+    runs = []
+    for r in rows:
+        if r["kind"] == _RUN:
+            runs.append((r["first"], r["m"], r["lo"], r["disorder"]))
+        elif r["kind"] == _TOTALS:
+            total, bad, unpartitioned = total + r["n"], bad + r["bad"], unpartitioned + r["unpart"]
+        elif r["kind"] == _TOO_MANY_KEYS:
+            sizes = None
+        elif sizes is not None:
+            key = tuple(_canonical(r[f"__k{i}"]) for i in range(len(keys)))
+            sizes[key] = sizes.get(key, 0) + r["n"] - r["bad"] - r["unpart"]
+    if sizes is not None:
+        sizes = {k: v for k, v in sizes.items() if v > 0} if len(sizes) <= max_keys else None
+    return RowSummary(total, bad, unpartitioned, sizes, sorted(runs))
+
+
+_NAN = float("nan")
+
+
+def _canonical(value: object) -> object:
+    """One NaN object for every NaN key, so that the driver's dict merges them as Spark's grouping does."""
+    return _NAN if isinstance(value, float) and value != value else value
+
+
+_RUN, _TOTALS, _KEY, _TOO_MANY_KEYS = 0, 1, 2, 3
+
+
+def partition_summary(schema: pa.Schema, nkeys: int, max_keys: int,
+                      batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body of :func:`summarize_rows`: one output batch per Spark partition."""
+    import pyarrow.compute as pc
+
+    firsts: list[int] = []
+    highs: list[float] = []
+    lows: list[float] = []
+    disorder: list[bool] = []
+    high = -np.inf  # the running maximum inside the current run
+    n = bad = unpart = 0
+    key_names = [f"__k{i}" for i in range(nkeys)]
+    counted: pa.Table | None = None
+    too_many = False
+
+    def batches_seen() -> Iterator[pa.RecordBatch]:
+        nonlocal n, bad, unpart, counted, too_many
+        for batch in batches:
+            flags = [batch.column(i).cast(pa.int64()) for i in (2, 3)]
+            n += batch.num_rows
+            bad += int(pc.sum(flags[0]).as_py() or 0)
+            unpart += int(pc.sum(flags[1]).as_py() or 0)
+            if nkeys and not too_many and batch.num_rows:
+                table = pa.table([np.ones(batch.num_rows, dtype=np.int64), *flags,
+                                  *(batch.column(4 + i) for i in range(nkeys))], names=[*_COUNTS, *key_names])
+                counted = _key_counts(table if counted is None else pa.concat_tables([counted, table]), key_names)
+                if counted.num_rows > max_keys:
+                    too_many, counted = True, None
+            yield batch
+
+    for first, starts, _, stamps in _runs(batches_seen()):
+        filled = np.where(np.isnan(stamps), -np.inf, stamps)
+        if starts:
+            high = -np.inf
+        prefix = np.maximum.accumulate(np.concatenate(([high], filled)))
+        # A row below an earlier one of the same run (a row rule 4 does not apply to, NaN here, is never late).
+        inside = bool((~np.isnan(stamps) & (filled < prefix[:-1])).any())
+        high = float(prefix[-1])
+        top = float(np.nanmax(stamps)) if not np.isnan(stamps).all() else _NAN
+        low = float(np.nanmin(stamps)) if not np.isnan(stamps).all() else _NAN
+        if starts:
+            firsts.append(first)
+            highs.append(top)
+            lows.append(low)
+            disorder.append(inside)
+        else:
+            highs[-1] = float(np.fmax(highs[-1], top))
+            lows[-1] = float(np.fmin(lows[-1], low))
+            disorder[-1] = disorder[-1] or inside
+    runs = len(firsts)
+    columns: dict[str, list] = {
+        "kind": [_RUN] * runs + [_TOTALS], "first": [*firsts, None], "m": [*highs, None], "lo": [*lows, None],
+        "disorder": [*disorder, None], "n": [None] * runs + [n], "bad": [None] * runs + [bad],
+        "unpart": [None] * runs + [unpart], **{k: [None] * (runs + 1) for k in key_names}}
+    if too_many:
+        for name, values in columns.items():
+            values.append(_TOO_MANY_KEYS if name == "kind" else None)
+    elif counted is not None:
+        size = counted.num_rows
+        columns["kind"] += [_KEY] * size
+        for name in ("first", "m", "lo", "disorder"):
+            columns[name] += [None] * size
+        for name, source in zip(("n", "bad", "unpart"), _COUNTS):
+            columns[name] += counted.column(source).to_pylist()
+        for name in key_names:
+            columns[name] += counted.column(name).to_pylist()
+    yield pa.RecordBatch.from_pydict(columns, schema=schema)
+
+
+_COUNTS = ("__n", "__bad", "__unpartitioned")
+
+
+def _key_counts(table: pa.Table, key_names: list[str]) -> pa.Table:
+    """Rows, bad rows and rows in no partition per key of ``table`` (itself such counts, or rows with 1s)."""
+    out = table.group_by(key_names).aggregate([(c, "sum") for c in _COUNTS])
+    out = out.rename_columns([c.removesuffix("_sum") if c.startswith(_COUNTS) else c for c in out.column_names])
+    return out.select([*_COUNTS, *key_names])  # the input's column order, so that the next batch's rows append
+
+
+def late_rows_possible(summary: RowSummary) -> dict[int, float | None] | None:
+    """The largest timestamp before each run (by its first row), or None when no row can be late: every run is
+    in order inside and its smallest timestamp is not below the largest one before it."""
+    before: dict[int, float | None] = {}
+    running: float | None = None
+    possible = False
+    for first, m, lo, inside in summary.runs:
+        before[first] = running
+        possible = possible or inside or (running is not None and lo == lo and lo < running)
+        if m == m:
+            running = m if running is None else max(running, m)
+    return before if possible else None
+
+
+def mark_out_of_order(df: DataFrame, time_attribute: str, before: Mapping[int, float | None]) -> DataFrame:
     """Rule 4 on a checked DataFrame: an accepted, partitioned row whose timestamp is below the largest one of
     the accepted rows before it. Each Spark partition holds runs of consecutive positions in increasing order
-    (:mod:`cer_theory.spark.positions` numbers rows where they are). A first pass over two columns gives each
-    run's largest timestamp (:func:`run_maxima`; combined on the driver into the largest one before each run),
-    a second finds the late rows (:func:`late_rows`): in place, no shuffle, no sort (docs/decisions.md D129).
-    Usually there are none and ``df`` is returned as it is; else they are joined back. ``df`` must be persisted:
-    both passes must see the same partitions."""
+    (:mod:`cer_theory.spark.positions` numbers rows where they are); ``before`` is the largest timestamp before
+    each run (by its first row), from :func:`summarize_rows` and :func:`late_rows_possible`. This pass finds
+    the late rows (:func:`late_rows`): in place, no shuffle, no sort (docs/decisions.md D129, D143). If there
+    are none ``df`` is returned as it is; else they are joined back. It must see the partitions and rows the
+    summary saw: the positions are reproducible (:mod:`cer_theory.spark.positions`)."""
     from pyspark.sql import functions as F
 
     given = [c for c in df.columns if not c.startswith("__")]
-    eligible = F.col("__error").isNull() & ~F.col("__unpartitioned")
-    narrow = df.select("__row", F.when(eligible, F.col(time_attribute).cast("double")).alias("__stamp"))
-    runs = sorted(tuple(r) for r in narrow.mapInArrow(run_maxima, "first long, m double").collect())
-    before: dict[int, float | None] = {}
-    running: float | None = None
-    for first, m in runs:
-        before[first] = running
-        if m is not None and m == m:
-            running = m if running is None else max(running, m)
+    narrow = _narrow(df, time_attribute, ()).select("__row", "__stamp")
     late = narrow.mapInArrow(functools.partial(late_rows, before), "__row long, __previous double").persist()
     if not late.count():
         late.unpersist()
@@ -225,20 +384,6 @@ def _runs(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[int, bool, np.nda
                 first = int(rows[a])
             yield first, starts, rows[a:b], stamps[a:b]
         last = int(rows[-1])
-
-
-def run_maxima(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` body: each run's first row and largest timestamp (NaN: none)."""
-    firsts: list[int] = []
-    highs: list[float] = []
-    for first, starts, _, stamps in _runs(batches):
-        high = float(np.nanmax(stamps)) if not np.isnan(stamps).all() else float("nan")
-        if starts:
-            firsts.append(first)
-            highs.append(high)
-        elif not np.isnan(high):
-            highs[-1] = high if np.isnan(highs[-1]) else max(highs[-1], high)
-    yield pa.RecordBatch.from_pydict({"first": firsts, "m": highs}, schema=_RUN_SCHEMA)
 
 
 def late_rows(before: Mapping[int, float | None], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # benchmarks/ is a top-level folder, not installed
 
 from benchmarks.spark_bench import (  # noqa: E402
-    _queries, agreement, config_name, ratios, render_markdown, stream_parquet)
+    _queries, agreement, config_name, ratios, render_markdown, render_profile, stream_parquet)
 from benchmarks.stock import stock_stream  # noqa: E402
 
 
@@ -96,3 +96,23 @@ def test_harness_end_to_end_on_2000_events(tmp_path: Path) -> None:
     md = out.with_suffix(".md").read_text()
     assert _queries()["partitioned"].text in md and "local[1] events" in md
     assert render_markdown(report) == md
+
+
+def test_ratios_without_the_fixed_cost_and_the_profile_tables() -> None:
+    """The fixed cost of a job is taken off the job time for the second set of ratios; the profile lists run()'s
+    phases and the Spark jobs of the median run."""
+    slow = {**_summary(100.0, 7), "events": 1000, "job_s": 10.0, "fixed_s": 5.0}
+    fast = {**_summary(200.0, 7), "events": 1000, "job_s": 5.0, "fixed_s": 3.0,
+            "prepare_s": 1.5, "phases": {"positions": 0.25, "checks and counts": 1.0},
+            "spark_jobs": [{"job": 3, "description": "cer_theory: checks and counts", "s": 1.0, "tasks": 2,
+                            "executor_s": 1.8, "jvm_cpu_s": 0.5, "name": "collect at x.py:1"}]}
+    res = {"engine": _summary(400.0, 7), "configs": {config_name("local[1]", "events"): slow,
+                                                     config_name("local[2]", "events"): fast}}
+    lines = ratios(res, ["local[1]", "local[2]"], ["events"])
+    assert "events: local[2] / local[1] = 2.00×" in lines
+    assert "events: local[2] / local[1] without the fixed cost = 2.50×" in lines  # 500/s over 200/s
+    assert "events: local[2] / single process without the fixed cost = 1.25×" in lines
+    profile = "\n".join(render_profile(res))
+    assert "**local[2] events**: prepare 1.50 s = positions 0.25 s, checks and counts 1.00 s" in profile
+    assert "| 3 | cer_theory: checks and counts | 1.00 | 2 | 1.80 | 0.50 | collect |" in profile
+    assert "local[1] events" not in profile  # no phases recorded: nothing to show
