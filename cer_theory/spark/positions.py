@@ -74,8 +74,9 @@ def dense_index(df: DataFrame, order: Sequence[str] | None, name: str, cached: l
 
 
 def file_index(df: DataFrame, name: str, cached: list | None = None) -> DataFrame:
-    """The dense index in file order without moving rows: the rows of one file split are consecutive ids within
-    its Spark partition, so one aggregate per split (first id, row count), sorted by (file, offset) on the
+    """The dense index in file order without moving rows, for a plain file scan (:func:`scanned_relation`; after
+    a filter the ids of a split have gaps): the rows of one file split are consecutive ids within its Spark
+    partition, so one aggregate per split (first id, row count), sorted by (file, offset) on the
     driver, gives every split's first position. The result is cached (and appended to ``cached``) when
     ``cached`` is given: read again with other split sizes (``spark.sql.files.maxPartitionBytes`` changed
     between two actions), the splits would no longer be those counted."""
@@ -99,11 +100,10 @@ def file_index(df: DataFrame, name: str, cached: list | None = None) -> DataFram
     return out
 
 
-def parquet_row_counts(df: DataFrame) -> dict[str, int] | None:
-    """The rows of each file of ``df`` by the path Spark's ``_metadata.file_path`` gives it, read from the
-    Parquet footers through Spark's own file system and Parquet reader; None unless ``df`` is a plain
-    Parquet scan (only projections over one Parquet relation, so every row of every file is a row of ``df``)
-    of at most :data:`MAX_FOOTERS` files, or when a footer cannot be read (the counting job then decides)."""
+def scanned_relation(df: DataFrame) -> object | None:
+    """The JVM relation ``df`` reads when it is a plain file scan: only projections over one relation, so every
+    row of the files is a row of ``df``, in the files' order; None otherwise (a filter, a join, a union, a
+    sample …) or when the plan cannot be read."""
     from py4j.protocol import Py4JError
 
     try:
@@ -112,11 +112,26 @@ def parquet_row_counts(df: DataFrame) -> dict[str, int] | None:
             node = node.children().apply(0)
         if node.nodeName() != "LogicalRelation" or node.children().size() != 0:
             return None
-        relation = node.relation()
-        if (relation.getClass().getSimpleName() != "HadoopFsRelation"
+        return node.relation()
+    except (Py4JError, AttributeError):  # another Spark's plan classes
+        return None
+
+
+def parquet_row_counts(df: DataFrame) -> dict[str, int] | None:
+    """The rows of each file of ``df`` by the path Spark's ``_metadata.file_path`` gives it, read from the
+    Parquet footers through Spark's own file system and Parquet reader; None unless ``df`` is a plain
+    Parquet scan (only projections over one Parquet relation, so every row of every file is a row of ``df``)
+    of at most :data:`MAX_FOOTERS` files, or when a footer cannot be read (the counting job then decides)."""
+    from py4j.protocol import Py4JError
+
+    relation = scanned_relation(df)
+    if relation is None:
+        return None
+    try:
+        if (relation.getClass().getSimpleName() != "HadoopFsRelation"  # type: ignore[attr-defined]
                 or relation.fileFormat().toString() != "Parquet"):
             return None
-        files = list(relation.location().inputFiles())
+        files = list(relation.location().inputFiles())  # type: ignore[attr-defined]
         if len(files) > MAX_FOOTERS:
             return None
         jvm = df.sparkSession._jvm  # type: ignore[attr-defined]
@@ -163,7 +178,9 @@ def stream_positions(df: DataFrame, order_by: Sequence[str] | None = None, name:
     if order_by:
         out = dense_index(df, list(order_by), name, cached)
     elif set(FILE_COLUMNS[:3]) <= set(df.columns):
-        out = metadata_index(df, name) or file_index(df, name, cached)
+        # file_index needs every row of each split (ids consecutive within it); after a filter, sort by file order
+        out = metadata_index(df, name) or (file_index(df, name, cached) if scanned_relation(df) is not None
+                                           else dense_index(df, list(FILE_COLUMNS[:3]), name, cached))
     else:
         out = dense_index(df, None, name, cached)
     return out.drop(*[c for c in FILE_COLUMNS if c in out.columns])

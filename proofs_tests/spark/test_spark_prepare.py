@@ -5,6 +5,7 @@ and the number of Spark jobs is counted."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -74,8 +75,23 @@ def test_parquet_positions_from_the_footers_equal_the_counting_path(spark, tmp_p
         assert by_footers == by_counting == {i: i for i in range(n)}
         kept = df.filter("k != 0")  # some rows gone: the footers no longer count the rows, a job does
         assert metadata_index(kept, "p") is None
-        assert sorted(stream_positions(kept, None, "p").select("i", "p").collect()) == \
-            sorted(file_index(kept, "p").select("i", "p").collect())
+        survivors = [r["i"] for r in rows if r["k"] != 0]
+        assert dict(stream_positions(kept, None, "p").select("i", "p").collect()) == \
+            {i: p for p, i in enumerate(survivors)}  # dense: the filtered stream's own positions
+
+
+def test_positions_of_a_filtered_json_input_are_dense(spark, tmp_path):
+    """A filter after ``read_events`` leaves gaps in a split's ids; the positions are still 0, 1, 2, … of the
+    rows that remain, in file order (JSON Lines read in several splits)."""
+    rng = random.Random(5)
+    rows = [{"type": "A", "i": i, "k": rng.randint(0, 2), "t": i} for i in range(90)]
+    for n, (a, b) in enumerate([(0, 40), (40, 90)]):
+        (tmp_path / f"part-{n}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[a:b]))
+    with _SmallSplits(spark):
+        kept = read_events(spark, str(tmp_path), format="json").filter("k != 0")
+        survivors = [r["i"] for r in rows if r["k"] != 0]
+        assert dict(stream_positions(kept, None, "p").select("i", "p").collect()) == \
+            {i: p for p, i in enumerate(survivors)}
 
 
 @settings(max_examples=2, deadline=None)  # each example is a few Spark jobs
