@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from cer_theory.spark import run
 from cer_theory.spark.layout import balance, routing_values, spark_hash_int, task_count
+from cer_theory.testing.oracles import late_rows
 
 
 def test_task_count_is_the_cores_but_never_more_than_the_keys():
@@ -72,17 +73,6 @@ def test_ten_keys_run_as_one_task_per_core_each_with_work(spark):
     assert len(per_task) == result.tasks
 
 
-def _late_reference(stamps: list) -> list[int]:
-    """Rule 4 by definition: a row with a timestamp below the largest one before it (late rows included: they
-    never raise the maximum)."""
-    out, high = [], None
-    for i, t in enumerate(stamps):
-        if high is not None and t < high:
-            out.append(i)
-        high = t if high is None else max(high, t)
-    return out
-
-
 @pytest.mark.spark
 @settings(max_examples=4)  # each example is three Spark runs
 @given(seed=st.integers(0, 2**16), files=st.integers(1, 4))
@@ -104,7 +94,7 @@ def test_out_of_order_rows_across_files_and_partitions_are_the_definitions(spark
     for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(stamps)])):
         (folder / f"part-{i}.jsonl").write_text("".join(json.dumps({"type": "A", "t": t}) + "\n"
                                                         for t in stamps[a:b]))
-    expected = _late_reference(stamps)
+    expected = late_rows(stamps)
     frame = spark.createDataFrame(pd.DataFrame({"type": "A", "t": stamps, "i": range(len(stamps))}),
                                   "type string, t long, i long")  # its own order: partition after partition
     for df, order_by in ((read_events(spark, str(folder)), None), (frame, None),

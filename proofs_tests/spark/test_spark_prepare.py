@@ -20,6 +20,7 @@ from cer_theory.spark import BadRowsError, read_events, run
 from cer_theory.spark.batch import _counts
 from cer_theory.spark.positions import file_index, metadata_index, stream_positions
 from cer_theory.spark.validate import check_rows, summarize_rows
+from cer_theory.testing.oracles import late_rows
 
 pytestmark = pytest.mark.spark
 
@@ -47,16 +48,6 @@ class _SmallSplits:
     def __exit__(self, *exc: object) -> None:
         for k, v in self.old.items():
             self.spark.conf.set(k, v)
-
-
-def _late_reference(stamps: list[int]) -> list[int]:
-    """Rule 4 by definition (D30): a row whose timestamp is below the largest one before it."""
-    out, high = [], None
-    for i, t in enumerate(stamps):
-        if high is not None and t < high:
-            out.append(i)
-        high = t if high is None else max(high, t)
-    return out
 
 
 def test_parquet_positions_from_the_footers_equal_the_counting_path(spark, tmp_path):
@@ -111,7 +102,7 @@ def test_late_rows_in_parquet_splits_are_the_definitions(spark, tmp_path_factory
         result = run(spark, read_events(spark, str(folder)), "SELECT * WHERE A ; A WITHIN 2 [t]",
                      on_bad_rows="report", with_events=False)
         late = sorted(r.position for r in result.rejected.collect())
-    assert late == _late_reference(stamps), (stamps, cuts)
+    assert late == late_rows(stamps), (stamps, cuts)
     assert (result.rows, result.bad_rows) == (len(stamps), len(late))
     result.close()
 
