@@ -199,14 +199,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     engine = Engine(query)
     writer = MatchWriter(args.output or sys.stdout, args.output_format,
                          positions_only=args.positions_only)
-    t0, last, count, line, late = time.perf_counter(), time.perf_counter(), 0, None, None
+    writer.attach(engine)  # the engine writes its CEs straight out (D155); with aggregates it yields Matches
+    t0, last, line, late = time.perf_counter(), time.perf_counter(), None, None
 
     def progress(k: int) -> None:
         nonlocal last
         now = time.perf_counter()
         if args.progress > 0 and now - last >= args.progress:
             last = now
-            print(f"run: {k:,} events, {count:,} complex events, {k / (now - t0):,.0f} events/s", file=sys.stderr)
+            print(f"run: {k:,} events, {writer.count:,} complex events, {k / (now - t0):,.0f} events/s",
+                  file=sys.stderr)
 
     def events(pairs):
         nonlocal line
@@ -230,7 +232,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         matches = engine.process(events(pairs))
     try:
         for match in matches:
-            count += 1
             writer.write(match)
     except StreamFormatError as exc:
         raise in_file_terms(exc, lambda _position: line, source) from None
@@ -245,7 +246,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"run: {late.count:,} events arrived later than the allowed lateness of {lateness:g} s and were "
               f"left out; listed in {late.path}", file=sys.stderr)
     elapsed = time.perf_counter() - t0
-    print(f"run: {engine.position:,} events, {count:,} complex events in {elapsed:.2f} s", file=sys.stderr)
+    print(f"run: {engine.position:,} events, {writer.count:,} complex events in {elapsed:.2f} s", file=sys.stderr)
     return 0
 
 

@@ -261,8 +261,8 @@ def test_events_are_built_only_for_reported_rows(monkeypatch, tmp_path):
         parsed.append(kw.get("line"))
         return from_dict(cls, data, **kw)
 
-    def counting_trusted(cls, type_, attributes):  # type: ignore[no-untyped-def]
-        built.append(event := trusted(cls, type_, attributes))
+    def counting_trusted(cls, type_, attributes, **kw):  # type: ignore[no-untyped-def]
+        built.append(event := trusted(cls, type_, attributes, **kw))
         return event
 
     monkeypatch.setattr(Event, "from_dict", classmethod(counting_from_dict))

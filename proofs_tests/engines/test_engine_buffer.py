@@ -44,7 +44,7 @@ def batch_rows(rows: int) -> Iterator[None]:
 
 
 def retained(engine: Engine) -> list[Event]:
-    return [engine._event_at(p) for p in range(engine.position - engine.retained_events, engine.position)]
+    return [engine.event_at(p) for p in range(engine.position - engine.retained_events, engine.position)]
 
 
 def as_table(dicts: list[dict]) -> pa.Table | list[dict]:

@@ -43,7 +43,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from cer_theory.core.errors import StreamFormatError
-from cer_theory.core.events import TYPE_KEY, Event, iter_file
+from cer_theory.core.events import TYPE_KEY, Event, event_json_text, iter_file
 from cer_theory.core.predicates.ast import Predicate, kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR, Batch, Column, bitmasks
 from cer_theory.formalisms.ceql.declarations import KIND_NAMES, Schema
@@ -108,6 +108,17 @@ class Rows:
         if found is None:
             found = self._events[k] = self._event(k)
         return found
+
+    def text(self, k: int) -> str:
+        """``self.event(k).to_json_text()``, without building the Event when the batch can write the row's JSON
+        from its columns (:meth:`ColumnEvents.text`; the output writers, docs/decisions.md D155)."""
+        found = self._events.get(k)
+        if found is None:
+            text = getattr(self._event, "text", None)
+            if text is not None:
+                return text(k)
+            found = self.event(k)
+        return found.to_json_text()
 
     def line(self, k: int) -> int:
         return self.first + k if self.lines is None else int(self.lines[k])
@@ -291,7 +302,7 @@ class ColumnEvents:
     def __init__(self, types: np.ndarray, names: list[str], values: Callable[[str], list],
                  source: Callable[[], np.ndarray] | None = None,
                  source_event: Callable[[int], Event] | None = None) -> None:
-        self.types, self.names, self.values = types, names, values
+        self.types, self.names, self.values = types, sorted(names), values  # (in an Event's own order)
         self.source, self.source_event = source, source_event
         self._columns: list[tuple[str, list]] | None = None
         self._from_source: list[bool] | None = None
@@ -299,12 +310,26 @@ class ColumnEvents:
     def __call__(self, k: int) -> Event:
         columns = self._columns
         if columns is None:
-            columns = self._columns = [(name, self.values(name)) for name in self.names]
-            if self.source is not None:
-                self._from_source = self.source().tolist()
+            columns = self._converted()
         if self._from_source is not None and self._from_source[k]:
             return self.source_event(k)  # type: ignore[misc]
-        return Event.trusted(self.types[k], {name: v for name, cells in columns if (v := cells[k]) is not None})
+        return Event.trusted(self.types[k], {name: v for name, cells in columns if (v := cells[k]) is not None},
+                             ordered=True)
+
+    def text(self, k: int) -> str:
+        """Row k's ``Event.to_json_text()``, written from the same cells without building the Event."""
+        columns = self._columns
+        if columns is None:
+            columns = self._converted()
+        if self._from_source is not None and self._from_source[k]:
+            return self.source_event(k).to_json_text()  # type: ignore[misc]
+        return event_json_text(self.types[k], [(name, v) for name, cells in columns if (v := cells[k]) is not None])
+
+    def _converted(self) -> list[tuple[str, list]]:
+        columns = self._columns = [(name, self.values(name)) for name in self.names]
+        if self.source is not None:
+            self._from_source = self.source().tolist()
+        return columns
 
 
 def _integral_float_rows(table: pa.Table) -> np.ndarray:
@@ -445,6 +470,9 @@ class DictRows(Rows):
             found = self._events[k] = Event.trusted(d[TYPE_KEY], {a: v for a, v in d.items()
                                                                   if v is not None and a != TYPE_KEY})
         return found
+
+    def text(self, k: int) -> str:
+        return self.event(k).to_json_text()
 
 
 def _as_events(batch: list, first: int) -> Iterator[Event]:

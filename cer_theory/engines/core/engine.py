@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import OrderedDict, deque
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import Any
@@ -167,12 +167,13 @@ class _Span:
     def __init__(self, start: int, rows: Rows | None, items: list | None, keys: Sequence) -> None:
         self.start, self.rows, self.items, self.keys = start, rows, items, keys
 
-    def event(self, position: int) -> Event:
+    def locate(self, position: int) -> tuple[Rows | None, Any]:
+        """Where the event at ``position`` is: (a batch, its row) or (None, the Event)."""
         rows = self.rows
         if rows is not None:
-            return rows.event(position - rows.first)
+            return rows, position - rows.first
         item = self.items[position - self.start]  # type: ignore[index]
-        return item if item.__class__ is Event else item.event(position - item.first)
+        return (None, item) if item.__class__ is Event else (item, position - item.first)
 
     def entries(self, lo: int, hi: int) -> Iterable[Event | Rows]:
         """The one-entry-per-position form of positions ``lo``…``hi - 1`` (the row loops' buffer)."""
@@ -261,6 +262,9 @@ class Engine:
             inert = Inertness(self.det)
             self._inert = inert if inert.possible else None
         self.skipped_rows = 0  # rows of columnar batches skipped in bulk (inert or NULL-partitioned; D120)
+        self._report: Callable[[list[CoreComplexEvent], tuple | None], Sequence] = self._matches
+        """What becomes of the CEs reported at one position (with the partition values): Matches, or what a
+        :meth:`report_to` sink returns."""
 
     # ------------------------------------------------------------------ input
 
@@ -320,6 +324,17 @@ class Engine:
         return self._step(event, self.det.mask(event) if mask is None else mask,
                           None if attr is None else event.get(attr),
                           [event.get(a) for a in self.partition_attributes] if self.partition_attributes else None)
+
+    def report_to(self, sink: Callable[[list[CoreComplexEvent], tuple | None], Sequence] | None) -> None:
+        """Hand the CEs reported at each position to ``sink(ces, partition)`` instead of building a :class:`Match`
+        per CE; what it returns is what :meth:`process` yields from then on (None: Matches again). ``ces`` are in
+        the order Matches would come, ``partition`` is what :attr:`Match.partition` would be, and the events at
+        the CEs' positions are :meth:`event_at` during the call. A writer that needs text, not objects, saves
+        the Match and the events tuple per CE (:meth:`~cer_theory.engines.core.output.MatchWriter.attach`;
+        docs/decisions.md D155). Not for a query with aggregates, whose matches are decoded first."""
+        if self._aggregated and sink is not None:
+            raise UnsupportedError("report_to: a query with aggregates reports AggregatedMatch objects")
+        self._report = self._matches if sink is None else sink
 
     def _process_inlined(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
         """:meth:`process` over Events and dicts, for the queries whose evaluators need no strategy history
@@ -393,7 +408,7 @@ class Engine:
                     evaluator = entry[0]
                     ces = evaluator.advance(j, m, key)
                     if ces and aggregated:  # as in _step: only the matches HAVING keeps are reported and consume
-                        self._events_base = base  # (read by _event_at)
+                        self._events_base = base  # (read by event_at)
                         ces = self._aggregated_matches(ces, entry[1] if attrs else None)  # type: ignore[assignment]
                     if ces:
                         if consume == "ANY":
@@ -424,7 +439,7 @@ class Engine:
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
                     yield from (ces if aggregated else  # type: ignore[misc]
-                                self._matches(ces, entry[1] if attrs else None))  # type: ignore[index]
+                                self._report(ces, entry[1] if attrs else None))  # type: ignore[index]
                     if self._spans:  # (the caller ran a columnar batch meanwhile)
                         self._row_buffer()
                     position, last, base = self.position, self._last_key, self._events_base
@@ -638,7 +653,7 @@ class Engine:
                             oldest = spans[0]
                 if ces:
                     self.position, self._last_key, self._events_base = position, last, base
-                    yield from self._matches(ces, entry[1] if attrs else None)  # type: ignore[index]
+                    yield from self._report(ces, entry[1] if attrs else None)  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
                     oldest = spans[0]
                 if inert is not None and len(subsets) != known:
@@ -720,7 +735,7 @@ class Engine:
             return []
         if self._aggregated:
             return ces
-        return self._matches(ces, part if values is not None else None)
+        return self._report(ces, part if values is not None else None)  # type: ignore[return-value]
 
     def _aggregated_matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
         """The reported matches of a query with aggregates, from the encoded CEs of one position: each path is
@@ -729,7 +744,7 @@ class Engine:
         ``(CE, values)`` and LIMIT, in that order. Linear in the paths' lengths."""
         having, limit, aliases, decode = self.having, self.limit, self._aliases, self._decode
         if self._frame_rows:
-            event_at = self._event_at
+            event_at = self.event_at
         else:
             events, base = self._events, self._events_base
 
@@ -779,14 +794,11 @@ class Engine:
                         event = built.get(p - first)
                         found.append(event if event is not None else rows.event(p - first))  # type: ignore
                     else:
-                        for span in reversed(spans):
-                            if p >= span.start:
-                                found.append(span.event(p))
-                                break
+                        found.append(self.event_at(p))
                 out.append(make_match(c, tuple(found), partition))
             return out
         events, base = self._events, self._events_base
-        if self._frame_rows:  # (_event_at inlined: an Event, or a batch that builds the row's Event once)
+        if self._frame_rows:  # (event_at inlined: an Event, or a batch that builds the row's Event once)
             out = []
             for c in ces:
                 found = []
@@ -898,14 +910,26 @@ class Engine:
         while len(spans) > 1 and spans[1].start <= base:  # spans wholly expired (a new batch follows the last)
             spans.popleft()
 
-    def _event_at(self, position: int) -> Event:
+    def event_at(self, position: int) -> Event:
+        """The event at global ``position``, which must still be in the event buffer (from
+        ``position - retained_events`` on): every position of a CE the engine reports is, at the time it reports it."""
+        rows, found = self._locate(position)
+        return found if rows is None else rows.event(found)
+
+    def event_text(self, position: int) -> str:
+        """``event_at(position).to_json_text()``, written from a batch's columns without building the Event when
+        the row is in one (docs/decisions.md D155)."""
+        rows, found = self._locate(position)
+        return found.to_json_text() if rows is None else rows.text(found)
+
+    def _locate(self, position: int) -> tuple[Rows | None, Any]:
         spans = self._spans
         if spans:
             for span in reversed(spans):
                 if position >= span.start:
-                    return span.event(position)
+                    return span.locate(position)
         item = self._events[position - self._events_base]
-        return item if isinstance(item, Event) else item.event(position - item.first)
+        return (None, item) if isinstance(item, Event) else (item, position - item.first)
 
     # ------------------------------------------------------------------ inspection
 

@@ -22,13 +22,28 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cer_theory.core.aggregates import json_value
-from cer_theory.core.errors import CerError
+from cer_theory.core.errors import CerError, UnsupportedError
 
 FORMATS = ("jsonl", "csv", "parquet")
 ROWS_PER_GROUP = 1 << 16
 _CACHE_LIMIT = 1 << 16
 _SCHEMA = pa.schema([("start", pa.int64()), ("end", pa.int64()), ("positions", pa.list_(pa.int64())),
                      ("partition", pa.string()), ("events", pa.string()), ("aggregates", pa.string())])
+
+
+class _PositionTexts(dict):
+    """Global position → the JSON text of the engine's event there (``Engine.event_text``), made when first
+    looked up: every position a reported CE holds is still in the engine's event buffer then."""
+
+    __slots__ = ("engine",)
+
+    def __init__(self, engine: Any) -> None:
+        super().__init__()
+        self.engine = engine
+
+    def __missing__(self, position: int) -> str:
+        text = self[position] = self.engine.event_text(position)
+        return text
 
 
 class MatchWriter:
@@ -41,6 +56,9 @@ class MatchWriter:
         self.fmt, self.positions_only = fmt, positions_only
         self._own = isinstance(out, str)
         self._events: dict[int, tuple[Any, str]] = {}  # id(event) → (event, its JSON text): kept alive here
+        self._texts: dict[int, str] = {}  # position → its event's JSON text (attach)
+        self.count = 0
+        """Complex events written."""
         if fmt == "parquet":
             if not self._own:
                 raise CerError("--output-format parquet needs --output FILE")
@@ -57,42 +75,83 @@ class MatchWriter:
         if found is None:
             if len(self._events) >= _CACHE_LIMIT:
                 self._events.clear()
-            found = self._events[id(event)] = (event, json.dumps(event.to_dict()))
+            found = self._events[id(event)] = (event, event.to_json_text())
         return found[1]
 
-    def _events_text(self, match: Any) -> str:
-        return "[" + ", ".join([self._event_text(e) for e in match.events]) + "]"
-
     def write(self, match: Any) -> None:
-        positions = match.complex_event.positions
-        partition = None if match.partition is None else json.dumps(list(match.partition))
+        """Write one Match (or AggregatedMatch)."""
         pairs = getattr(match, "aggregates", None)  # (an AggregatedMatch: seed 003's created event)
-        aggregates = None if pairs is None else json.dumps({alias: json_value(v) for alias, v in pairs})
+        ce = match.complex_event
+        self._rows_out([(ce.start, ce.end, ce.positions,
+                         None if self.positions_only else [self._event_text(e) for e in match.events],
+                         None if match.partition is None else json.dumps(list(match.partition)),
+                         None if pairs is None else json.dumps({alias: json_value(v) for alias, v in pairs}))])
+        self.count += 1
+
+    def attach(self, engine: Any) -> bool:
+        """Have ``engine`` (an :class:`~cer_theory.engines.core.Engine`) write its CEs here as it reports them,
+        with no Match per CE (:meth:`Engine.report_to`; docs/decisions.md D155): each event's JSON text is made
+        once per position and reused by every CE that reports it. The bytes are those of :meth:`write` on the
+        Matches. The engine then yields nothing; :attr:`count` counts what was written. False (and nothing
+        changed) for a query with aggregates: write its Matches."""
+        try:
+            engine.report_to(self._report)
+        except UnsupportedError:
+            return False
+        self._texts = _PositionTexts(engine)
+        return True
+
+    def _report(self, ces: list, partition: tuple | None) -> tuple:
+        part = None if partition is None else json.dumps(list(partition))
+        self.count += len(ces)
+        text = self._texts.__getitem__  # (an event's text, made on first use: _PositionTexts.__missing__)
+        if len(self._texts) >= _CACHE_LIMIT:
+            self._texts.clear()
+        if self.fmt == "jsonl":  # (_rows_out's jsonl, one f-string per CE: the hot path of `cer-theory run`)
+            tail = "}\n" if part is None else f', "partition": {part}}}\n'
+            if self.positions_only:
+                self._out.write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
+                                         f'[{", ".join(map(str, c.positions))}]{tail}' for c in ces]))
+            else:
+                self._out.write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
+                                         f'[{", ".join(map(str, ps := c.positions))}], "events": '
+                                         f'[{", ".join(map(text, ps))}]{tail}' for c in ces]))
+        elif self.positions_only:
+            self._rows_out([(c.start, c.end, c.positions, None, part, None) for c in ces])
+        else:
+            self._rows_out([(c.start, c.end, c.positions, list(map(text, c.positions)), part, None) for c in ces])
+        return ()
+
+    def _rows_out(self, rows: list[tuple]) -> None:
+        """Write ``(start, end, positions, event texts or None, partition JSON or None, aggregates JSON or None)``
+        rows in the output format."""
         if self.fmt == "jsonl":
-            text = f'{{"start": {match.complex_event.start}, "end": {match.complex_event.end}, "positions": ' \
-                   f'[{", ".join(map(str, positions))}]'
-            if not self.positions_only:
-                text += ', "events": ' + self._events_text(match)
-            if partition is not None:
-                text += ', "partition": ' + partition
-            if aggregates is not None:
-                text += ', "aggregates": ' + aggregates
-            self._out.write(text + "}\n")
-            return
-        events = None if self.positions_only else self._events_text(match)
-        if self.fmt == "csv":
-            self._csv.writerow([match.complex_event.start, match.complex_event.end, " ".join(map(str, positions)),
-                                partition or "", events or "", aggregates or ""])
-            return
-        rows = self._rows
-        rows["start"].append(match.complex_event.start)
-        rows["end"].append(match.complex_event.end)
-        rows["positions"].append(list(positions))
-        rows["partition"].append(partition)
-        rows["events"].append(events)
-        rows["aggregates"].append(aggregates)
-        if len(rows["start"]) >= ROWS_PER_GROUP:
-            self._flush()
+            lines = []
+            for start, end, positions, events, partition, aggregates in rows:
+                text = f'{{"start": {start}, "end": {end}, "positions": [{", ".join(map(str, positions))}]'
+                if events is not None:
+                    text += ', "events": [' + ", ".join(events) + "]"
+                if partition is not None:
+                    text += ', "partition": ' + partition
+                if aggregates is not None:
+                    text += ', "aggregates": ' + aggregates
+                lines.append(text + "}\n")
+            self._out.write("".join(lines))
+        elif self.fmt == "csv":
+            self._csv.writerows([[start, end, " ".join(map(str, positions)), partition or "",
+                                  "" if events is None else "[" + ", ".join(events) + "]", aggregates or ""]
+                                 for start, end, positions, events, partition, aggregates in rows])
+        else:
+            columns = self._rows
+            for start, end, positions, events, partition, aggregates in rows:
+                columns["start"].append(start)
+                columns["end"].append(end)
+                columns["positions"].append(list(positions))
+                columns["partition"].append(partition)
+                columns["events"].append(None if events is None else "[" + ", ".join(events) + "]")
+                columns["aggregates"].append(aggregates)
+            if len(columns["start"]) >= ROWS_PER_GROUP:
+                self._flush()
 
     def _flush(self) -> None:
         if self._rows["start"]:

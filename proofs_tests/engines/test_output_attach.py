@@ -1,0 +1,139 @@
+"""The output writers' fast path (cer_theory/engines/core/output.py, docs/decisions.md D155) against the readable
+one: an engine with a :class:`MatchWriter` attached (``Engine.report_to``: no Match per CE, each event's JSON
+text made once per position) writes exactly the bytes (JSON Lines, CSV) or the table (Parquet) that
+``MatchWriter.write`` writes for the Matches the same engine yields, for every output format, with and without
+``positions_only``, on every input path (Events, dicts in batches, a JSON Lines file in tiny batches); and
+``Event.to_json_text`` is ``json.dumps(event.to_dict())`` byte for byte."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cer_theory.core.events import Event
+from cer_theory.engines.core import Engine
+from cer_theory.engines.core import columnar
+from cer_theory.engines.core.columnar import file_matches
+from cer_theory.engines.core.output import MatchWriter
+from cer_theory.formalisms.ceql.printer import format as to_text
+from cer_theory.testing.strategies import ceql
+from cer_theory.testing.strategies.predicates import extended_events
+
+FORMATS = [("jsonl", False), ("jsonl", True), ("csv", False), ("csv", True), ("parquet", False),
+           ("parquet", True)]
+
+
+def _written(path: Path, fmt: str) -> object:
+    if fmt == "parquet":
+        return pq.read_table(path).to_pylist()
+    return path.read_text(encoding="utf-8")
+
+
+def _outputs(query, feed, folder: Path, fmt: str, positions_only: bool) -> tuple[object, object, int]:
+    """(what write(match) wrote, what the attached writer wrote, the CEs the attached writer counted)."""
+    slow, fast = folder / f"slow.{fmt}", folder / f"fast.{fmt}"
+    writer = MatchWriter(str(slow), fmt, positions_only=positions_only)
+    for match in feed(Engine(query)):
+        writer.write(match)
+    writer.close()
+    engine = Engine(query)
+    attached = MatchWriter(str(fast), fmt, positions_only=positions_only)
+    assert attached.attach(engine)
+    assert list(feed(engine)) == []  # everything went to the writer
+    attached.close()
+    return _written(slow, fmt), _written(fast, fmt), attached.count
+
+
+def _feeds(stream: list[Event], folder: Path) -> dict:
+    path = folder / "s.jsonl"
+    path.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in stream), encoding="utf-8")
+    return {"Events": lambda engine: engine.process(stream),
+            "dicts": lambda engine: engine.process([e.to_dict() for e in stream]),
+            "jsonl file": lambda engine: file_matches(engine, path, "jsonl")}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ceql.evaluable_queries(), ceql.timed_streams(max_length=10), st.sampled_from(FORMATS))
+def test_attached_writer_writes_what_write_writes_for_the_matches(query, stream, output):
+    fmt, positions_only = output
+    saved = columnar.BATCH_ROWS, columnar.BATCH_BYTES
+    columnar.BATCH_ROWS, columnar.BATCH_BYTES = 3, 90  # several batches per stream: CEs across batches
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            for name, feed in _feeds(list(stream), folder).items():
+                slow, fast, count = _outputs(query, feed, folder, fmt, positions_only)
+                assert fast == slow, (f"query: {to_text(query)}\nstream: {list(stream)}\ninput: {name}, "
+                                      f"output: {fmt}, positions_only={positions_only}\n"
+                                      f"write(match): {slow!r}\nattached: {fast!r}")
+                assert count == sum(1 for _ in feed(Engine(query)))
+    finally:
+        columnar.BATCH_ROWS, columnar.BATCH_BYTES = saved
+
+
+def test_attached_writer_partition_and_events_oracle(tmp_path):
+    """A worked case: PARTITION BY with numbers of both kinds and strings that need escaping."""
+    data = [{"type": t, "x": x, "name": "é\"q", "v": 1.5} for t, x in zip("RTRTRT", [1, 1, 2.0, 2, 1, 1])]
+    engine = Engine("SELECT * FROM S WHERE R ; T PARTITION BY [x]")
+    out = io.StringIO()
+    writer = MatchWriter(out, "jsonl")
+    assert writer.attach(engine)
+    assert list(engine.process(data)) == []
+    matches = list(Engine("SELECT * FROM S WHERE R ; T PARTITION BY [x]").process(data))
+    assert out.getvalue() == "".join(json.dumps(m.to_json()) + "\n" for m in matches)
+    assert writer.count == len(matches) == 4
+    assert out.getvalue().splitlines()[0] == (
+        '{"start": 0, "end": 1, "positions": [0, 1], "events": [{"type": "R", "name": "\\u00e9\\"q", "v": 1.5, '
+        '"x": 1}, {"type": "T", "name": "\\u00e9\\"q", "v": 1.5, "x": 1}], "partition": [1]}')
+
+
+def test_attach_refuses_a_query_with_aggregates():
+    """Aggregated matches are decoded before they are reported: the writer takes them one by one."""
+    engine = Engine("SELECT SUM(R.x) AS s FROM S WHERE R+")
+    writer = MatchWriter(io.StringIO(), "jsonl")
+    assert not writer.attach(engine)
+    assert [m.aggregates for m in engine.process([{"type": "R", "x": 2}])] == [(("s", 2),)]
+
+
+def test_attached_writer_builds_each_reported_event_once(tmp_path):
+    """Counting, not timing: one JSON text per reported position, however many CEs report it."""
+    engine = Engine("SELECT * FROM S WHERE R ; T+")
+    writer = MatchWriter(io.StringIO(), "jsonl")
+    writer.attach(engine)
+    made = []
+    real = Event.to_json_text
+
+    def counted(event: Event) -> str:
+        made.append(event)
+        return real(event)
+
+    Event.to_json_text = counted  # type: ignore[method-assign]
+    try:
+        list(engine.process([{"type": "R"}] + [{"type": "T", "k": k} for k in range(6)]))
+    finally:
+        Event.to_json_text = real  # type: ignore[method-assign]
+    assert writer.count == 2 ** 6 - 1  # every non-empty set of the T's
+    assert len(made) == 7
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(extended_events(), st.builds(
+    lambda t, d: Event(t, d), st.text(min_size=1, max_size=4),
+    st.dictionaries(st.sampled_from(["a", "b_1", "Z"]),
+                    st.one_of(st.text(max_size=5), st.integers(-2 ** 70, 2 ** 70), st.booleans(),
+                              st.floats(allow_nan=False)), max_size=3))))
+def test_event_to_json_text_is_json_dumps_of_to_dict(event):
+    assert event.to_json_text() == json.dumps(event.to_dict()), repr(event)
+
+
+@pytest.mark.parametrize("value", [float("inf"), -0.0, 1e-7, 2 ** 64, True, "\x00\u2028"])
+def test_event_to_json_text_on_edge_values(value):
+    event = Event("R", v=value)
+    assert event.to_json_text() == json.dumps(event.to_dict())
