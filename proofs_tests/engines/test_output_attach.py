@@ -7,17 +7,19 @@ text made once per position) writes exactly the bytes (JSON Lines, CSV) or the t
 
 from __future__ import annotations
 
+import csv
 import io
-import tempfile
 import json
+import tempfile
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cer_theory.core.events import Event
+from cer_theory.core.events import Event, event_json_text, row_json_text
 from cer_theory.engines.core import Engine
 from cer_theory.engines.core import columnar
 from cer_theory.engines.core.columnar import file_matches
@@ -54,9 +56,21 @@ def _outputs(query, feed, folder: Path, fmt: str, positions_only: bool) -> tuple
 def _feeds(stream: list[Event], folder: Path) -> dict:
     path = folder / "s.jsonl"
     path.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in stream), encoding="utf-8")
-    return {"Events": lambda engine: engine.process(stream),
-            "dicts": lambda engine: engine.process([e.to_dict() for e in stream]),
-            "jsonl file": lambda engine: file_matches(engine, path, "jsonl")}
+    feeds = {"Events": lambda engine: engine.process(stream),
+             "dicts": lambda engine: engine.process([e.to_dict() for e in stream]),
+             "jsonl file": lambda engine: file_matches(engine, path, "jsonl")}
+    if stream:
+        names = sorted({a for e in stream for a in e.attributes})
+        rows = [{"type": e.type, **{a: e.get(a) for a in names}} for e in stream]
+        csv_path, parquet_path = folder / "s.csv", folder / "s.parquet"
+        with csv_path.open("w", encoding="utf-8", newline="") as f:
+            out = csv.DictWriter(f, ["type", *names])
+            out.writeheader()
+            out.writerows(rows)
+        pq.write_table(pa.Table.from_pylist(rows), parquet_path)
+        feeds["csv file"] = lambda engine: file_matches(engine, csv_path, "csv")
+        feeds["parquet file"] = lambda engine: file_matches(engine, parquet_path, "parquet")
+    return feeds
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -137,3 +151,18 @@ def test_event_to_json_text_is_json_dumps_of_to_dict(event):
 def test_event_to_json_text_on_edge_values(value):
     event = Event("R", v=value)
     assert event.to_json_text() == json.dumps(event.to_dict())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(extended_events(), min_size=1, max_size=5))
+def test_row_json_text_is_event_json_text_row_by_row(events):
+    """The generated per-batch writer of :func:`row_json_text` against the readable :func:`event_json_text`."""
+    names = tuple(sorted({a for e in events for a in e.attributes}))
+    text = row_json_text(names)([e.type for e in events], *([e.get(a) for e in events] for a in names))
+    for k, e in enumerate(events):
+        assert text(k) == event_json_text(e.type, e.attributes.items()) == json.dumps(e.to_dict()), repr(e)
+
+
+def test_row_json_text_refuses_a_name_that_is_not_an_identifier():
+    with pytest.raises(ValueError, match="not an attribute name"):
+        row_json_text(("a'; import os",))

@@ -43,7 +43,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from cer_theory.core.errors import StreamFormatError
-from cer_theory.core.events import TYPE_KEY, Event, event_json_text, iter_file
+from cer_theory.core.events import TYPE_KEY, Event, iter_file, row_json_text
 from cer_theory.core.predicates.ast import Predicate, kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR, Batch, Column, bitmasks
 from cer_theory.formalisms.ceql.declarations import KIND_NAMES, Schema
@@ -297,7 +297,7 @@ class ColumnEvents:
     columns passed the exactness checks), without parsing the row's source again. ``source``: rows (a bool
     array, computed with the columns) whose Event comes from ``source_event`` instead."""
 
-    __slots__ = ("types", "names", "values", "source", "source_event", "_columns", "_from_source")
+    __slots__ = ("types", "names", "values", "source", "source_event", "_columns", "_from_source", "_text")
 
     def __init__(self, types: np.ndarray, names: list[str], values: Callable[[str], list],
                  source: Callable[[], np.ndarray] | None = None,
@@ -306,6 +306,7 @@ class ColumnEvents:
         self.source, self.source_event = source, source_event
         self._columns: list[tuple[str, list]] | None = None
         self._from_source: list[bool] | None = None
+        self._text: Callable[[int], str] | None = None
 
     def __call__(self, k: int) -> Event:
         columns = self._columns
@@ -318,12 +319,15 @@ class ColumnEvents:
 
     def text(self, k: int) -> str:
         """Row k's ``Event.to_json_text()``, written from the same cells without building the Event."""
-        columns = self._columns
-        if columns is None:
-            columns = self._converted()
+        if self._columns is None:
+            self._converted()
         if self._from_source is not None and self._from_source[k]:
             return self.source_event(k).to_json_text()  # type: ignore[misc]
-        return event_json_text(self.types[k], [(name, v) for name, cells in columns if (v := cells[k]) is not None])
+        text = self._text
+        if text is None:
+            types = self.types.tolist() if isinstance(self.types, np.ndarray) else self.types  # (list: faster [k])
+            text = self._text = row_json_text(tuple(self.names))(types, *(cells for _, cells in self._columns))
+        return text(k)
 
     def _converted(self) -> list[tuple[str, list]]:
         columns = self._columns = [(name, self.values(name)) for name in self.names]

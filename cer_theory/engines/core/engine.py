@@ -184,10 +184,16 @@ class _Span:
 
 def _first_admitted(keys: Sequence, lo: int, hi: int, now: float, size: float, strict: bool) -> int:
     """The first index in ``keys[lo:hi]`` (non-decreasing) whose key the window still admits at ``now``, by
-    binary search with the row loop's own comparison (so ints and floats compare exactly as there), or ``hi``."""
+    binary search with the row loop's own comparison (so ints and floats compare exactly as there), or ``hi``.
+    The first few keys are tried one by one: between two visited rows only a handful of positions expire."""
+    stop = min(hi, lo + 8)
     if strict:
-        return bisect_left(keys, True, lo, hi, key=lambda k: now - k < size)
-    return bisect_left(keys, True, lo, hi, key=lambda k: now - k <= size)
+        while lo < stop and not now - keys[lo] < size:
+            lo += 1
+        return lo if lo < stop or lo == hi else bisect_left(keys, True, lo, hi, key=lambda k: now - k < size)
+    while lo < stop and not now - keys[lo] <= size:
+        lo += 1
+    return lo if lo < stop or lo == hi else bisect_left(keys, True, lo, hi, key=lambda k: now - k <= size)
 
 
 class Engine:
@@ -919,6 +925,11 @@ class Engine:
     def event_text(self, position: int) -> str:
         """``event_at(position).to_json_text()``, written from a batch's columns without building the Event when
         the row is in one (docs/decisions.md D155)."""
+        spans = self._spans
+        if spans:  # (most reported rows are in the newest batch)
+            rows = spans[-1].rows
+            if rows is not None and position >= rows.first:
+                return rows.text(position - rows.first)
         rows, found = self._locate(position)
         return found.to_json_text() if rows is None else rows.text(found)
 

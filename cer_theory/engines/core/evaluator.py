@@ -447,17 +447,21 @@ class Evaluator:
         to window key ``key``: each such update drops the det-states made of sinks (``spent[p]``) and, with a
         window, the states whose head has expired at that event's τ (:meth:`_update`); pruning is monotone in τ,
         so the last event's τ decides. Reads the evaluator without changing it (the engine skips those events)."""
-        tau = 0
+        heads = [ul[0] for p, ul in self.table.items() if not spent[p]]
         window = self.window
-        if window is not None:
-            size, strict = window.size, window.strict
-            tau = self.tecs.next_id
-            for start, bottom in self._bottoms:
-                if (key - start < size) if strict else (key - start <= size):
-                    tau = bottom
-                    break
+        if not heads or window is None:
+            return bool(heads)
+        size, strict = window.size, window.strict
+        tau = self.tecs.next_id
+        for start, bottom in self._bottoms:
+            if (key - start < size) if strict else (key - start <= size):
+                tau = bottom
+                break
         mx, b = self.tecs.mx, self.tecs.base
-        return any(not spent[p] and (not tau or mx[ul[0] - b] >= tau) for p, ul in self.table.items())
+        for n in heads:
+            if mx[n - b] >= tau:
+                return True
+        return False
 
     # ------------------------------------------------------------------ inspection
 

@@ -46,6 +46,16 @@ class _PositionTexts(dict):
         return text
 
 
+class _Numbers(dict):
+    """Position → its decimal text, made on first use (a reported position is written about three times)."""
+
+    __slots__ = ()
+
+    def __missing__(self, position: int) -> str:
+        text = self[position] = str(position)
+        return text
+
+
 class MatchWriter:
     """``write(match)`` for each match, then ``close()``; ``out`` is a text stream (jsonl, csv) or a file path
     (any format; parquet needs one)."""
@@ -57,6 +67,7 @@ class MatchWriter:
         self._own = isinstance(out, str)
         self._events: dict[int, tuple[Any, str]] = {}  # id(event) → (event, its JSON text): kept alive here
         self._texts: dict[int, str] = {}  # position → its event's JSON text (attach)
+        self._numbers = _Numbers()
         self.count = 0
         """Complex events written."""
         if fmt == "parquet":
@@ -107,14 +118,16 @@ class MatchWriter:
         text = self._texts.__getitem__  # (an event's text, made on first use: _PositionTexts.__missing__)
         if len(self._texts) >= _CACHE_LIMIT:
             self._texts.clear()
+            self._numbers.clear()
         if self.fmt == "jsonl":  # (_rows_out's jsonl, one f-string per CE: the hot path of `cer-theory run`)
             tail = "}\n" if part is None else f', "partition": {part}}}\n'
+            number = self._numbers.__getitem__
             if self.positions_only:
                 self._out.write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
-                                         f'[{", ".join(map(str, c.positions))}]{tail}' for c in ces]))
+                                         f'[{", ".join(map(number, c.positions))}]{tail}' for c in ces]))
             else:
                 self._out.write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
-                                         f'[{", ".join(map(str, ps := c.positions))}], "events": '
+                                         f'[{", ".join(map(number, ps := c.positions))}], "events": '
                                          f'[{", ".join(map(text, ps))}]{tail}' for c in ces]))
         elif self.positions_only:
             self._rows_out([(c.start, c.end, c.positions, None, part, None) for c in ces])
