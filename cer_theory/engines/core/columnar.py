@@ -80,12 +80,13 @@ class Rows:
     built on demand: only for reported matches). ``first`` is the global position of row 0 (set when the engine
     reads the batch); ``lines`` the source line of each row (None: line = position, as for in-memory inputs)."""
 
-    __slots__ = ("types", "kinds", "_column", "_columns", "_values", "_event", "first", "lines", "_events")
+    __slots__ = ("types", "kinds", "_column", "_columns", "_values", "_event", "first", "lines", "_events", "_text")
 
     def __init__(self, types: np.ndarray, kinds: dict[str, np.ndarray], column: Callable[[str], Column],
                  values: Callable[[str], list], event: Callable[[int], Event], lines: np.ndarray | None = None
                  ) -> None:
         self.types, self.kinds, self._column, self._values, self._event = types, kinds, column, values, event
+        self._text: Callable[[int], str] | None = getattr(event, "text", None)  # (ColumnEvents.text)
         self._columns: dict[str, Column] = {}
         self.first = 0
         self.lines = lines
@@ -112,13 +113,8 @@ class Rows:
     def text(self, k: int) -> str:
         """``self.event(k).to_json_text()``, without building the Event when the batch can write the row's JSON
         from its columns (:meth:`ColumnEvents.text`; the output writers, docs/decisions.md D155)."""
-        found = self._events.get(k)
-        if found is None:
-            text = getattr(self._event, "text", None)
-            if text is not None:
-                return text(k)
-            found = self.event(k)
-        return found.to_json_text()
+        text = self._text
+        return text(k) if text is not None else self.event(k).to_json_text()
 
     def line(self, k: int) -> int:
         return self.first + k if self.lines is None else int(self.lines[k])
@@ -319,15 +315,22 @@ class ColumnEvents:
 
     def text(self, k: int) -> str:
         """Row k's ``Event.to_json_text()``, written from the same cells without building the Event."""
-        if self._columns is None:
-            self._converted()
-        if self._from_source is not None and self._from_source[k]:
-            return self.source_event(k).to_json_text()  # type: ignore[misc]
         text = self._text
         if text is None:
-            types = self.types.tolist() if isinstance(self.types, np.ndarray) else self.types  # (list: faster [k])
-            text = self._text = row_json_text(tuple(self.names))(types, *(cells for _, cells in self._columns))
+            text = self._text = self._row_text()
         return text(k)
+
+    def _row_text(self) -> Callable[[int], str]:
+        columns = self._columns if self._columns is not None else self._converted()
+        types = self.types.tolist() if isinstance(self.types, np.ndarray) else self.types  # (list: faster [k])
+        cells = row_json_text(tuple(self.names))(types, *(c for _, c in columns))
+        source, from_source = self.source_event, self._from_source
+        if from_source is None or not any(from_source):
+            return cells
+
+        def text(k: int) -> str:
+            return source(k).to_json_text() if from_source[k] else cells(k)  # type: ignore[misc]
+        return text
 
     def _converted(self) -> list[tuple[str, list]]:
         columns = self._columns = [(name, self.values(name)) for name in self.names]

@@ -578,7 +578,6 @@ class Engine:
         attrs = self.partition_attributes
         evaluators = self._evaluators
         get_entry, to_end = evaluators.get, evaluators.move_to_end
-        spans = self._spans
         size, strict = (window.size, window.strict) if window is not None else (_INF, False)
         expire_partitions = window is not None and bool(attrs)  # as in _expire (no strategy here)
         by_position = window is not None and window.kind == "events"
@@ -592,7 +591,6 @@ class Engine:
         subsets = self.det.subsets
         known = len(subsets)
         done = position - first  # rows of this batch already read
-        oldest = spans[0]  # the span holding position ``base`` (or the last one, when base = position)
         try:
             for k in visit:
                 if k > done:  # catch up the skipped rows done..k-1 (already in the batch's span)
@@ -651,17 +649,16 @@ class Engine:
                                 break
                             del evaluators[next(iter(evaluators))]
                             self.partitions_discarded += 1
-                    if base < position:
-                        head = oldest.keys[base - oldest.start]
-                        if (key - head >= size) if strict else (key - head > size):
-                            self.position = position
-                            base = self._expire_spans(key, base)
-                            oldest = spans[0]
+                    # (the event buffer's positions expire before a yield and when the loop ends, at the key
+                    # of then: expiry is monotone in the key, so that is where the row loop's per-row expiry gets
+                    # to, and the batch's span is held whole meanwhile anyway)
                 if ces:
+                    if window is not None and base < position:
+                        self.position = position
+                        base = self._expire_spans(key, base)
                     self.position, self._last_key, self._events_base = position, last, base
                     yield from self._report(ces, entry[1] if attrs else None)  # type: ignore[index]
                     position, last, base = self.position, self._last_key, self._events_base
-                    oldest = spans[0]
                 if inert is not None and len(subsets) != known:
                     known = len(subsets)
                     if not inert.refresh():
@@ -683,6 +680,9 @@ class Engine:
                     self._expire(last)
                     base = self._events_base
         finally:
+            if window is not None and base < position and last != -_INF:  # (the deferred expiry, see above)
+                self.position = position
+                base = self._expire_spans(last, base)
             self.position, self._last_key, self._events_base = position, last, base
         return None
 
