@@ -592,6 +592,10 @@ def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
     _require_utf8(block)
     if b'"' in block:
         _no_quoted_line_break(block)
+    if header_line.startswith(b"\xef\xbb\xbf"):
+        header_line = header_line[3:]  # (the row reader drops a byte order mark too)
+    if header_line.count(b'"') % 2:
+        raise Fallback("a quoted line break in the header")
     try:
         header = next(csv.reader([header_line.decode("utf-8").rstrip("\r\n")]))
     except (UnicodeDecodeError, StopIteration):
@@ -703,20 +707,31 @@ def _csv_typed(cells: pa.Array) -> pa.Array | None:
     return pc.equal(cells, "true") if bools == n - cells.null_count else None
 
 
+def _ascii_numbers(cells: pa.Array) -> bool:
+    """Whether every cell that may be a number (by its first byte, :data:`_NUMBER_START`) is ASCII: the cell
+    grammar's regexes read ASCII digits only, Python's ``\\d`` any Unicode digit. Other non-ASCII cells are
+    strings for both."""
+    if pc.all(pc.string_is_ascii(cells)).as_py():
+        return True
+    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32, count=len(cells) + 1, offset=4 * cells.offset)
+    data = np.frombuffer(cells.buffers()[2], dtype=np.uint8)
+    present = np.flatnonzero(offsets[1:] > offsets[:-1])
+    maybe = present[_NUMBER_START[data[offsets[present]]]]
+    return len(maybe) == 0 or pc.all(pc.string_is_ascii(cells.take(pa.array(maybe)))).as_py()
+
+
 def _csv_column(cells: pa.Array) -> tuple[Column, Callable[[], list]]:
     """A CSV column of text cells (null: empty) that mixes kinds, read as the row reader reads each cell: empty →
     absent, an integer or decimal → a number, ``true``/``false`` → a boolean, anything else a string."""
     n = len(cells)
     cells = cells.fill_null("")
-    if n and not pc.all(pc.string_is_ascii(cells)).as_py():
-        raise Fallback("non-ASCII cells")
+    if cells.buffers()[2] is not None and not _ascii_numbers(cells):
+        raise Fallback("a non-ASCII cell that may be a number")  # (Python's \d: Unicode digits, the row way)
     empty = np.asarray(pc.equal(pc.utf8_length(cells), 0).to_numpy(zero_copy_only=False), dtype=bool)
     is_int = np.asarray(pc.match_substring_regex(cells, _INT_RE).to_numpy(zero_copy_only=False), dtype=bool)
     is_num = is_int | np.asarray(pc.match_substring_regex(cells, _NUM_RE).to_numpy(zero_copy_only=False), dtype=bool)
     is_true = np.asarray(pc.equal(cells, "true").to_numpy(zero_copy_only=False), dtype=bool)
     is_bool = is_true | np.asarray(pc.equal(cells, "false").to_numpy(zero_copy_only=False), dtype=bool)
-    if is_int.any() and (np.asarray(pc.utf8_length(cells).to_numpy(zero_copy_only=False))[is_int] > 16).any():
-        raise Fallback("a long integer")  # beyond int64, or not exact as a float: the row way
     kinds = np.where(empty, MISSING, np.where(is_num, NUM, np.where(is_bool, BOOL, STR))).astype(np.int8)
     zero = pa.scalar("0")
     num = np.zeros(n)
@@ -729,11 +744,13 @@ def _csv_column(cells: pa.Array) -> tuple[Column, Callable[[], list]]:
                 int_text = pc.replace_substring_regex(pc.if_else(pa.array(is_int), cells, zero), r"^\+", "")
                 ints = np.asarray(pc.cast(int_text, pa.int64()).to_numpy(zero_copy_only=False))
         except pa.ArrowException:
-            raise Fallback("a number Arrow reads differently") from None
+            raise Fallback("an integer beyond int64") from None  # (a Python int: the row way)
         num = np.where(is_int, ints.astype(np.float64), num)
+    # an int64 at or beyond 2**53 is exact, its float not: the error bound arrow_column gives it
+    err = np.where(is_int & (np.abs(num) >= _EXACT), np.abs(num) * 2.0 ** -52, 0.0)
     text = _object_strings(cells)
     strings = kinds == STR
-    column = Column(kinds, num, np.zeros(n), np.where(strings, text, ""), is_true)
+    column = Column(kinds, num, err, np.where(strings, text, ""), is_true)
 
     def values() -> list:
         out = np.full(n, None, dtype=object)
