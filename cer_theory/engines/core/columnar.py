@@ -61,8 +61,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KIND_OF_CODE = {NUM: "num", STR: "str", BOOL: "bool"}
 _INT_RE = r"^[+-]?[0-9]+$"
 _NUM_RE = r"^[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][+-]?[0-9]+)?$"
-"""The CSV cell grammar of :func:`cer_theory.core.events._csv_value` for ASCII cells (a non-ASCII cell sends its
-batch the row way, where Python's Unicode digits apply)."""
+"""The CSV cell grammar of :func:`cer_theory.core.events._csv_value` for ASCII cells (a non-ASCII cell that may be
+a number sends its batch the row way, where Python's Unicode digits apply; docs/decisions.md D150)."""
 
 
 class Fallback(Exception):
