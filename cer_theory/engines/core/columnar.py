@@ -639,12 +639,28 @@ def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
 
 
 def _no_quoted_line_break(block: bytes) -> None:
-    """A quoted cell holding a line break makes one record of two lines: the row way (whose line numbers count
-    records by their first line). A line break is inside quotes when an odd number of quotes precede it."""
+    """Quotes as both readers read them, else the row way. A quoted cell holding a line break makes one record of
+    two lines (the row reader numbers records by their first line): a line break is inside quotes when an odd
+    number of quotes precede it. And each line holding a quote must be :data:`_QUOTED_LINE`: cells quoted whole
+    (``""`` inside for a quote) or holding no quote. Outside that grammar the readers part: Python's csv module
+    (strict, as the row reader uses it) rejects ``"a"b`` where Arrow reads ``ab``, and it keeps quotes inside an
+    unquoted cell as text."""
     arr = np.frombuffer(block, dtype=np.uint8)
     quotes = np.flatnonzero(arr == 34)
-    if (np.searchsorted(quotes, np.flatnonzero(arr == 10)) % 2).any():
+    newlines = np.flatnonzero(arr == 10)
+    if (np.searchsorted(quotes, newlines) % 2).any():
         raise Fallback("a quoted line break")
+    starts, ends = _cut(block)
+    offsets = np.append(starts, len(block)).astype(np.int32)  # each line with its line end
+    lines = pa.StringArray.from_buffers(len(starts), pa.py_buffer(offsets.tobytes()), pa.py_buffer(block))
+    quoted = lines.take(pa.array(np.unique(np.searchsorted(ends, quotes))))  # the lines holding a quote
+    if not pc.all(pc.match_substring_regex(quoted, _QUOTED_LINE)).as_py():
+        raise Fallback("a quote outside a whole quoted cell")
+
+
+_CELL = r'(?:"(?:[^"]|"")*"|[^",\r\n]*)'
+_QUOTED_LINE = rf"^{_CELL}(?:,{_CELL})*\r?\n?$"
+"""A CSV line whose quotes Arrow and Python's csv module read alike: each cell quoted whole or quote-free."""
 
 
 def _byte_set(chars: bytes) -> np.ndarray:
