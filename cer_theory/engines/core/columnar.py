@@ -61,8 +61,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KIND_OF_CODE = {NUM: "num", STR: "str", BOOL: "bool"}
 _INT_RE = r"^[+-]?[0-9]+$"
 _NUM_RE = r"^[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][+-]?[0-9]+)?$"
-"""The CSV cell grammar of :func:`cer_theory.core.events._csv_value` for ASCII cells (a non-ASCII cell sends its
-batch the row way, where Python's Unicode digits apply)."""
+"""The CSV cell grammar of :func:`cer_theory.core.events._csv_value` for ASCII cells (a non-ASCII cell that may be
+a number sends its batch the row way, where Python's Unicode digits apply; docs/decisions.md D150)."""
 
 
 class Fallback(Exception):
@@ -195,7 +195,7 @@ def arrow_column(array: pa.Array | pa.ChunkedArray, *, nan_missing: bool) -> Col
         flag = np.asarray(array.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
         kinds[valid] = BOOL
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
-        text = array.fill_null("").to_numpy(zero_copy_only=False).astype(object)
+        text = _object_strings(array.fill_null(""))
         kinds[valid] = STR
     else:
         raise Fallback(f"a {t} column")
@@ -211,7 +211,15 @@ def _types(table: pa.Table) -> np.ndarray:
         raise Fallback("type column")
     if len(col) and pc.any(pc.equal(pc.utf8_length(col), 0)).as_py():
         raise Fallback("empty type")
-    return col.to_numpy().astype(object)
+    return _object_strings(col)
+
+
+def _object_strings(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A string column as an object array of Python strings (through ``to_pylist``: several times faster than
+    pyarrow's ``to_numpy`` for strings)."""
+    out = np.empty(len(array), dtype=object)
+    out[:] = array.to_pylist()
+    return out
 
 
 def _names(names: Iterable[str]) -> list[str]:
@@ -610,14 +618,19 @@ def _require_utf8(block: bytes) -> None:
 
 
 def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
-    if not _plain_newlines(block) or not _plain_newlines(header_line):
+    """One CSV block as columns (docs/decisions.md D150): Arrow reads every cell as text (an empty cell, quoted or
+    not, is null: the row reader's absent value); :func:`_csv_typed` then gives each column the one Arrow type
+    whose values are exactly :func:`cer_theory.core.events._csv_value`'s, and a column that mixes kinds goes
+    through the cell grammar (:func:`_csv_column`)."""
+    if (b"\r" in block and not _plain_newlines(block)) or not _plain_newlines(header_line):
         raise Fallback("carriage return")
     _require_utf8(block)
-    arr = np.frombuffer(block, dtype=np.uint8)
-    quotes = np.cumsum(arr == 34)
-    newline_at = np.flatnonzero(arr == 10)
-    if len(newline_at) and (quotes[newline_at] % 2).any():
-        raise Fallback("a quoted line break")
+    if b'"' in block:
+        _no_quoted_line_break(block)
+    if header_line.startswith(b"\xef\xbb\xbf"):
+        header_line = header_line[3:]  # (the row reader drops a byte order mark too)
+    if header_line.count(b'"') % 2:
+        raise Fallback("a quoted line break in the header")
     try:
         header = next(csv.reader([header_line.decode("utf-8").rstrip("\r\n")]))
     except (UnicodeDecodeError, StopIteration):
@@ -625,46 +638,151 @@ def _csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
     header = [h.strip() for h in header]
     if TYPE_KEY not in header or len(set(header)) != len(header):
         raise Fallback("header")
-    lines = _line_index(block.replace(b"\r\n", b"\n"), line, b"\r\n")
+    lines = _line_index(block.replace(b"\r\n", b"\n") if b"\r" in block else block, line, b"\r\n")
     try:
         table = pa_csv.read_csv(
             io.BytesIO(block),
             read_options=pa_csv.ReadOptions(column_names=header, use_threads=False, block_size=len(block) + 1),
-            convert_options=pa_csv.ConvertOptions(column_types={h: pa.string() for h in header},
-                                                  strings_can_be_null=False, quoted_strings_can_be_null=False))
+            convert_options=pa_csv.ConvertOptions(column_types={h: pa.string() for h in header}, null_values=[""],
+                                                  strings_can_be_null=True, quoted_strings_can_be_null=True))
     except (pa.ArrowException, UnicodeDecodeError, ValueError):
         raise Fallback("Arrow cannot read the batch") from None
     if table.num_rows != len(lines):
         raise Fallback("not one record per line")
-    type_col = table.column(TYPE_KEY)
-    if len(type_col) and pc.any(pc.equal(pc.utf8_length(type_col), 0)).as_py():
-        raise Fallback("empty type")
-    types = type_col.to_numpy().astype(object)
-    cells: dict[str, pa.Array] = {h: table.column(h).combine_chunks() for h in _names(header)}
-    parsed = {h: _csv_column(a) for h, a in cells.items()}
+    types = _types(table)  # (non-empty strings: an empty cell is null here)
+    typed: dict[str, pa.Array] = {}
+    mixed: dict[str, tuple[Column, Callable[[], list]]] = {}
+    for h in _names(header):
+        cells = table.column(h).combine_chunks()
+        array = _csv_typed(cells)
+        if array is None:
+            mixed[h] = _csv_column(cells)
+        else:
+            typed[h] = array
+    kinds = {h: arrow_kinds(typed[h], nan_missing=False) if h in typed else mixed[h][0].kinds
+             for h in header if h in typed or h in mixed}
+
+    def column(name: str) -> Column:
+        return arrow_column(typed[name], nan_missing=False) if name in typed else mixed[name][0]
 
     def values(name: str) -> list:
-        return parsed[name][1]()
+        return typed[name].to_pylist() if name in typed else mixed[name][1]()
 
-    # an output row's Event from the cells as _csv_column read them: _csv_value's grammar, column-wise
-    event = ColumnEvents(types, list(parsed), values)
-    return Rows(types, {h: c.kinds for h, (c, _) in parsed.items()}, lambda name: parsed[name][0], values, event,
-                lines)
+    # an output row's Event from the columns as read here: _csv_value's values, column-wise
+    event = ColumnEvents(types, list(kinds), values)
+    return Rows(types, kinds, column, values, event, lines)
+
+
+def _no_quoted_line_break(block: bytes) -> None:
+    """Quotes as both readers read them, else the row way. A quoted cell holding a line break makes one record of
+    two lines (the row reader numbers records by their first line): a line break is inside quotes when an odd
+    number of quotes precede it. And each line holding a quote must be :data:`_QUOTED_LINE`: cells quoted whole
+    (``""`` inside for a quote) or holding no quote. Outside that grammar the readers part: Python's csv module
+    (strict, as the row reader uses it) rejects ``"a"b`` where Arrow reads ``ab``, and it keeps quotes inside an
+    unquoted cell as text."""
+    arr = np.frombuffer(block, dtype=np.uint8)
+    quotes = np.flatnonzero(arr == 34)
+    newlines = np.flatnonzero(arr == 10)
+    if (np.searchsorted(quotes, newlines) % 2).any():
+        raise Fallback("a quoted line break")
+    starts, ends = _cut(block)
+    offsets = np.append(starts, len(block)).astype(np.int32)  # each line with its line end
+    lines = pa.StringArray.from_buffers(len(starts), pa.py_buffer(offsets.tobytes()), pa.py_buffer(block))
+    quoted = lines.take(pa.array(np.unique(np.searchsorted(ends, quotes))))  # the lines holding a quote
+    if not pc.all(pc.match_substring_regex(quoted, _QUOTED_LINE)).as_py():
+        raise Fallback("a quote outside a whole quoted cell")
+
+
+_CELL = r'(?:"(?:[^"]|"")*"|[^",\r\n]*)'
+_QUOTED_LINE = rf"^{_CELL}(?:,{_CELL})*\r?\n?$"
+"""A CSV line whose quotes Arrow and Python's csv module read alike: each cell quoted whole or quote-free."""
+
+
+def _byte_set(chars: bytes) -> np.ndarray:
+    table = np.zeros(256, dtype=bool)
+    table[list(chars)] = True
+    return table
+
+
+_INT_BYTES = _byte_set(b"0123456789-")
+"""The bytes of a column given to Arrow's int64 cast. On them its grammar is ``-?[0-9]+`` (it rejects ``+1``),
+within :data:`_INT_RE`; unchecked it would also read ``0x10`` as 16, which the row reader keeps as text."""
+_FLOAT_BYTES = _byte_set(b"0123456789+-.eE")
+"""The bytes of a column given to Arrow's float64 cast. On them its grammar is :data:`_NUM_RE` and its value
+Python's ``float`` (both correctly rounded); no ``nan``, ``inf``, hexadecimal or blank can pass."""
+_NUMBER_START = _byte_set(b"+-.0123456789" + bytes(range(0x80, 0x100)))
+"""The first bytes of a cell :func:`cer_theory.core.events._csv_value` may read as a number: a sign, a point, an
+ASCII digit, or the lead byte of a non-ASCII character (which may be a Unicode digit). Any other cell is a string
+unless it is ``true`` or ``false``."""
+
+
+def _csv_typed(cells: pa.Array) -> pa.Array | None:
+    """A CSV column of text cells (null: empty) as one Arrow array of int64, float64, bool or string whose every
+    value is the row reader's (:func:`cer_theory.core.events._csv_value`), or None when the column mixes kinds
+    (or an integer in it needs its text): then :func:`_csv_column` reads it cell by cell. Only the bytes are
+    inspected before a cast, so a cast is tried only where it succeeds (a failed Arrow cast costs a full pass)."""
+    n = len(cells)
+    if cells.null_count == n:
+        return cells
+    filled = cells.fill_null("") if cells.null_count else cells
+    offsets = np.frombuffer(filled.buffers()[1], dtype=np.int32, count=n + 1, offset=4 * filled.offset)
+    data = np.frombuffer(filled.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    if _INT_BYTES[data].all():
+        try:
+            return pc.cast(cells, pa.int64())
+        except pa.ArrowException:
+            return None  # ("-", "1-2", beyond int64: the cell grammar decides)
+    if _FLOAT_BYTES[data].all():
+        try:
+            nums = pc.cast(cells, pa.float64())
+        except pa.ArrowException:
+            return None  # ("1e", ".", "1.2.3": strings among numbers)
+        v = np.asarray(nums.fill_null(0.5).to_numpy(zero_copy_only=False), dtype=np.float64)
+        if not np.isfinite(v).all() or (np.abs(v) >= _EXACT).any():
+            return None  # (1e999 or a float that may stand for a long integer: the cell grammar's care)
+        integral = np.floor(v) == v
+        if integral.any() and pc.any(pc.match_substring_regex(pc.filter(cells, pa.array(integral)), _INT_RE)).as_py():
+            return None  # an integer among decimals ("2" with "2.5"): an int for the row reader, not 2.0
+        return nums
+    lengths = np.diff(offsets)
+    present = lengths > 0
+    first = data[offsets[:-1][present] - offsets[0]]
+    if _NUMBER_START[first].any():
+        return None
+    maybe_bool = ((first == ord("t")) & (lengths[present] == 4)) | ((first == ord("f")) & (lengths[present] == 5))
+    if not maybe_bool.any():
+        return cells
+    bools = int(pc.sum(pc.is_in(cells, value_set=pa.array(["true", "false"]))).as_py() or 0)
+    if bools == 0:
+        return cells
+    return pc.equal(cells, "true") if bools == n - cells.null_count else None
+
+
+def _ascii_numbers(cells: pa.Array) -> bool:
+    """Whether every cell that may be a number (by its first byte, :data:`_NUMBER_START`) is ASCII: the cell
+    grammar's regexes read ASCII digits only, Python's ``\\d`` any Unicode digit. Other non-ASCII cells are
+    strings for both."""
+    if pc.all(pc.string_is_ascii(cells)).as_py():
+        return True
+    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32, count=len(cells) + 1, offset=4 * cells.offset)
+    data = np.frombuffer(cells.buffers()[2], dtype=np.uint8)
+    present = np.flatnonzero(offsets[1:] > offsets[:-1])
+    maybe = present[_NUMBER_START[data[offsets[present]]]]
+    return len(maybe) == 0 or pc.all(pc.string_is_ascii(cells.take(pa.array(maybe)))).as_py()
 
 
 def _csv_column(cells: pa.Array) -> tuple[Column, Callable[[], list]]:
-    """A CSV column of text cells read as the row reader reads each cell: empty → absent, an integer or decimal →
-    a number, ``true``/``false`` → a boolean, anything else a string."""
+    """A CSV column of text cells (null: empty) that mixes kinds, read as the row reader reads each cell: empty →
+    absent, an integer or decimal → a number, ``true``/``false`` → a boolean, anything else a string."""
     n = len(cells)
-    if n and not pc.all(pc.string_is_ascii(cells)).as_py():
-        raise Fallback("non-ASCII cells")
+    cells = cells.fill_null("")
+    if cells.buffers()[2] is not None and not _ascii_numbers(cells):
+        raise Fallback("a non-ASCII cell that may be a number")  # (Python's \d: Unicode digits, the row way)
     empty = np.asarray(pc.equal(pc.utf8_length(cells), 0).to_numpy(zero_copy_only=False), dtype=bool)
     is_int = np.asarray(pc.match_substring_regex(cells, _INT_RE).to_numpy(zero_copy_only=False), dtype=bool)
     is_num = is_int | np.asarray(pc.match_substring_regex(cells, _NUM_RE).to_numpy(zero_copy_only=False), dtype=bool)
     is_true = np.asarray(pc.equal(cells, "true").to_numpy(zero_copy_only=False), dtype=bool)
     is_bool = is_true | np.asarray(pc.equal(cells, "false").to_numpy(zero_copy_only=False), dtype=bool)
-    if is_int.any() and (np.asarray(pc.utf8_length(cells).to_numpy(zero_copy_only=False))[is_int] > 16).any():
-        raise Fallback("a long integer")  # beyond int64, or not exact as a float: the row way
     kinds = np.where(empty, MISSING, np.where(is_num, NUM, np.where(is_bool, BOOL, STR))).astype(np.int8)
     zero = pa.scalar("0")
     num = np.zeros(n)
@@ -677,11 +795,13 @@ def _csv_column(cells: pa.Array) -> tuple[Column, Callable[[], list]]:
                 int_text = pc.replace_substring_regex(pc.if_else(pa.array(is_int), cells, zero), r"^\+", "")
                 ints = np.asarray(pc.cast(int_text, pa.int64()).to_numpy(zero_copy_only=False))
         except pa.ArrowException:
-            raise Fallback("a number Arrow reads differently") from None
+            raise Fallback("an integer beyond int64") from None  # (a Python int: the row way)
         num = np.where(is_int, ints.astype(np.float64), num)
-    text = np.asarray(cells.to_numpy(zero_copy_only=False), dtype=object)
+    # an int64 at or beyond 2**53 is exact, its float not: the error bound arrow_column gives it
+    err = np.where(is_int & (np.abs(num) >= _EXACT), np.abs(num) * 2.0 ** -52, 0.0)
+    text = _object_strings(cells)
     strings = kinds == STR
-    column = Column(kinds, num, np.zeros(n), np.where(strings, text, ""), is_true)
+    column = Column(kinds, num, err, np.where(strings, text, ""), is_true)
 
     def values() -> list:
         out = np.full(n, None, dtype=object)
