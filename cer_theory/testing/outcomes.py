@@ -3,6 +3,7 @@ the error. The differential tests of the engine's input paths compare these."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from cer_theory.core.errors import CerError
@@ -20,4 +21,16 @@ def outcome(matches: Iterable[Match], *, exact: bool = True) -> tuple[list, tupl
             got.append((m.complex_event, m.partition, events))
     except CerError as error:
         return got, (type(error), str(error)) if exact else (type(error),)
+    return got, None
+
+
+def printed(matches: Iterable[Match]) -> tuple[list[str], str | None]:
+    """The matches as ``cer-theory run`` prints them (JSON text, so 1 and 1.0 differ, unlike Event equality) up
+    to the first error, and the error as ``Class: message``."""
+    got: list[str] = []
+    try:
+        for m in matches:
+            got.append(json.dumps(m.to_json()))
+    except CerError as error:
+        return got, f"{type(error).__name__}: {error}"
     return got, None

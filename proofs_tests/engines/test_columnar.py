@@ -8,13 +8,11 @@ Counting tests check that Events are built only for reported rows."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import math
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,10 +24,10 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core import columnar
 from cer_theory.engines.core.columnar import SchemaCheck, file_events, file_matches
 from cer_theory.engines.core.output import MatchWriter
-from cer_theory.testing.outcomes import outcome
+from cer_theory.testing.batches import batch_limits
+from cer_theory.testing.outcomes import outcome, printed
 from cer_theory.formalisms.ceql.declarations import Schema
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.core.predicates.masks import compile_mask
@@ -39,17 +37,6 @@ from cer_theory.testing.strategies.predicates import extended_events, extended_u
 BOOKKEEPING = ("position", "unpartitioned", "partitions_created", "partitions_discarded")
 BAD = (None, None, None, "kind", "nan", "garbage", "no type", "decreasing", "no time", "nested", "mixed",
        "big int", "blank line", "bad name", "empty type")
-
-
-@contextlib.contextmanager
-def tiny_batches(rows: int = 3, size: int = 90) -> Iterator[None]:
-    """Batches of a few rows, so that streams of a dozen events span several and bad rows land inside one."""
-    saved = columnar.BATCH_ROWS, columnar.BATCH_BYTES
-    columnar.BATCH_ROWS, columnar.BATCH_BYTES = rows, size
-    try:
-        yield
-    finally:
-        columnar.BATCH_ROWS, columnar.BATCH_BYTES = saved
 
 
 @st.composite
@@ -157,7 +144,7 @@ def test_columnar_file_path_equals_the_event_path(q, drawn, declared):
     if declared:  # the declaration of the clean rows: R, T, U with x a number, name a string, flag, time
         attrs = {"x": "num", "name": "str", "flag": "bool", "time": "num"}
         schema = Schema({t: dict(attrs) for t in ("R", "T", "U")})
-    with tempfile.TemporaryDirectory() as tmp, tiny_batches():
+    with tempfile.TemporaryDirectory() as tmp, batch_limits(rows=3, size=90):
         folder = Path(tmp)
         write_jsonl(folder / "s.jsonl", data, bad, at)
         assert_file_paths_agree(q, folder / "s.jsonl", "jsonl", schema)
@@ -165,17 +152,6 @@ def test_columnar_file_path_equals_the_event_path(q, drawn, declared):
         assert_file_paths_agree(q, folder / "s.csv", "csv", schema)
         if write_parquet(folder / "s.parquet", data):
             assert_file_paths_agree(q, folder / "s.parquet", "parquet", schema)
-
-
-def _printed(matches: Iterator) -> tuple[list[str], str | None]:
-    """The matches as ``run`` prints them (JSON text: 1 and 1.0 differ, unlike Event equality), up to an error."""
-    got: list[str] = []
-    try:
-        for m in matches:
-            got.append(json.dumps(m.to_json()))
-    except CerError as error:
-        return got, f"{type(error).__name__}: {error}"
-    return got, None
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -187,7 +163,7 @@ def test_reported_events_built_from_columns_print_as_the_row_readers_events(draw
     row reader's Event of that line does."""
     data, bad, at = drawn
     q = parse("SELECT * FROM S WHERE (R OR T OR U) as a ; (R OR T OR U) as b WITHIN 2 EVENTS")
-    with tempfile.TemporaryDirectory() as tmp, tiny_batches(rows=4, size=200):
+    with tempfile.TemporaryDirectory() as tmp, batch_limits(rows=4, size=200):
         path = Path(tmp) / f"s.{fmt}"
         if fmt == "jsonl":
             write_jsonl(path, data, bad, at)
@@ -195,8 +171,8 @@ def test_reported_events_built_from_columns_print_as_the_row_readers_events(draw
             write_csv(path, data, bad, at)
         elif not write_parquet(path, data):
             return
-        want = _printed(Engine(q).process(file_events(path, fmt, SchemaCheck(None, str(path)), 0)))
-        got = _printed(file_matches(Engine(q), path, fmt, None))
+        want = printed(Engine(q).process(file_events(path, fmt, SchemaCheck(None, str(path)), 0)))
+        got = printed(file_matches(Engine(q), path, fmt, None))
     assert got == want, (fmt, data)
 
 
@@ -217,7 +193,7 @@ def test_columnar_dicts_tables_and_frames_equal_the_event_path(q, drawn):
     Event path's matches, errors and counts."""
     data, bad, _ = drawn
     reference, want = _events_reference(q, data)
-    with tiny_batches():
+    with batch_limits(rows=3, size=90):
         for name, run in [("dicts", lambda e: e.process(data)),
                           ("validate", lambda e: e.process(data, validate=True))]:
             engine = Engine(q)
@@ -268,7 +244,7 @@ def test_events_are_built_only_for_reported_rows(monkeypatch, tmp_path):
     monkeypatch.setattr(Event, "from_dict", classmethod(counting_from_dict))
     monkeypatch.setattr(Event, "trusted", classmethod(counting_trusted))
     q = parse("SELECT * FROM S WHERE T ; R FILTER R[x = 3] WITHIN 2 EVENTS")
-    with tiny_batches(rows=16, size=400):
+    with batch_limits(rows=16, size=400):
         matches = list(file_matches(Engine(q), path, "jsonl", None))
     reported = {p for m in matches for p in m.positions}
     assert matches and not parsed and len(built) == len(reported)

@@ -13,7 +13,6 @@ import json
 import math
 import tempfile
 from fractions import Fraction
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,6 +28,8 @@ from cer_theory.engines.core.columnar import (Fallback, SchemaCheck, file_batche
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.testing.batches import batch_limits
+from cer_theory.testing.outcomes import printed
 
 KINDS: dict[str, list[str]] = {  # cells by the kind the row reader gives them
     "number": ["0", "1", "-1", "+1", "007", "-0", "42", "9007199254740993", "9223372036854775807",
@@ -52,14 +53,6 @@ QUERIES = [parse(q) for q in (
 KIND_CODE = {"num": NUM, "str": STR, "bool": BOOL}
 
 
-@contextlib.contextmanager
-def tiny_blocks(size: int) -> Iterator[None]:
-    saved = columnar.BATCH_BYTES
-    columnar.BATCH_BYTES = size
-    try:
-        yield
-    finally:
-        columnar.BATCH_BYTES = saved
 
 
 def _quoted(cell: str) -> str:
@@ -107,28 +100,17 @@ def csv_files(draw: st.DrawFn) -> bytes:
     return (b"\xef\xbb\xbf" if extra == "bom" else b"") + text.encode("utf-8")
 
 
-def _printed(matches: Iterator) -> tuple[list[str], str | None]:
-    """The matches as ``run`` prints them (JSON text: 1 and 1.0 differ), up to the error."""
-    got: list[str] = []
-    try:
-        for m in matches:
-            got.append(json.dumps(m.to_json()))
-    except CerError as error:
-        return got, f"{type(error).__name__}: {error}"
-    return got, None
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(csv_files(), st.sampled_from(QUERIES), st.sampled_from([60, 150, 1 << 20]))
 def test_csv_cells_through_the_columns_are_the_row_readers_values(data, q, block):
     """Every CSV cell the columns read (Arrow's casts, the cell grammar for mixed columns) gives the event,
     kind, printed value and bit vector of :func:`cer_theory.core.events._csv_value`, and a bad cell or record
     the row reader's error after the same matches."""
-    with tempfile.TemporaryDirectory() as tmp, tiny_blocks(block):
+    with tempfile.TemporaryDirectory() as tmp, batch_limits(size=block):
         path = Path(tmp) / "s.csv"
         path.write_bytes(data)
-        want = _printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
-        got = _printed(file_matches(Engine(q), path, "csv", None))
+        want = printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
+        got = printed(file_matches(Engine(q), path, "csv", None))
     assert got == want, (str(q), data)
 
 
@@ -143,7 +125,7 @@ def test_csv_batches_hold_the_row_readers_lines_values_and_columns(data, block):
     (type, attributes, Python classes: 1 is not 1.0), the values of every column, and the vectorized columns the
     predicates read — kind, text, flag, and a number within its error bound of the exact value (docs/decisions.md
     D150). A record the row reader rejects is never in a columnar batch."""
-    with tempfile.TemporaryDirectory() as tmp, tiny_blocks(block):
+    with tempfile.TemporaryDirectory() as tmp, batch_limits(size=block):
         path = Path(tmp) / "s.csv"
         path.write_bytes(data)
         want: list[tuple[int, Event]] = []
@@ -189,14 +171,14 @@ def test_columns_of_one_kind_stay_columnar_and_typed(tmp_path):
     path = tmp_path / "s.csv"
     path.write_bytes(("\r\n".join(rows) + "\r\n").encode("utf-8"))
     batches = 0
-    with tiny_blocks(2000):
+    with batch_limits(size=2000):
         for batch in file_batches(path, "csv", prefetch=False):
             assert not isinstance(batch, Fallback), batch
             batches += 1
     assert batches > 3
     q = QUERIES[0]
-    want = _printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
-    assert _printed(file_matches(Engine(q), path, "csv", None)) == want
+    want = printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
+    assert printed(file_matches(Engine(q), path, "csv", None)) == want
 
 
 def test_typed_columns_are_cast_once_to_their_arrow_type():
@@ -224,7 +206,7 @@ def test_an_integer_beyond_2_53_in_a_mixed_column_compares_exactly(tmp_path):
     path = tmp_path / "s.csv"
     path.write_text("type,x,y,time\nR,,9007199254740993,0\nT,,abc,1\nR,,9007199254740992,2\n", encoding="utf-8")
     q = QUERIES[2]
-    want = _printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
-    got = _printed(file_matches(Engine(q), path, "csv", None))
+    want = printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
+    got = printed(file_matches(Engine(q), path, "csv", None))
     assert got == want
     assert [json.loads(m)["positions"] for m in got[0]] == [[2]]

@@ -8,7 +8,6 @@ very events the buffer retains. Counting: the buffer holds O(batches) entries on
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Iterator
 
@@ -18,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
-from cer_theory.engines.core import Engine, Match, columnar
+from cer_theory.engines.core import Engine, Match
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.testing.batches import batch_limits
 from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
 
@@ -33,14 +33,6 @@ def stock(n: int) -> list[dict]:
              "stock_time": 40 * k - (40 * k) % 120} for k in range(n)]
 
 
-@contextlib.contextmanager
-def batch_rows(rows: int) -> Iterator[None]:
-    saved = columnar.BATCH_ROWS
-    columnar.BATCH_ROWS = rows
-    try:
-        yield
-    finally:
-        columnar.BATCH_ROWS = saved
 
 
 def retained(engine: Engine) -> list[Event]:
@@ -81,7 +73,7 @@ def test_chunks_of_any_kind_keep_the_one_step_buffer(q, stream, kinds, data):
                 dicts = [e.to_dict() for e in chunk]
                 yield from engine.process(dicts if kind == "dicts" else as_table(dicts))
 
-    with batch_rows(3):
+    with batch_limits(rows=3):
         got = outcome(run())
     assert got == want, (str(q), kinds, cuts, stream)
     if want[1] is None:
@@ -99,7 +91,7 @@ def test_spans_expire_exactly_where_the_row_loop_expires(window, strict):
     query = dataclasses.replace(query, within=dataclasses.replace(query.within, strict=strict))
     rows = stock(400)
     engine, on_events = Engine(query), Engine(query)
-    with batch_rows(7):
+    with batch_limits(rows=7):
         for k in range(0, len(rows), 50):
             chunk = rows[k:k + 50]
             got = outcome(engine.process(pa.Table.from_pylist(chunk)))
@@ -112,7 +104,7 @@ def test_columnar_buffer_holds_one_entry_per_batch():
     """P3 over 6,000 rows in batches of 500: the window keeps hundreds of rows, in at most a few spans; without
     a window every row is kept, in one span per batch. The row loop keeps one entry per row."""
     rows = stock(6000)
-    with batch_rows(500):
+    with batch_limits(rows=500):
         engine = Engine(P3)
         peak_entries = peak_retained = 0
         for table in (pa.Table.from_pylist(rows[k:k + 1000]) for k in range(0, len(rows), 1000)):

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from cer_theory.core.events import Event, event_json_text, row_json_text
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core import columnar
 from cer_theory.engines.core.columnar import file_matches
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.formalisms.ceql.printer import format as to_text
+from cer_theory.testing.batches import batch_limits
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.predicates import extended_events
 
@@ -77,19 +77,14 @@ def _feeds(stream: list[Event], folder: Path) -> dict:
 @given(ceql.evaluable_queries(), ceql.timed_streams(max_length=10), st.sampled_from(FORMATS))
 def test_attached_writer_writes_what_write_writes_for_the_matches(query, stream, output):
     fmt, positions_only = output
-    saved = columnar.BATCH_ROWS, columnar.BATCH_BYTES
-    columnar.BATCH_ROWS, columnar.BATCH_BYTES = 3, 90  # several batches per stream: CEs across batches
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            for name, feed in _feeds(list(stream), folder).items():
-                slow, fast, count = _outputs(query, feed, folder, fmt, positions_only)
-                assert fast == slow, (f"query: {to_text(query)}\nstream: {list(stream)}\ninput: {name}, "
-                                      f"output: {fmt}, positions_only={positions_only}\n"
-                                      f"write(match): {slow!r}\nattached: {fast!r}")
-                assert count == sum(1 for _ in feed(Engine(query)))
-    finally:
-        columnar.BATCH_ROWS, columnar.BATCH_BYTES = saved
+    with batch_limits(rows=3, size=90), tempfile.TemporaryDirectory() as tmp:  # CEs across batches
+        folder = Path(tmp)
+        for name, feed in _feeds(list(stream), folder).items():
+            slow, fast, count = _outputs(query, feed, folder, fmt, positions_only)
+            assert fast == slow, (f"query: {to_text(query)}\nstream: {list(stream)}\ninput: {name}, "
+                                  f"output: {fmt}, positions_only={positions_only}\n"
+                                  f"write(match): {slow!r}\nattached: {fast!r}")
+            assert count == sum(1 for _ in feed(Engine(query)))
 
 
 def test_attached_writer_partition_and_events_oracle(tmp_path):
