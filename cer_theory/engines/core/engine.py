@@ -640,19 +640,18 @@ class Engine:
                             self._discard(pkey)  # type: ignore[arg-type]
                     if not evaluator.table and pkey in evaluators:  # Evaluator.active, inlined
                         self._discard(pkey)  # type: ignore[arg-type]
-                if window is not None:  # _expire, with Window.admits inlined
-                    if expire_partitions:
-                        while evaluators:
-                            oldest_ev = next(iter(evaluators.values()))[0]
-                            span = key - (oldest_ev.position if by_position else oldest_ev.last_key)
-                            if (span < size) if strict else (span <= size):
-                                break
-                            del evaluators[next(iter(evaluators))]
-                            self.partitions_discarded += 1
-                    # (the event buffer's positions expire before a yield and when the loop ends, at the key
-                    # of then: expiry is monotone in the key, so that is where the row loop's per-row expiry gets
-                    # to, and the batch's span is held whole meanwhile anyway)
+                if expire_partitions:  # _expire's evaluators, with Window.admits inlined
+                    while evaluators:
+                        oldest_ev = next(iter(evaluators.values()))[0]
+                        span = key - (oldest_ev.position if by_position else oldest_ev.last_key)
+                        if (span < size) if strict else (span <= size):
+                            break
+                        del evaluators[next(iter(evaluators))]
+                        self.partitions_discarded += 1
                 if ces:
+                    # The event buffer's positions expire here, before a yield, and when the loop ends, each time
+                    # at the key of then: expiry is monotone in the key, so that is where the row loop's per-row
+                    # expiry gets to, and the batch's span is held whole meanwhile anyway.
                     if window is not None and base < position:
                         self.position = position
                         base = self._expire_spans(key, base)
@@ -680,7 +679,7 @@ class Engine:
                     self._expire(last)
                     base = self._events_base
         finally:
-            if window is not None and base < position and last != -_INF:  # (the deferred expiry, see above)
+            if window is not None and base < position and last != -_INF:  # (the deferred expiry, see `if ces`)
                 self.position = position
                 base = self._expire_spans(last, base)
             self.position, self._last_key, self._events_base = position, last, base
@@ -925,11 +924,6 @@ class Engine:
     def event_text(self, position: int) -> str:
         """``event_at(position).to_json_text()``, written from a batch's columns without building the Event when
         the row is in one (docs/decisions.md D155)."""
-        spans = self._spans
-        if spans:  # (most reported rows are in the newest batch)
-            rows = spans[-1].rows
-            if rows is not None and position >= rows.first:
-                return rows.text(position - rows.first)
         rows, found = self._locate(position)
         return found.to_json_text() if rows is None else rows.text(found)
 
