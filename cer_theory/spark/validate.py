@@ -277,15 +277,14 @@ def partition_summary(schema: pa.Schema, nkeys: int, max_keys: int,
             yield batch
 
     for first, starts, _, stamps in _runs(batches_seen()):
-        filled = np.where(np.isnan(stamps), -np.inf, stamps)
+        present = ~np.isnan(stamps)  # (NaN: a row rule 4 does not apply to, never late)
+        filled = np.where(present, stamps, -np.inf)
         if starts:
             high = -np.inf
         prefix = np.maximum.accumulate(np.concatenate(([high], filled)))
-        # A row below an earlier one of the same run (a row rule 4 does not apply to, NaN here, is never late).
-        inside = bool((~np.isnan(stamps) & (filled < prefix[:-1])).any())
+        inside = bool((present & (filled < prefix[:-1])).any())  # a row below an earlier one of the same run
         high = float(prefix[-1])
-        top = float(np.nanmax(stamps)) if not np.isnan(stamps).all() else _NAN
-        low = float(np.nanmin(stamps)) if not np.isnan(stamps).all() else _NAN
+        top, low = (float(filled.max()), float(stamps[present].min())) if present.any() else (_NAN, _NAN)
         if starts:
             firsts.append(first)
             highs.append(top)
