@@ -7,6 +7,9 @@ from cer_theory.core.lazy import lazy_exports
 _EXPORTS = {
     "Exercise": "checker",
     "Feedback": "checker",
+    "sample_sheet": "teacher",
+    "grade_folder": "teacher",
+    "generate": "generate",
     "check": "checker",
     "check_file": "checker",
     "load_exercise": "checker",
