@@ -58,6 +58,19 @@ AUTOMATA: dict[str, Callable[[Any], CEA]] = {
 }
 """The complex event automaton of a reference, for ``automaton`` and ``construction`` exercises."""
 
+SYNTAX_HELP = {
+    "cel": "CEL in brief: an event type (T), sequence φ ; ψ, contiguous sequence φ : ψ, φ OR ψ, φ AND ψ, iteration "
+           "φ+ (or φ:+), φ IN X, φ FILTER (X.attr > 40 AND …), PI[X,Y](φ), STRICT/NXT/LAST/MAX(φ); parentheses group.",
+    "ceql": "CEQL in brief: SELECT [strategy] * | X, … FROM S WHERE pattern [PARTITION BY [attr]] [WITHIN n EVENTS]; "
+            "patterns as in CEL, filters as FILTER X[attr > 40].",
+    "socel": "SO-CEL in brief: CEL's operators over labels, unary filters X[attr > 40], ordering tests incr(X.attr).",
+    "focel": "FO-CEL in brief: bind each event, T AS x ; H AS y, and compare them: FILTER x.id = y.id.",
+    "acel": "ACEL in brief: CEL's operators, AGG Y[b <- sum(X.a)](φ), attribute projection PI[X(a)](φ) "
+            "(docs/acel-syntax.md).",
+    "sremo": "SREMO in brief: <φ> marked and [φ] unmarked conditions, e . e, e | e, e*, -> r1 writes a register, "
+             "(e) WITHIN w, ANY(e1, e2) (docs/sremo-syntax.md).",
+}
+
 RANDOM_STREAMS = 20
 """Seeded random streams tried after the exhaustive ones, each longer than the bound."""
 
@@ -193,7 +206,8 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
     try:
         phi = f.parse(answer) if isinstance(answer, str) else answer
     except SyntaxErrorCER as e:
-        return Feedback("syntax error", f"Your answer does not parse as {exercise.logic}: {e}")
+        return Feedback("syntax error", f"Your answer does not parse as {exercise.logic}: {e}\n"
+                                        f"{SYNTAX_HELP.get(exercise.logic, '')}")
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be checked: {e}.")
     if exercise.logic == "cel":

@@ -1,0 +1,186 @@
+"""The exercise bank over the five papers: its size and coverage, every reference answer and worked solution graded
+right, every listed mistake graded wrong with evidence that replays through the reference semantics, and grading
+soundness both ways as properties over generated mutations and streams."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from itertools import product
+
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from cer_theory.core.errors import CerError, ExerciseError
+from cer_theory.core.events import Event, Stream
+from cer_theory.exercises.checker import bundled_exercises, check, parse_exercise
+from cer_theory.exercises.grading import (DECIDERS, construction_result, first_difference, isomorphic, level_of,
+                                          sample_streams)
+from cer_theory.exercises.model import KINDS
+from cer_theory.formalisms.socel.automaton_json import automaton_to_json, loads_automaton
+
+BANK = bundled_exercises()
+IDS = [e.name for e in BANK]
+GROUP = {"cel": "CEL", "ceql": "CEQL", "socel": "SO-CEL/FO-CEL", "focel": "SO-CEL/FO-CEL", "acel": "ACEL",
+         "sremo": "SREMO"}
+
+
+def outputs_at(exercise, ast, stream: Stream, n: int) -> frozenset:
+    level = level_of(exercise)
+    return level.outputs(exercise.formalism.semantics(ast, stream))[n]
+
+
+def test_at_least_eight_exercises_per_formalism_and_every_kind_in_three() -> None:
+    per_group = Counter(GROUP[e.logic] for e in BANK)
+    assert len(BANK) >= 40 and set(per_group) == set(GROUP.values())
+    assert all(count >= 8 for count in per_group.values()), per_group
+    for kind in KINDS:
+        groups = {GROUP[e.logic] for e in BANK if e.kind == kind}
+        assert len(groups) >= 3, (kind, groups)
+    for group in set(GROUP.values()):  # graded by difficulty: easy and harder ones in every formalism
+        assert len({e.difficulty for e in BANK if GROUP[e.logic] == group}) >= 2, group
+
+
+@pytest.mark.parametrize("exercise", BANK, ids=IDS)
+def test_reference_and_worked_solution_are_graded_right(exercise) -> None:
+    assert exercise.solution and exercise.answer, f"{exercise.name} has no worked solution"
+    if exercise.kind == "formula":
+        assert check(exercise, exercise.reference_text).accepted
+    feedback = check(exercise, exercise.answer)
+    assert feedback.accepted, feedback.message
+    if feedback.status == "no difference found":  # never "equivalent" where equivalence is not decided
+        assert "not a proof" in feedback.message and "equivalent" not in feedback.message
+        assert exercise.logic not in DECIDERS or exercise.alphabet
+
+
+@pytest.mark.parametrize("exercise", BANK, ids=IDS)
+def test_every_listed_mistake_is_caught_with_evidence_that_replays(exercise) -> None:
+    assert exercise.mistakes, f"{exercise.name} lists no plausible wrong answer"
+    for mistake in exercise.mistakes:
+        feedback = check(exercise, mistake)
+        assert feedback.status == "wrong", f"{exercise.name}: {mistake} judged {feedback.status}"
+        if exercise.kind == "formula":
+            stream, n = feedback.stream, feedback.position
+            answer = outputs_at(exercise, exercise.formalism.parse(mistake), stream, n)
+            expected = outputs_at(exercise, exercise.reference, stream, n)
+            assert answer != expected, feedback.message
+        elif exercise.kind == "predict":
+            assert f"position {exercise.position}" in feedback.message
+
+
+def test_a_relabelled_model_answer_is_still_the_construction() -> None:
+    """Constructions are graded up to isomorphism: renaming the states of the model answer changes nothing."""
+    for exercise in (e for e in BANK if e.kind == "construction" and e.construction != "star_property"):
+        expected = construction_result(exercise)
+        renamed = expected.relabel_states({q: f"s{k}" for k, q in enumerate(expected.bfs_order())})
+        assert isomorphic(renamed, expected)
+        text = json.dumps(automaton_to_json(renamed))
+        assert check(exercise, text).correct, exercise.name
+        fewer = automaton_to_json(renamed)
+        fewer["transitions"] = fewer["transitions"][:-1]
+        assert not check(exercise, json.dumps(fewer)).accepted, exercise.name
+
+
+def test_automaton_feedback_shows_the_run_that_goes_wrong() -> None:
+    exercise = next(e for e in BANK if e.name == "cel_11_automaton_seq")
+    extra = json.loads(exercise.answer)
+    extra["transitions"].append({"from": "q0", "guard": 'type = "H"', "labels": ["H"], "to": "q2"})
+    feedback = check(exercise, json.dumps(extra))
+    assert feedback.status == "wrong" and "accepting run" in feedback.message and "q0 --" in feedback.message
+    missing = json.loads(exercise.answer)
+    missing["transitions"] = missing["transitions"][:-1]  # never reaches the final state
+    feedback = check(exercise, json.dumps(missing))
+    assert feedback.status == "wrong" and "After each event it is in the states" in feedback.message
+
+
+def test_bad_answers_and_exercise_files_get_one_clear_message() -> None:
+    ceql = next(e for e in BANK if e.logic == "ceql" and e.kind == "formula")
+    assert check(ceql, "SELECT * FROM").status == "syntax error"
+    predict = next(e for e in BANK if e.kind == "predict")
+    assert check(predict, "[[0, 3").status == "syntax error"
+    automaton = next(e for e in BANK if e.kind == "automaton")
+    assert check(automaton, '{"states": 3}').status == "syntax error"
+    star = next(e for e in BANK if e.construction == "star_property")
+    assert check(star, "maybe").status == "syntax error"
+    good = 'title = "t"\ntext = "x"\ndifficulty = 1\nreference = "T ; H"\n[schema]\nT = ["id"]\nH = ["id"]\n'
+    with pytest.raises(ExerciseError, match="'logic'"):
+        parse_exercise('logic = "xyz"\n' + good)
+    with pytest.raises(ExerciseError, match="'alphabet'"):
+        parse_exercise('logic = "ceql"\n' + good.replace('"T ; H"', '"SELECT * FROM S WHERE T ; H"'))
+    with pytest.raises(ExerciseError, match="'stream'"):
+        parse_exercise('kind = "predict"\n' + good)
+
+
+def test_first_difference_finds_the_shortest_over_the_exhaustive_part() -> None:
+    a, b = Event("A"), Event("B")
+    left = lambda s: [frozenset({1}) if [e.type for e in s[n - 1:n + 1]] == ["A", "B"] else frozenset()  # noqa: E731
+                      for n in range(len(s))]
+    right = lambda s: [frozenset() for _ in s]  # noqa: E731
+    stream, n, _, _ = first_difference(left, right, (Stream(w) for k in (1, 2, 3) for w in
+                                                     product((a, b), repeat=k)))
+    assert (stream.types(), n) == ("A B", 1)
+
+
+# ---------------------------------------------------------------------------------------------- soundness
+
+MUTATIONS = ((" ; ", " : "), (" : ", " ; "), ('"T"', '"H"'), ('"H"', '"T"'), ("T", "H"), ("H", "T"), (">", "<"),
+             ("40", "30"), ("+", ""), ("sum", "max"), ("max", "min"), ("2 EVENTS", "1 EVENTS"), ("WITHIN 3", "WITHIN 2"))
+"""Textual mutations of a reference answer: the slips students make (order, contiguity, type, comparison)."""
+
+FORMULAS = [e for e in BANK if e.kind == "formula"]
+WIDE = tuple(Event.from_dict(d) for d in ({"type": "T", "id": 0, "tmp": 45}, {"type": "T", "id": 1, "tmp": 30},
+                                           {"type": "H", "id": 0, "hum": 20}, {"type": "H", "id": 1, "hum": 70}))
+
+
+def _mutate(text: str, old: str, new: str, which: int) -> str:
+    spots = [m.start() for m in re.finditer(re.escape(old), text)]
+    assume(spots)
+    at = spots[which % len(spots)]
+    return text[:at] + new + text[at + len(old):]
+
+
+@st.composite
+def mutated_answers(draw):
+    exercise = draw(st.sampled_from(FORMULAS))
+    old, new = draw(st.sampled_from(MUTATIONS))
+    mutant = _mutate(exercise.reference_text, old, new, draw(st.integers(0, 5)))
+    alphabet = exercise.alphabet or WIDE
+    bound = exercise.bound if exercise.alphabet else 5
+    stream = Stream(draw(st.lists(st.sampled_from(alphabet), min_size=1, max_size=bound)))
+    return exercise, mutant, stream
+
+
+@given(mutated_answers())
+def test_grading_soundness_a_mutation_the_semantics_tells_apart_is_rejected(case) -> None:
+    """Soundness both ways: if the semantics tells the mutant from the reference on some stream the grader
+    covers, the grader rejects it, with a stream on which the evaluators really separate them; a mutant it
+    accepts is not told apart there."""
+    exercise, mutant, stream = case
+    try:
+        ast = exercise.formalism.parse(mutant)
+        mine = exercise.formalism.semantics(ast, stream)
+    except CerError:
+        assume(False)
+    level = level_of(exercise)
+    told_apart = level.outputs(mine) != level.outputs(exercise.formalism.semantics(exercise.reference, stream))
+    feedback = check(exercise, mutant)
+    if told_apart:
+        assert feedback.status in ("wrong", "outside the schema"), (mutant, stream, feedback.message)
+    if feedback.status == "wrong":
+        n, evidence = feedback.position, feedback.stream
+        assert outputs_at(exercise, ast, evidence, n) != outputs_at(exercise, exercise.reference, evidence, n), \
+            (mutant, feedback.message)
+    if feedback.accepted:
+        assert not told_apart
+
+
+@given(st.sampled_from(BANK))
+def test_grading_soundness_the_reference_is_never_rejected(exercise) -> None:
+    answer = exercise.reference_text if exercise.kind == "formula" else exercise.answer
+    assert check(exercise, answer).accepted
+
+
+def test_sample_streams_are_reproducible() -> None:
+    exercise = next(e for e in BANK if e.alphabet)
+    assert list(sample_streams(exercise)) == list(sample_streams(exercise))
