@@ -35,8 +35,9 @@ DIFFICULTIES = {1: "easy", 2: "medium", 3: "hard"}
 KINDS = ("formula", "automaton", "predict", "construction")
 CONSTRUCTIONS = ("determinize", "trim", "star_property")
 PAPERS = {"cel": "CEL/CEA (seed 000)", "ceql": "CEQL/tECS (seed 001)", "sremo": "SREMO/SRT (seed 002)",
-          "acel": "ACEL/ACEA (seed 003)", "socel": "SO-CEL/UCEA (seed 004)", "focel": "FO-CEL (seed 004)"}
-"""The paper each logic comes from, as the exercise list groups them."""
+          "acel": "ACEL/ACEA (seed 003)", "socel": "SO-CEL/FO-CEL/UCEA (seed 004)",
+          "focel": "SO-CEL/FO-CEL/UCEA (seed 004)"}
+"""The paper each logic comes from, as the exercise list groups them (in the order of the seeds)."""
 
 Status = Literal["correct", "no difference found", "wrong", "syntax error", "outside the schema", "unsupported"]
 
