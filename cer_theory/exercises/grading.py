@@ -271,7 +271,9 @@ def grade_automaton(exercise: Exercise, answer: str) -> Feedback:
             level = level_of(exercise)
             return _bounded(exercise, lambda s: level.outputs(acea.run(s)), what="automaton")
         student = _load_cea(exercise, answer)
-    except (AutomatonError, json.JSONDecodeError) as e:
+    except json.JSONDecodeError as e:
+        return Feedback("syntax error", f"Your automaton is not JSON: {e}")
+    except AutomatonError as e:
         return Feedback("syntax error", f"Your automaton cannot be read: {e}")
     level = "valuations" if exercise.logic == "socel" else exercise.level
     if exercise.logic == "sremo":
@@ -409,7 +411,9 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
     assert isinstance(expected, CEA)
     try:
         student = _load_cea(exercise, answer)
-    except (AutomatonError, json.JSONDecodeError) as e:
+    except json.JSONDecodeError as e:
+        return Feedback("syntax error", f"Your automaton is not JSON: {e}")
+    except AutomatonError as e:
         return Feedback("syntax error", f"Your automaton cannot be read: {e}")
     if exercise.construction == "trim":
         if isomorphic(student, expected):

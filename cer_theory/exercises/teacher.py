@@ -28,6 +28,7 @@ from cer_theory.formalisms.socel.automaton_json import automaton_to_json
 
 GENERATED = re.compile(r"gen_(?P<kind>[a-z]+)_(?P<difficulty>[123])_(?P<seed>\d+)")
 COLUMNS = ("student", "exercise", "status", "grade", "feedback")
+LANGUAGE = {"cel": "CEL", "ceql": "CEQL", "socel": "SO-CEL", "focel": "FO-CEL", "acel": "ACEL", "sremo": "SREMO"}
 
 
 def exercise_named(name: str) -> Exercise:
@@ -44,7 +45,7 @@ def seed_sheet(seed: int, kinds: Iterable[str] = KINDS) -> list[Exercise]:
 
 
 def _what_to_hand_in(e: Exercise) -> str:
-    return {"formula": f"a {e.logic} formula", "automaton": "an automaton as JSON",
+    return {"formula": "a CEQL query" if e.logic == "ceql" else f"a {LANGUAGE[e.logic]} formula", "automaton": "an automaton as JSON",
             "predict": "a JSON list of outputs",
             "construction": "yes or no" if e.construction == "star_property" else "an automaton as JSON"}[e.kind]
 
