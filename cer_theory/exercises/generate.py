@@ -68,13 +68,12 @@ def _hard(rng: random.Random, t: list[str]) -> tuple[str, str]:
     x, y, z = t
     cx, wx = _threshold(rng, x)
     cz, wz = _threshold(rng, z)
+    pattern = f"({x} ; {y}+ ; {z}) FILTER ({cx} AND {cz})"
+    words = (f"a {SENSORS[x]} reading ({x}) {wx}, then one or more {SENSORS[y]} readings ({y}), then a "
+             f"{SENSORS[z]} reading ({z}) {wz}")
     if rng.random() < 0.5:
-        return (f"({x} ; {y}+ ; {z}) FILTER ({cx} AND {cz})",
-                f"a {SENSORS[x]} reading ({x}) {wx}, then one or more {SENSORS[y]} readings ({y}), then a "
-                f"{SENSORS[z]} reading ({z}) {wz}")
-    return (f"PI[{y}](({x} ; {y}+ ; {z}) FILTER ({cx} AND {cz}))",
-            f"the {SENSORS[y]} readings ({y}) of a pattern: a {SENSORS[x]} reading ({x}) {wx}, then one or more "
-            f"{SENSORS[y]} readings, then a {SENSORS[z]} reading ({z}) {wz}; report only the {y} readings")
+        return pattern, words
+    return f"PI[{y}]({pattern})", f"{words}; report only the {y} readings"
 
 
 TEMPLATES: dict[int, Template] = {1: _easy, 2: _medium, 3: _hard}
