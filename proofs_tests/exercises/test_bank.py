@@ -67,6 +67,11 @@ def test_every_listed_mistake_is_caught_with_evidence_that_replays(exercise) -> 
             assert answer != expected, feedback.message
         elif exercise.kind == "predict":
             assert f"position {exercise.position}" in feedback.message
+        elif exercise.kind == "automaton" and exercise.logic != "acel":  # the student's automaton, replayed
+            student, stream, n = loads_automaton(mistake), feedback.stream, feedback.position
+            level = level_of(exercise)
+            ran = level.outputs(student.run(stream))[n]
+            assert ran != outputs_at(exercise, exercise.reference, stream, n), feedback.message
 
 
 def test_a_relabelled_model_answer_is_still_the_construction() -> None:
@@ -173,6 +178,22 @@ def test_grading_soundness_a_mutation_the_semantics_tells_apart_is_rejected(case
             (mutant, feedback.message)
     if feedback.accepted:
         assert not told_apart
+
+
+def test_the_mutations_are_not_vacuous() -> None:
+    """The soundness property above is only as strong as its mutants: most first-occurrence mutants of the
+    bank's formula references parse and are told apart (and rejected)."""
+    verdicts = []
+    for exercise in FORMULAS:
+        for old, new in MUTATIONS:
+            if old in exercise.reference_text:
+                mutant = exercise.reference_text.replace(old, new, 1)
+                try:
+                    exercise.formalism.parse(mutant)
+                except CerError:
+                    continue
+                verdicts.append(check(exercise, mutant).status)
+    assert len(verdicts) >= 60 and verdicts.count("wrong") >= 0.9 * len(verdicts), Counter(verdicts)
 
 
 @given(st.sampled_from(BANK))
