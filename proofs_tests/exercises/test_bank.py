@@ -205,3 +205,41 @@ def test_grading_soundness_the_reference_is_never_rejected(exercise) -> None:
 def test_sample_streams_are_reproducible() -> None:
     exercise = next(e for e in BANK if e.alphabet)
     assert list(sample_streams(exercise)) == list(sample_streams(exercise))
+
+
+AUTOMATA = [e for e in BANK if e.kind == "automaton" and e.logic != "acel"]
+
+
+@st.composite
+def mutated_automata(draw):
+    exercise = draw(st.sampled_from(AUTOMATA))
+    data = json.loads(exercise.answer)
+    k = draw(st.integers(0, len(data["transitions"]) - 1))
+    how = draw(st.sampled_from(("drop", "labels", "final", "guard")))
+    t = data["transitions"][k]
+    if how == "drop":
+        del data["transitions"][k]
+    elif how == "labels":
+        t["labels"] = [] if t["labels"] else ["T"]
+    elif how == "final":
+        data["final"] = [q for q in data["states"] if q not in data["final"]]
+    else:
+        t["guard"] = "TRUE" if t["guard"] != "TRUE" else 'type = "T"'
+    stream = Stream(draw(st.lists(st.sampled_from(WIDE), min_size=1, max_size=5)))
+    return exercise, json.dumps(data), stream
+
+
+@given(mutated_automata())
+def test_grading_soundness_a_mutated_automaton_the_semantics_tells_apart_is_rejected(case) -> None:
+    exercise, answer, stream = case
+    student, level = loads_automaton(answer), level_of(exercise)
+    told_apart = level.outputs(student.run(stream)) != level.outputs(
+        exercise.formalism.semantics(exercise.reference, stream))
+    feedback = check(exercise, answer)
+    if told_apart:
+        assert feedback.status == "wrong", (answer, stream)
+    if feedback.status == "wrong":
+        n, evidence = feedback.position, feedback.stream
+        assert level.outputs(student.run(evidence))[n] != outputs_at(exercise, exercise.reference, evidence, n)
+    else:
+        assert not told_apart
