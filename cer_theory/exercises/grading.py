@@ -30,7 +30,7 @@ from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.equivalence import ProductProof, Verdict, compare, show_output
 from cer_theory.core.errors import AutomatonError, CerError, ExerciseError, SyntaxErrorCER, UnsupportedError
-from cer_theory.core.events import Stream
+from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
 from cer_theory.core.protocols import Level
@@ -285,6 +285,24 @@ def grade_automaton(exercise: Exercise, answer: str) -> Feedback:
 
 # ---------------------------------------------------------------------------------------------- predictions
 
+def _run_giving(exercise: Exercise, level: Level, output: str) -> list[str]:
+    """An accepting run of the reference's automaton (CEL, SO-CEL) at the exercise's position whose valuation
+    shows as ``output`` at ``level``, one line per transition; [] when there is no such automaton."""
+    if exercise.logic not in ("cel", "socel"):
+        return []
+    assert exercise.stream is not None and exercise.position is not None
+    a = reference_automaton(exercise)
+    for run in a.accepting_runs(exercise.stream, exercise.position, limit=200):
+        grouped: dict[str, set[int]] = {}
+        for k, t in enumerate(run):
+            for var in t.labels:
+                grouped.setdefault(var, set()).add(k)
+        if show(level, level.project(Valuation(grouped))) == output:
+            return [f"  {k}: {t.source} --{format_predicate(t.predicate)} / "
+                    f"{_states(t.labels) if t.labels else '∅'}--> {t.target}" for k, t in enumerate(run)]
+    return []
+
+
 def _canonical(level: Level, item: Any) -> str:
     value = level.from_json(item) if level.from_json is not None else item
     return show(level, value) if level.from_json is not None else json.dumps(item, sort_keys=True,
@@ -308,12 +326,17 @@ def grade_predict(exercise: Exercise, answer: str | list) -> Feedback:
     if given == expected:
         return Feedback("correct", f"Correct: at position {n} the outputs are exactly {_outputs(level, outs)}.")
     extra, missing = sorted(given - expected), sorted(expected - given)
+    run: list[str] = []
     if extra:
         why = (f"{extra[0]} is not an output at position {n}: no way of matching the reference on events "
                f"0..{n} gives it")
     else:
         why = f"you miss {missing[0]}, which the reference outputs at position {n}"
-    return Feedback("wrong", f"Not quite: {why}. You listed {len(given)} output(s); there are {len(expected)}.",
+        run = _run_giving(exercise, level, missing[0])
+        if run:
+            why += ", by this accepting run of its automaton (position: state --guard / labels--> state)"
+    lines = [f"Not quite: {why}.", *run, f"You listed {len(given)} output(s); there are {len(expected)}."]
+    return Feedback("wrong", "\n".join(lines),
                     position=n, evidence=exercise.stream[:n + 1])
 
 

@@ -243,3 +243,12 @@ def test_grading_soundness_a_mutated_automaton_the_semantics_tells_apart_is_reje
         assert level.outputs(student.run(evidence))[n] != outputs_at(exercise, exercise.reference, evidence, n)
     else:
         assert not told_apart
+
+
+def test_a_missed_prediction_is_explained_by_a_run_that_gives_it() -> None:
+    exercise = next(e for e in BANK if e.name == "cel_12_predict_seq")
+    feedback = check(exercise, "[[2, 3]]")
+    assert feedback.status == "wrong" and "you miss [0,3]" in feedback.message
+    assert '0: 0 --type = "T" / {T}-->' in feedback.message and "/ {H}-->" in feedback.message
+    extra = check(exercise, "[[0, 3], [1, 3], [2, 3]]")
+    assert "[1,3] is not an output at position 3" in extra.message
