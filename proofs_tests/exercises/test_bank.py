@@ -252,3 +252,16 @@ def test_a_missed_prediction_is_explained_by_a_run_that_gives_it() -> None:
     assert '0: 0 --type = "T" / {T}-->' in feedback.message and "/ {H}-->" in feedback.message
     extra = check(exercise, "[[0, 3], [1, 3], [2, 3]]")
     assert "[1,3] is not an output at position 3" in extra.message
+
+
+def test_determinization_is_graded_with_guards_as_predicates() -> None:
+    """A student may split a move of the subset construction by a further condition: still the construction."""
+    exercise = next(e for e in BANK if e.construction == "determinize")
+    data = json.loads(exercise.answer)
+    t = data["transitions"].pop(0)
+    data["transitions"] += [{**t, "guard": f"({t['guard']}) AND tmp > 0"},
+                            {**t, "guard": f"({t['guard']}) AND NOT tmp > 0"}]
+    assert check(exercise, json.dumps(data)).correct
+    wrong = json.loads(exercise.answer)
+    wrong["transitions"][0]["guard"] = f"({wrong['transitions'][0]['guard']}) AND tmp > 0"
+    assert not check(exercise, json.dumps(wrong)).accepted
