@@ -235,12 +235,16 @@ def _states(states: Iterable) -> str:
     return "{" + ", ".join(sorted(map(str, states))) + "}"
 
 
-def _load_cea(exercise: Exercise, text: str) -> CEA:
-    kind = "ucea" if exercise.logic == "socel" else "cea"
+def _with_kind(text: str, kind: str) -> str:
+    """The JSON text with ``kind`` filled in when the student left it out (the exercise says which it is)."""
     data = json.loads(text)
     if isinstance(data, dict):
         data.setdefault("kind", kind)
-    return loads_automaton(json.dumps(data), source="your automaton")
+    return json.dumps(data)
+
+
+def _load_cea(exercise: Exercise, text: str) -> CEA:
+    return loads_automaton(_with_kind(text, "ucea" if exercise.logic == "socel" else "cea"), source="your automaton")
 
 
 def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, level: str) -> Feedback | None:
@@ -267,7 +271,7 @@ def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, leve
 def grade_automaton(exercise: Exercise, answer: str) -> Feedback:
     try:
         if exercise.logic == "acel":
-            acea = loads_acea(answer, source="your automaton")
+            acea = loads_acea(_with_kind(answer, "acea"), source="your automaton")
             level = level_of(exercise)
             return _bounded(exercise, lambda s: level.outputs(acea.run(s)), what="automaton")
         student = _load_cea(exercise, answer)
