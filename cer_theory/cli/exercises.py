@@ -58,7 +58,7 @@ def cmd_exercise_sheet(args: argparse.Namespace) -> int:
     if args.names:
         exercises, title = [exercise_named(n) for n in args.names], "Exercises"
     elif args.seed is not None:
-        exercises, title = seed_sheet(args.seed), f"Exercises, instance {args.seed}"
+        exercises, title = seed_sheet(args.seed, args.logic), f"Exercises, instance {args.seed}"
     else:
         exercises, title = bundled_exercises(), "Exercises"
     render = sheet_html if args.format == "html" else sheet_markdown
@@ -88,7 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("check-exercise", help="grade an answer to an exercise (correct, or a stream where it "
                                               "differs)")
     c.add_argument("exercise", help="an exercise TOML file, a bundled name (see `exercises`) or a generated "
-                                    "instance gen_<kind>_<difficulty>_<seed>")
+                                    "instance gen_[<logic>_]<kind>_<difficulty>_<seed>")
     c.add_argument("answer", help="the answer (formula, JSON automaton, JSON list of outputs, yes/no), or @FILE")
     c.set_defaults(func=cmd_check_exercise)
 
@@ -101,8 +101,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = sub.add_parser("exercise-sheet", help="write a problem sheet (Markdown or HTML) for a seed, for named "
                                               "exercises, or for all bundled ones")
-    s.add_argument("names", nargs="*", help="exercise names (bundled or gen_<kind>_<difficulty>_<seed>)")
+    s.add_argument("names", nargs="*",
+                   help="exercise names (bundled or gen_[<logic>_]<kind>_<difficulty>_<seed>)")
     s.add_argument("--seed", type=int, help="one generated instance per kind and difficulty for this seed")
+    s.add_argument("--logic", choices=("cel", "ceql", "socel"), default="cel",
+                   help="the formalism of the generated instances (CEQL and SO-CEL: formula and predict kinds)")
     s.add_argument("--format", choices=("md", "html"), default="md")
     s.add_argument("--solutions", action="store_true", help="add the worked solutions (the teacher's copy)")
     s.add_argument("-o", "--output", help="write to this file (written aside, then renamed into place)")

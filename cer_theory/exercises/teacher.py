@@ -21,27 +21,29 @@ from pathlib import Path
 
 from cer_theory.core.errors import CerError, ExerciseError
 from cer_theory.exercises.checker import check, load_exercise
-from cer_theory.exercises.generate import generate
+from cer_theory.exercises.generate import LOGICS, generate
 from cer_theory.exercises.grading import construction_input
-from cer_theory.exercises.model import DIFFICULTIES, KINDS, Exercise, events_json
+from cer_theory.exercises.model import DIFFICULTIES, Exercise, events_json
 from cer_theory.formalisms.socel.automaton_json import automaton_to_json
 
-GENERATED = re.compile(r"gen_(?P<kind>[a-z]+)_(?P<difficulty>[123])_(?P<seed>\d+)")
+GENERATED = re.compile(r"gen_(?:(?P<logic>[a-z]+)_)?(?P<kind>formula|automaton|predict|construction)_"
+                       r"(?P<difficulty>[123])_(?P<seed>\d+)")
 COLUMNS = ("student", "exercise", "status", "grade", "feedback")
 LANGUAGE = {"cel": "CEL", "ceql": "CEQL", "socel": "SO-CEL", "focel": "FO-CEL", "acel": "ACEL", "sremo": "SREMO"}
 
 
 def exercise_named(name: str) -> Exercise:
-    """A bundled exercise, an exercise file, or the generated instance ``gen_<kind>_<difficulty>_<seed>``."""
+    """A bundled exercise, an exercise file, or the generated instance ``gen_[<logic>_]<kind>_<difficulty>_<seed>``
+    (CEL when no logic is named)."""
     m = GENERATED.fullmatch(name)
-    if m and m["kind"] in KINDS:
-        return generate(m["kind"], int(m["difficulty"]), int(m["seed"]))
+    if m and m["kind"] in LOGICS.get(m["logic"] or "cel", ()):
+        return generate(m["kind"], int(m["difficulty"]), int(m["seed"]), m["logic"] or "cel")
     return load_exercise(name)
 
 
-def seed_sheet(seed: int, kinds: Iterable[str] = KINDS) -> list[Exercise]:
-    """The instances of ``seed``: one per kind and difficulty."""
-    return [generate(kind, d, seed) for kind in kinds for d in DIFFICULTIES]
+def seed_sheet(seed: int, logic: str = "cel") -> list[Exercise]:
+    """The instances of ``seed`` in ``logic``: one per kind and difficulty."""
+    return [generate(kind, d, seed, logic) for kind in LOGICS[logic] for d in DIFFICULTIES]
 
 
 def _what_to_hand_in(e: Exercise) -> str:
