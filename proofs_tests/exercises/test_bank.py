@@ -265,3 +265,14 @@ def test_determinization_is_graded_with_guards_as_predicates() -> None:
     wrong = json.loads(exercise.answer)
     wrong["transitions"][0]["guard"] = f"({wrong['transitions'][0]['guard']}) AND tmp > 0"
     assert not check(exercise, json.dumps(wrong)).accepted
+
+
+@pytest.mark.parametrize("exercise", [e for e in BANK if e.alphabet], ids=[e.name for e in BANK if e.alphabet])
+def test_tested_exercises_have_an_alphabet_that_can_tell_answers_apart(exercise) -> None:
+    """Bounded testing is only as good as its streams: the sample events keep to the schema and the reference
+    outputs something on some sample stream (else an answer that outputs nothing would pass)."""
+    assert {e.type for e in exercise.alphabet} <= set(exercise.schema)
+    assert all(set(e.attributes) <= set(exercise.schema[e.type]) for e in exercise.alphabet)
+    level = level_of(exercise)
+    assert any(any(level.outputs(exercise.formalism.semantics(exercise.reference, s)))
+               for s in sample_streams(exercise)), exercise.name
