@@ -183,7 +183,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "minterm counts.")
     d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
     d.add_argument("--logic", default="cel", choices=("cel", "sremo"), help="cel (default) or sremo")
-    d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 0 (default: the "
+    # (0 passes the type: the command refuses it with the message it gives for (e) WITHIN 0)
+    d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 1 (default: the "
                                                                    "expression's (e) WITHIN w)")
     construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
                  "The normal form of seed 000 §9.2 of a CEL formula's CEA: single-variable, then "

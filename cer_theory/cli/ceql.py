@@ -452,8 +452,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--rejected", help="where the rejected rows go (default: OUTPUT.rejected)")
     k.add_argument("--input-format", choices=["csv", "json", "parquet"], help="default: from the extension")
     k.add_argument("--order-by", nargs="+", help="columns giving the stream order (default: file order)")
-    k.add_argument("--slices", type=whole_number(minimum=1),
-                   help="tasks for partitioned or sliced plans, a whole number ≥ 1 (default: from the cores)")
+    k.add_argument("--slices", type=whole_number(minimum=1, maximum=100_000),
+                   help="tasks for partitioned or sliced plans, 1 to 100000 (default: from the cores)")
     k.add_argument("--no-events", action="store_true", help="leave out the matched rows (faster)")
     k.add_argument("--progress", type=seconds(zero="none"), default=5.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 5; 0: none)")

@@ -119,9 +119,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(any program speaking the JSON-lines protocol of docs/conformance.md)")
     p.add_argument("--dialect", default=None, help="declared readings that explain differences: core (CORE 0.1.x); "
                                                    "default: none (the paper's semantics)")
-    p.add_argument("--cases", type=whole_number(minimum=1), default=None,
+    p.add_argument("--cases", type=whole_number(minimum=1, maximum=1_000_000), default=None,
                    help="generated cases (default 200), or streams per query file with --corpus (default 10); "
-                        "a whole number ≥ 1")
+                        "1 to 1000000 (the cases are generated before the run)")
     p.add_argument("--seed", type=whole_number(), default=0,
                    help="the same seed gives the same cases; any whole number")
     p.add_argument("--corpus", default=None, help="a directory of query files with *.core declarations beside them")

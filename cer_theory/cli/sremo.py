@@ -109,8 +109,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "sizes. Exit 2 on a syntax error, a missing window or a blown budget.")
     c.add_argument("formula", help="SREMO text (docs/sremo-syntax.md), or @FILE")
     c.add_argument("--logic", default="sremo", choices=("sremo",), help="the formalism (only sremo)")
+    # (0 passes the type: _constructions refuses it with the message it gives for (e) WITHIN 0)
     c.add_argument("--window", type=whole_number(minimum=0),
-                   help="w, a whole number ≥ 0 (default: the expression's (e) WITHIN w)")
+                   help="w, a whole number ≥ 1 (default: the expression's (e) WITHIN w)")
     c.add_argument("--dot", metavar="FILE", help="draw the complement; the extension picks the format")
     c.add_argument("--budget", type=whole_number(minimum=1), default=DEFAULT_BUDGET,
                    help=f"size budget, a whole number ≥ 1 (default {DEFAULT_BUDGET})")

@@ -130,14 +130,18 @@ def read_text(path: str | Path, what: str) -> str:
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8")
+        bad = len(data)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ConformanceError(f"{what} {path}, line {line}: not UTF-8 text (byte {data[exc.start]:#04x} at offset "
-                               f"{exc.start}); the harness reads UTF-8") from None
-    if "\0" in text:
-        line = text.count("\n", 0, text.index("\0")) + 1
-        raise ConformanceError(f"{what} {path}, line {line}: a NUL character (a UTF-16 or binary file?); the "
-                               f"harness reads UTF-8 text") from None
+        text, bad = "", exc.start
+    nul = data.find(b"\0", 0, bad)
+    if nul >= 0:  # the first problem is named: a NUL before any byte that is not UTF-8
+        line = data.count(b"\n", 0, nul) + 1
+        raise ConformanceError(f"{what} {path}, line {line}: a NUL byte at offset {nul} (a UTF-16 or binary "
+                               f"file?); the harness reads UTF-8 text")
+    if bad < len(data):
+        line = data.count(b"\n", 0, bad) + 1
+        raise ConformanceError(f"{what} {path}, line {line}: not UTF-8 text (byte {data[bad]:#04x} at offset "
+                               f"{bad}); the harness reads UTF-8")
     return text
 
 

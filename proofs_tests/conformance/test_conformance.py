@@ -348,3 +348,77 @@ def test_pycer_evaluates_a_filter_on_the_other_or_branch(pycer):
     outcome = run_case(case("SELECT * FROM S WHERE T OR R FILTER R[x > 1]", [T(0, x=0), R(1, x=2), R(2, x=0)]),
                        pycer, CORE)
     assert outcome.kind == AGREE and sorted(outcome.got) == [(0, 0, (0,)), (1, 1, (1,))], outcome.to_json()
+
+
+# ---------------------------------------------------------------------------------------------- bad input
+
+
+ENCODINGS = {
+    "latin-1": "SELECT * FROM S WHERE R FILTER R[s = 'café']".encode("latin-1"),
+    "utf-16": "SELECT * FROM S WHERE R".encode("utf-16"),
+    "utf-16 without a BOM": "SELECT * FROM S WHERE R".encode("utf-16-le"),
+    "binary": bytes(range(256)),
+}
+
+
+def _main(*argv: str) -> tuple[int, str]:
+    """``cer-theory conformance ARGV`` in this process: (exit status, stderr)."""
+    import contextlib
+    import io
+
+    from cer_theory.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = main(["conformance", *argv])
+        except SystemExit as exc:
+            code = exc.code
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_replay_file_not_utf8_is_one_line_naming_file_and_line(tmp_path, encoding):
+    path = tmp_path / "001.json"
+    path.write_bytes(b'\n' + ENCODINGS[encoding])
+    code, err = _main("--engine", "reference", "--replay", str(path))
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"--replay {path}, line 2:" in err
+
+
+@pytest.mark.parametrize("content, words", [
+    ("{", "line 1: not JSON"),
+    ("[1, 2]", "line 1: not a case (a JSON object, not list)"),
+    ('{"query": "SELECT * FROM S WHERE R", "events": []}', "line 1: field 'declarations' is missing"),
+    ('{"declarations": "", "query": "SELECT * FROM", "events": []}', "line 1: not a case"),
+    ("", "expected one case (one JSON line), found 0 lines"),
+])
+def test_replay_file_that_is_not_a_case_is_one_line(tmp_path, content, words):
+    path = tmp_path / "case.json"
+    path.write_text(content)
+    code, err = _main("--engine", "reference", "--replay", str(path))
+    assert code == 2 and words in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("which", ["query", "declarations"])
+def test_corpus_file_not_utf8_is_one_line_naming_file_and_line(tmp_path, encoding, which):
+    (tmp_path / "d.core").write_bytes(ENCODINGS[encoding] if which == "declarations" else
+                                      b"CREATE STREAM S { EVENT R { s:string } }")
+    (tmp_path / "q.txt").write_bytes(ENCODINGS[encoding] if which == "query" else b"SELECT * FROM S WHERE R")
+    code, err = _main("--engine", "reference", "--corpus", str(tmp_path), "--quiet")
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"--corpus {tmp_path / ('q.txt' if which == 'query' else 'd.core')}, line 1:" in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--cases", "-1"], "argument --cases: expected a whole number from 1 to 1000000, got -1"),
+    (["--timeout", "-1"], "argument --timeout: expected seconds"),
+    (["--timeout", "nan"], "argument --timeout: expected seconds"),
+    (["--timeout", "inf"], "argument --timeout: expected seconds"),
+    (["--timeout", "0"], "argument --timeout: expected seconds"),
+    (["--engine", "command:echo 'a"], "cannot split \"echo 'a\" into words: No closing quotation"),
+])
+def test_conformance_options_bad_values_exit_2(argv, words):
+    code, err = _main(*(["--engine", "engine"] if "--engine" not in argv else []), *argv, "--quiet")
+    assert code == 2 and words in err.strip().splitlines()[-1] and "Traceback" not in err, err
