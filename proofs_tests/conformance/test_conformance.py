@@ -422,3 +422,11 @@ def test_corpus_file_not_utf8_is_one_line_naming_file_and_line(tmp_path, encodin
 def test_conformance_options_bad_values_exit_2(argv, words):
     code, err = _main(*(["--engine", "engine"] if "--engine" not in argv else []), *argv, "--quiet")
     assert code == 2 and words in err.strip().splitlines()[-1] and "Traceback" not in err, err
+
+
+def test_cli_fails_when_the_engine_exits_with_an_error_status_after_the_last_case(capsys):
+    code, err = _main("--engine", "command:" + " ".join(FAKE + ["--exit-1"]), "--cases", "3", "--quiet")
+    out = capsys.readouterr().out.strip().splitlines()
+    assert code == 1 and "Traceback" not in err
+    assert out[-2] == "3 cases: 3 agree, 0 explained, 0 unexplained, 0 refused, 0 engine errors"
+    assert out[-1] == "engine error: after the last case the engine exited with status 1"
