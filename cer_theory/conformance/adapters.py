@@ -183,7 +183,7 @@ class CommandAdapter:
         return shlex.join(self.argv)
 
     def _start(self) -> subprocess.Popen:
-        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._stderr = tempfile.TemporaryFile(mode="w+b")  # bytes: offsets into it are exact
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                                     text=True, bufsize=1, cwd=self.cwd, env=self.env)
@@ -206,14 +206,14 @@ class CommandAdapter:
         if self._stderr is None:
             return ""
         self._stderr.seek(since)
-        tail = [line.strip() for line in self._stderr.read().splitlines() if line.strip()][-3:]
+        text = self._stderr.read().decode("utf-8", "replace")
+        tail = [line.strip() for line in text.splitlines() if line.strip()][-3:]
         return " | ".join(tail)
 
     def _new_stderr(self) -> str:
         """What the program wrote on stderr since the last call (its last lines), and mark it seen."""
         if self._stderr is None:
             return ""
-        self._stderr.flush()
         size = os.fstat(self._stderr.fileno()).st_size
         if size == self._stderr_seen:
             return ""
