@@ -206,13 +206,14 @@ COST = 2e-5
 
 @pytest.fixture
 def slow_sampling(monkeypatch):
-    """Sampling the RSS takes 50 ms (a pause of the harness, not engine work: it must never be timed)."""
+    """Sampling the RSS takes 100 ms (a pause of the harness, not engine work: it must never be timed). With
+    20 samples that is 2 s, far above the slack the tests allow a loaded machine (0.8 s)."""
     import benchmarks.worker as worker
 
     true_rss = worker.rss_mb
 
     def slow() -> float:
-        time.sleep(0.05)
+        time.sleep(0.1)
         return true_rss()
 
     monkeypatch.setattr(worker, "rss_mb", slow)
@@ -226,8 +227,8 @@ def _config(engine: str, events: int = 10_000) -> dict:
 
 def test_pycer_is_timed_on_one_send_events_without_the_harness_pauses(slow_sampling, monkeypatch) -> None:
     """A fake pycer whose evaluation takes COST per event in a background thread, as CORE's server does: its
-    measured time is that cost, not that cost plus 20 RSS samples of 50 ms (the old chunked feed counted 1 s of
-    pauses against pycer while subtracting ours)."""
+    measured time is that cost, not that cost plus 20 RSS samples of 100 ms (the old chunked feed counted such
+    pauses against pycer while subtracting ours')."""
     monkeypatch.syspath_prepend(str(FAKE_PYCER))
     monkeypatch.setenv("FAKE_PYCER", "cost")
     monkeypatch.setenv("FAKE_PYCER_COST", str(COST))
@@ -235,7 +236,7 @@ def test_pycer_is_timed_on_one_send_events_without_the_harness_pauses(slow_sampl
     result = slow_sampling._pycer_run(_config("pycer"))
     known = COST * 10_000
     assert result["events"] == 10_000 and result["outputs"] == 0
-    assert known * 0.95 <= result["seconds"] < known + 0.25, result
+    assert known * 0.95 <= result["seconds"] < known + 0.8, result
 
 
 def test_ours_is_timed_without_the_harness_pauses_alike(slow_sampling) -> None:
@@ -251,8 +252,8 @@ def test_ours_is_timed_without_the_harness_pauses_alike(slow_sampling) -> None:
     source = stock_stream(10_000, 0)
     result = slow_sampling._measure(_config("ours"), source, None, 0.0, {}, evaluate)
     known = COST * 10_000
-    assert result["events"] == 10_000 and result["paused_seconds"] >= 1.0  # the 20 slow samples happened
-    assert known * 0.95 <= result["seconds"] < known + 0.25, result
+    assert result["events"] == 10_000 and result["paused_seconds"] >= 2.0  # the 20 slow samples happened
+    assert known * 0.95 <= result["seconds"] < known + 0.8, result
 
 
 def test_pycer_run_refuses_output_that_is_not_complex_events(monkeypatch) -> None:
