@@ -14,6 +14,7 @@ without any renderer; ``.png``, ``.pdf`` and the other bitmap or print formats n
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import re
@@ -105,6 +106,8 @@ class WasmGraphviz:
 
 
 _BACKEND: list[object] = []
+# Dropped at exit, while wasmtime's native library is still loaded (freed later, its destructors fail noisily).
+atexit.register(_BACKEND.clear)
 
 
 def _wasm_backend() -> Any:
