@@ -335,10 +335,6 @@ class CEA(Drawable):
             out.setdefault((src, dst), []).append(f"{readable(disj(*preds)).label()} / {marks(labels)}")
         return out
 
-    def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source of :meth:`diagram` (same options)."""
-        return self.diagram(**options).to_dot()
-
 
 _UNARY: dict[int, Predicate] = {}
 

@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import graphviz
 
 # A DOT ID that needs no quotes (the DOT grammar's alphanumeric and numeral IDs); keywords must be quoted.
 _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)")
@@ -112,6 +116,23 @@ class Diagram:
             lines.append(f"  {dot_id(e.source)} -> {dot_id(e.target)}{tail};")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    def to_graphviz(self) -> graphviz.Digraph:
+        """The same drawing as a ``graphviz.Digraph`` (the ``graphviz`` package), for users who style it or
+        render it with a system Graphviz; its ``.source`` draws what :meth:`to_dot` draws."""
+        import graphviz  # the wrapper package: only this method needs it
+
+        g = graphviz.Digraph(self.name)
+        g.attr(rankdir=self.rankdir)
+        if self.title:
+            g.attr(labelloc="t", label=self.title)
+        g.attr("node", **{k: str(v) for k, v in self.node_style.items()})
+        g.attr("edge", **{k: str(v) for k, v in self.edge_style.items()})
+        for n in self.nodes:
+            g.node(n.id, n.label, **{k: str(v) for k, v in n.attrs.items()})
+        for e in self.edges:
+            g.edge(e.source, e.target, e.label, **{k: str(v) for k, v in e.attrs.items()})
+        return g
 
 
 def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterable[Hashable],
