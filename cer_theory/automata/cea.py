@@ -204,14 +204,18 @@ class CEA(Drawable):
 
     # ------------------------------------------------------------------ run semantics (Def. 5.2)
 
-    def step(self, config: Iterable[tuple[State, frozenset]], position: int, event: Event) -> set:
-        """One step of the run semantics on configurations ``(state, μ)`` with μ a frozenset of (var, pos)."""
-        nxt: set[tuple[State, frozenset]] = set()
+    def moves(self, config: Iterable[tuple[State, frozenset]], position: int,
+              event: Event) -> Iterator[tuple[Transition, tuple[State, frozenset]]]:
+        """Each transition a run in ``config`` takes on ``event`` at ``position``, with the configuration
+        ``(state, μ)`` it leads to (μ a frozenset of (variable, position)); :meth:`step` collects the latter."""
         for state, mu in config:
             for t in self._out[state]:
                 if t.predicate(event):
-                    nxt.add((t.target, mu | {(v, position) for v in t.labels} if t.labels else mu))
-        return nxt
+                    yield t, (t.target, mu | {(v, position) for v in t.labels} if t.labels else mu)
+
+    def step(self, config: Iterable[tuple[State, frozenset]], position: int, event: Event) -> set:
+        """One step of the run semantics on configurations ``(state, μ)`` with μ a frozenset of (var, pos)."""
+        return {c for _, c in self.moves(config, position, event)}
 
     def configurations(self, stream: Sequence[Event]) -> Iterator[set[tuple[State, frozenset]]]:
         """After each t_n: the set of ``(q, μ_ρ)`` over all runs ρ on ``t0..tn`` (runs merged by state and

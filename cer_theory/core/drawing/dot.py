@@ -135,6 +135,11 @@ class Diagram:
         return g
 
 
+def state_ids(states: Iterable[Hashable]) -> dict[Hashable, str]:
+    """The DOT id of each state of :func:`state_diagram`, given in drawing order: ``q0``, ``q1``, …"""
+    return {q: f"q{k}" for k, q in enumerate(states)}
+
+
 def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterable[Hashable],
                   final: Collection[Hashable], edges: Iterable[tuple[Hashable, Hashable, str]],
                   title: str | None = None, rankdir: str = "LR") -> Diagram:
@@ -144,7 +149,7 @@ def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterabl
     ``initial`` states get an arrow from an invisible point, in the order given; ``final`` states a double
     circle; ``edges`` are ``(source, target, label)`` between states.
     """
-    ids = {q: f"q{k}" for k, q in enumerate(states)}
+    ids = state_ids(states)
     nodes = [Node(ids[q], label, {"shape": "doublecircle" if q in final else "circle"})
              for q, label in states.items()]
     arrows = []

@@ -19,7 +19,7 @@ each other. The registers hold data values and monoid elements, unlike the event
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -314,10 +314,10 @@ class ACEA(Drawable):
 
     # ------------------------------------------------------------------ run semantics (§6)
 
-    def step(self, configs: set, event: TimedEvent) -> set:
-        """One step for every configuration ``(q, ν, μ)`` (``ν`` and the emitted ``μ`` as sorted tuples)."""
+    def moves(self, configs: Iterable[tuple], event: TimedEvent) -> Iterator[tuple[Transition, tuple]]:
+        """Each transition a configuration ``(q, ν, μ)`` takes on ``event``, with the configuration it leads to
+        (``ν`` and the emitted ``μ`` as sorted tuples); :meth:`step` collects the latter."""
         attrs = event.attributes
-        nxt = set()
         for q, nu, mu in configs:
             env = {**dict(nu), **attrs}  # e ≫ ν: the incoming event overrides registers
             for t in self.out(q):
@@ -328,8 +328,11 @@ class ACEA(Drawable):
                 if not all(c.holds(new) for c in t.checks):
                     continue
                 emitted = tuple((x, tau.emit(new, event.time)) for x, ts in t.marks for tau in ts)
-                nxt.add((t.target, tuple(sorted(new.items(), key=lambda p: p[0])), mu + emitted))
-        return nxt
+                yield t, (t.target, tuple(sorted(new.items(), key=lambda p: p[0])), mu + emitted)
+
+    def step(self, configs: set, event: TimedEvent) -> set:
+        """One step for every configuration ``(q, ν, μ)`` (``ν`` and the emitted ``μ`` as sorted tuples)."""
+        return {c for _, c in self.moves(configs, event)}
 
     def complex_events(self, stream: Sequence[Event]) -> frozenset[ComplexEvent]:
         """``⟦A⟧(S)``: the complex events of the accepting runs from every start position (seed 003 §6)."""
