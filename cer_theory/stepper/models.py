@@ -172,7 +172,7 @@ def _registers(v: object) -> str:
 def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
              max_positions: int = MAX_POSITIONS, max_rows: int = MAX_ROWS) -> Run:
     """Algorithm 2 of seed 000 over ``stream``: the CCES after each event with the table T pointing into it,
-    the nodes this event created, and the enumeration of ``⟦A⟧_n(S)``."""
+    the nodes this event created, and the enumeration of ``⟦A⟧_n(S)``; the nodes T points at are shaded."""
     check_budget(len(stream), max_positions)
     ev = CcesEvaluator(cea)
     frames = []
@@ -184,7 +184,8 @@ def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
         check_rows(len(table), n, max_rows)
         rows = tuple(Row(f"T[{shown(q)}]", f"({first}, {last})") for q, (first, last) in table.items())
         new = frozenset(f"n{m}" for m in set(ev.cces.nodes()) - before)
-        frames.append(Frame(n, frozenset(f"n{m}" for m in ev.cces.nodes()), frozenset(), rows, tuple(outputs),
+        in_table = frozenset(f"n{m}" for pair in ev.table.values() for m in pair)
+        frames.append(Frame(n, in_table, frozenset(), rows, tuple(outputs),
                             new, render_svg(ev.to_dot(title=f"CCES after position {n}")),
                             work=f"{stats.nodes_created} nodes created, {stats.table_ops} table operations, "
                                  f"{stats.predicate_evals} predicate evaluations"))
@@ -196,7 +197,8 @@ def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
              max_positions: int = MAX_POSITIONS, max_rows: int = MAX_ROWS, **evaluator: object) -> Run:
     """Algorithm 1 of seed 001 (CORE) over ``stream``: the tECS after each event with the table T (each
     det-state's union-list), the nodes this event created, and the enumeration of this position's outputs
-    (``evaluator`` options, e.g. ``window``, go to :class:`~cer_theory.engines.core.evaluator.Evaluator`)."""
+    (``evaluator`` options, e.g. ``window``, go to :class:`~cer_theory.engines.core.evaluator.Evaluator`); the
+    union-list entries of T are shaded."""
     check_budget(len(stream), max_positions)
     ev = Evaluator(cea, keep_per_event=True, **evaluator)  # type: ignore[arg-type]
     frames = []
@@ -207,9 +209,9 @@ def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
                    ((ev.det.states_of(p), ul) for p, ul in ev.table.items())}
         check_rows(len(entries), n, max_rows)
         rows = tuple(Row(where, ", ".join(ev.tecs.describe(m) for m in ul)) for where, ul in entries.items())
-        live = range(ev.tecs.base, ev.tecs.next_id)
         created = ev.tecs.next_id - first_new
-        frames.append(Frame(n, frozenset(f"t{m}" for m in live), frozenset(), rows, tuple(outputs),
+        in_table = frozenset(f"t{m}" for ul in entries.values() for m in ul)
+        frames.append(Frame(n, in_table, frozenset(), rows, tuple(outputs),
                             frozenset(f"t{m}" for m in range(first_new, ev.tecs.next_id)),
                             render_svg(ev.tecs.to_dot(title=f"tECS after position {n}", roots=entries)),
                             work=f"{created} nodes created, {len(entries)} entries in T, "
