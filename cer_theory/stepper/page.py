@@ -29,7 +29,7 @@ h1 { font-size: 1.2em; margin: 0 0 .4em 0; }
 #ribbon span.read { background: #eee; color: #777; }
 #ribbon span.current { background: #ffca28; border-color: #c79100; color: #000; font-weight: bold; }
 #drawing svg { max-width: 100%; height: auto; }
-#drawing g.node[data-active="1"] ellipse, #drawing g.node[data-active="1"] polygon { fill: #ffe082; }
+#drawing g.node[data-active="1"] ellipse:first-of-type, #drawing g.node[data-active="1"] polygon { fill: #ffe082; }
 #drawing g.node[data-new="1"] ellipse, #drawing g.node[data-new="1"] polygon { stroke: #d32f2f; stroke-width: 2.5; }
 #drawing g.edge[data-taken="1"] path { stroke: #d32f2f; stroke-width: 2.5; }
 #drawing g.edge[data-taken="1"] polygon { fill: #d32f2f; stroke: #d32f2f; }
