@@ -31,11 +31,21 @@ def cmd_step(args: argparse.Namespace) -> int:
         else:
             logic = get(args.logic)
             text = read_text_argument(args.formula)
-            model, title = logic.automaton(logic.parse(text)), text
+            ast = logic.parse(text)
+            model, title = logic.automaton(ast), text
+        options: dict = {}
+        if args.logic == "ceql":
+            # CEQL means CORE's semantics (seed 001): a run may start at every position, inside the window. The
+            # CEA alone starts at 0 only, so a CEQL query is stepped on the engine's tECS.
+            if args.engine == "CCES":
+                raise UnsupportedError("--logic ceql is stepped on CORE's tECS (--engine tecs), not the CCES")
+            args.engine = "tECS"
+            if ast.within is not None:
+                options["window"] = ast.within
         if args.engine and type(model).__name__ not in ("CEA", "UCEA"):
             raise UnsupportedError(f"--engine runs a CEA; --logic {args.logic} compiles to {type(model).__name__}")
         run = step(model, stream, structure=args.engine, title=title, max_positions=args.max_positions,
-                   max_rows=args.max_runs)
+                   max_rows=args.max_runs, **options)
     run.write_html(args.output)
     print(f"wrote {args.output}: {len(run.frames) - 1} positions of the {run.model} run (keys: → ← Home End)",
           file=sys.stderr)
