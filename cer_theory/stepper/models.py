@@ -204,7 +204,7 @@ def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
     frames = []
     for n, event in enumerate(stream):
         first_new = ev.tecs.next_id
-        outputs = sorted(map(str, ev.process(event)))
+        outputs = [str(c) for c in ev.process(event)]  # in Algorithm 2's order
         entries = {f"T[{shown(states)}]": ul for states, ul in
                    ((ev.det.states_of(p), ul) for p, ul in ev.table.items())}
         check_rows(len(entries), n, max_rows)
