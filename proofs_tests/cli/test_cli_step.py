@@ -60,3 +60,9 @@ def test_past_the_budget_one_clear_line_and_no_page(capsys, tmp_path: Path, stre
     assert main(["step", "T ; H", "--stream", str(stream), "-o", str(page), "--positions", "2",
                  "--max-positions", "2"]) == 0
     assert len(_frames(page)["frames"]) == 3
+
+
+def test_the_page_never_overwrites_the_stream(capsys, stream: Path) -> None:
+    before = stream.read_bytes()
+    assert main(["step", "T ; H", "--stream", str(stream), "-o", str(stream)]) == 2
+    assert "is the stream file itself" in capsys.readouterr().err and stream.read_bytes() == before
