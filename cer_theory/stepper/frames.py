@@ -59,6 +59,9 @@ class Run:
     frames: tuple[Frame, ...]
     svg: str | None = None
 
+    def __repr__(self) -> str:
+        return f"Run({self.model}: {self.title}, {len(self.frames) - 1} positions)"
+
     def to_html(self) -> str:
         """One self-contained HTML page (no network), stepped with the arrow keys."""
         return page(self)

@@ -141,3 +141,4 @@ def test_the_page_is_self_contained() -> None:
     assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page
     assert "<script src" not in page and 'id="run-data"' in page
     assert run._repr_html_().startswith("<iframe srcdoc=")
+    assert repr(run) == "Run(CEA: CEA, 9 positions)"
