@@ -86,8 +86,8 @@ class Edge:
 
 @dataclass(frozen=True, slots=True)
 class Diagram:
-    """A directed drawing: ``nodes`` and ``edges`` in drawing order, an optional ``title`` above it, and the
-    default attributes of every node and edge."""
+    """A directed drawing: ``nodes`` and ``edges`` in drawing order, an optional ``title`` above it, the
+    default attributes of every node and edge, and attributes of the whole graph (``graph_style``)."""
 
     name: str
     nodes: tuple[Node, ...]
@@ -97,10 +97,12 @@ class Diagram:
     node_style: Mapping[str, object] = field(
         default_factory=lambda: {"shape": "circle", "fontname": "Helvetica", "fontsize": 12})
     edge_style: Mapping[str, object] = field(default_factory=lambda: {"fontname": "Helvetica", "fontsize": 10})
+    graph_style: Mapping[str, object] = field(default_factory=dict)
 
     def to_dot(self) -> str:
         """The DOT source of the diagram."""
         lines = [f"digraph {quote(self.name)} {{", f"  rankdir={dot_id(self.rankdir)};"]
+        lines += [f"  {k}={dot_id(v)};" for k, v in self.graph_style.items()]
         if self.node_style:
             lines.append(f"  node [{_attr_list(None, self.node_style)}];")
         if self.edge_style:
@@ -123,7 +125,7 @@ class Diagram:
         import graphviz  # the wrapper package: only this method needs it
 
         g = graphviz.Digraph(self.name)
-        g.attr(rankdir=self.rankdir)
+        g.attr(rankdir=self.rankdir, **{k: str(v) for k, v in self.graph_style.items()})
         if self.title:
             g.attr(labelloc="t", label=self.title)
         g.attr("node", **{k: str(v) for k, v in self.node_style.items()})
@@ -157,4 +159,7 @@ def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterabl
         nodes.append(Node(f"start{k}", None, {"shape": "point", "style": "invis", "width": 0}))
         arrows.append(Edge(f"start{k}", ids[q]))
     lines = [Edge(ids[src], ids[dst], label) for src, dst, label in edges]
-    return Diagram(name, tuple(nodes), tuple(arrows + lines), title=title, rankdir=rankdir)
+    # Wider gaps than Graphviz's defaults (0.25 and 0.5 inches): the selection automata of Thm 7.2 carry long
+    # labels, which at the defaults overlap each other and the self-loops.
+    return Diagram(name, tuple(nodes), tuple(arrows + lines), title=title, rankdir=rankdir,
+                   graph_style={"nodesep": 0.6, "ranksep": 0.9})
