@@ -66,3 +66,15 @@ def test_the_page_never_overwrites_the_stream(capsys, stream: Path) -> None:
     before = stream.read_bytes()
     assert main(["step", "T ; H", "--stream", str(stream), "-o", str(stream)]) == 2
     assert "is the stream file itself" in capsys.readouterr().err and stream.read_bytes() == before
+
+
+def test_draw_leaves_useless_states_out_unless_asked(capsys) -> None:
+    """Theorem 6.2's CEA of ``R ; T+`` has a state no accepting run visits: drawn only with --all-states."""
+    assert main(["draw", "R ; T+"]) == 0
+    trimmed = capsys.readouterr().out
+    assert main(["draw", "R ; T+", "--all-states"]) == 0
+    full = capsys.readouterr().out
+    assert full.count("shape=circle") + full.count("shape=doublecircle") == 5
+    assert trimmed.count("shape=circle") + trimmed.count("shape=doublecircle") == 4
+    assert main(["draw", "--logic", "sremo", '<type = "A">', "--all-states"]) == 2
+    assert "--all-states is for complex event automata" in capsys.readouterr().err
