@@ -21,7 +21,8 @@ check-exercise  grade an answer to an exercise (exercises lists the bundled ones
 exercise-sheet  a problem sheet (Markdown or HTML) for a seed or for named exercises;
 grade-answers   grade a class's folder of answers into one CSV of grades with feedback;
 conformance     test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
-figures         regenerate every drawing in figures/.
+figures         regenerate every drawing in figures/;
+step            step through a run of a formula's automaton (or the CCES / tECS) as one HTML page.
 
 Exit status: 0 on success; 2 on bad input (a formula that does not parse, a malformed stream, a formula the
 requested evaluator cannot handle, a construction past its --budget), with a message on stderr naming where the
@@ -40,10 +41,10 @@ from collections.abc import Sequence
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.tree import MAX_NESTING
 
-from cer_theory.cli import cel, ceql, conformance, equivalence, exercises, figures, formulas, socel, sremo
+from cer_theory.cli import cel, ceql, conformance, equivalence, exercises, figures, formulas, socel, sremo, step
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, figures)
+COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, figures, step)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a program killed by Ctrl-C
