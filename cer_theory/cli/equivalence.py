@@ -1,7 +1,7 @@
 """``equiv``: decide whether two formulas are equivalent (or one contained in the other), with a shortest
-distinguishing stream; ``check-exercise`` and ``exercises``: the exercise checker for teaching CEL.
+distinguishing stream (the exercise commands are in :mod:`cer_theory.cli.exercises`).
 
-Exit status of both deciding commands: 0 equivalent / correct, 1 not (the stream is printed as JSON Lines on
+Exit status: 0 equivalent, 1 not (the stream is printed as JSON Lines on
 stdout, so it can be replayed with ``cer-theory eval``, and the explanation on stderr), 2 bad input."""
 
 from __future__ import annotations
@@ -63,27 +63,6 @@ def cmd_equiv(args: argparse.Namespace) -> int:
     return 1
 
 
-def cmd_check_exercise(args: argparse.Namespace) -> int:
-    from cer_theory.exercises.checker import check, load_exercise
-
-    exercise = load_exercise(args.exercise)
-    feedback = check(exercise, read_text_argument(args.answer))
-    print(feedback.message)
-    if feedback.correct:
-        return 0
-    return 1 if feedback.status == "wrong" else 2
-
-
-def cmd_exercises(args: argparse.Namespace) -> int:
-    from cer_theory.exercises.checker import DIFFICULTIES, bundled_exercises
-
-    for e in bundled_exercises():
-        print(f"{e.name:24} {DIFFICULTIES[e.difficulty]:7} {e.title}")
-        if args.verbose:
-            print("    " + str(e).replace("\n", "\n    "))
-    return 0
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     e = sub.add_parser("equiv", help="decide equivalence (or containment) of two formulas, with a shortest "
                                      "distinguishing stream")
@@ -98,12 +77,3 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"size budget of each exponential step, a whole number ≥ 1 (default {DEFAULT_BUDGET})")
     e.add_argument("--dot", metavar="FILE", help="draw the product path that distinguishes them")
     e.set_defaults(func=cmd_equiv)
-
-    c = sub.add_parser("check-exercise", help="check an answer to an exercise (correct, or a stream where it differs)")
-    c.add_argument("exercise", help="an exercise TOML file, or the name of a bundled one (see `exercises`)")
-    c.add_argument("answer", help="the answer formula (CEL), or @FILE")
-    c.set_defaults(func=cmd_check_exercise)
-
-    x = sub.add_parser("exercises", help="list the bundled exercises")
-    x.add_argument("-v", "--verbose", action="store_true", help="print each exercise's text")
-    x.set_defaults(func=cmd_exercises)

@@ -1,5 +1,5 @@
-"""``cer-theory equiv``, ``check-exercise`` and ``exercises``: exit codes, the JSON Lines stream (replayable by
-``eval``), the one-line explanation, the product drawing, and bad input (exit 2 with the reason)."""
+"""``cer-theory equiv`` (the exercise commands: proofs_tests/exercises/test_teacher.py): exit codes, the JSON
+Lines stream (replayable by ``eval``), the one-line explanation, the product drawing, and bad input (exit 2 with the reason)."""
 
 from __future__ import annotations
 
@@ -57,22 +57,6 @@ def test_equiv_contained_and_levels(capsys) -> None:
 def test_equiv_bad_input_exits_2_with_the_reason(capsys, argv: list[str], reason: str) -> None:
     assert main(argv) == 2
     assert reason in capsys.readouterr().err
-
-
-def test_check_exercise_answers(capsys, tmp_path: Path) -> None:
-    assert main(["check-exercise", "fire_01_later", "T ; H"]) == 0
-    assert "Correct" in capsys.readouterr().out
-    assert main(["check-exercise", "fire_01_later", "H ; T"]) == 1
-    out = capsys.readouterr().out
-    assert "shortest stream" in out and "it should output" in out
-    assert main(["check-exercise", "fire_01_later", "T ;; H"]) == 2
-    assert "does not parse" in capsys.readouterr().out
-    bad = tmp_path / "bad.toml"
-    bad.write_text('title = "x"\ntext = "y"\ndifficulty = 1\nreference = "T ; Q"\n[schema]\nT = ["id"]\n')
-    assert main(["check-exercise", str(bad), "T"]) == 2
-    assert "field 'reference'" in capsys.readouterr().err
-    assert main(["exercises"]) == 0
-    assert capsys.readouterr().out.count("\n") == 10
 
 
 def test_console_entry_point_runs_equiv() -> None:

@@ -1,4 +1,4 @@
-"""The exercise checker: every shipped exercise's reference is correct against itself and each of its listed
+"""The exercise checker on seed 000's ten S_fire exercises: every one's reference is correct against itself and each of its listed
 mistakes gets a stream on which, by the reference semantics, the answer and the reference differ; malformed
 exercise files and answers get explanations."""
 
@@ -14,12 +14,12 @@ from cer_theory.formalisms.cel.parser import parse
 from cer_theory.formalisms.cel.printer import format
 from cer_theory.formalisms.cel.semantics import complex_events
 
-EXERCISES = bundled_exercises()
+EXERCISES = [e for e in bundled_exercises() if e.name.startswith("fire_")]
 GOOD = 'title = "t"\ntext = "x"\ndifficulty = 1\nreference = "T ; H"\n[schema]\nT = ["id"]\nH = ["id"]\n'
 
 
-def test_ten_exercises_graded_by_difficulty() -> None:
-    assert len(EXERCISES) == 10 and len(bundled_names()) == 10
+def test_ten_fire_exercises_graded_by_difficulty() -> None:
+    assert len(EXERCISES) == 10 and len([n for n in bundled_names() if n.startswith("fire_")]) == 10
     assert {e.difficulty for e in EXERCISES} == set(DIFFICULTIES)
     assert [e.difficulty for e in EXERCISES] == sorted(e.difficulty for e in EXERCISES)
     assert all(set(e.schema) == {"T", "H"} for e in EXERCISES)  # S_fire's schema (seed 000, Fig. 1)

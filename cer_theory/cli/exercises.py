@@ -1,0 +1,118 @@
+"""The course commands: ``exercises`` lists the bundled exercises by paper, kind and difficulty;
+``check-exercise`` grades one answer; ``exercise-sheet`` writes a problem sheet (Markdown or HTML) for a seed or
+for the bundled exercises; ``grade-answers`` grades a folder of a class's answers into one CSV.
+
+Exit status of ``check-exercise``: 0 accepted, 1 wrong (the explanation on stdout), 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from cer_theory.core.errors import ExerciseError
+
+from cer_theory.cli.common import read_text_argument
+
+
+def cmd_check_exercise(args: argparse.Namespace) -> int:
+    from cer_theory.exercises.checker import check
+    from cer_theory.exercises.teacher import exercise_named
+
+    feedback = check(exercise_named(args.exercise), read_text_argument(args.answer))
+    print(feedback.message)
+    if feedback.accepted:
+        return 0
+    return 1 if feedback.status == "wrong" else 2
+
+
+def cmd_exercises(args: argparse.Namespace) -> int:
+    from cer_theory.exercises.checker import bundled_exercises
+    from cer_theory.exercises.model import DIFFICULTIES
+
+    paper = None
+    for e in bundled_exercises():
+        if (args.logic and e.logic != args.logic) or (args.kind and e.kind != args.kind) or \
+                (args.difficulty and DIFFICULTIES[e.difficulty] != args.difficulty):
+            continue
+        if e.paper != paper:
+            paper = e.paper
+            print(paper)
+        print(f"  {e.name:28} {e.kind:12} {DIFFICULTIES[e.difficulty]:7} {e.title}")
+        if args.verbose:
+            print("      " + str(e).replace("\n", "\n      "))
+    return 0
+
+
+def _output(path: str, inputs: list[Path]) -> Path:
+    out = Path(path)
+    if any(out.resolve() == p.resolve() or p.resolve() in out.resolve().parents for p in inputs if p.exists()):
+        raise ExerciseError(f"{path}: the output would overwrite or sit inside an input; write it elsewhere")
+    return out
+
+
+def cmd_exercise_sheet(args: argparse.Namespace) -> int:
+    from cer_theory.exercises.checker import bundled_exercises
+    from cer_theory.exercises.teacher import exercise_named, seed_sheet, sheet_html, sheet_markdown, write_aside
+
+    if args.names:
+        exercises, title = [exercise_named(n) for n in args.names], "Exercises"
+    elif args.seed is not None:
+        exercises, title = seed_sheet(args.seed, args.logic), f"Exercises, instance {args.seed}"
+    else:
+        exercises, title = bundled_exercises(), "Exercises"
+    render = sheet_html if args.format == "html" else sheet_markdown
+    text = render(exercises, title=title, solutions=args.solutions)
+    if args.output:
+        write_aside(_output(args.output, []), text)
+    else:
+        print(text, end="")
+    return 0
+
+
+def cmd_grade_answers(args: argparse.Namespace) -> int:
+    from cer_theory.exercises.teacher import grade_folder, grades_csv, write_aside
+
+    out = _output(args.output, [Path(args.folder)])
+    start = time.perf_counter()
+    rows = grade_folder(args.folder)
+    write_aside(out, grades_csv(rows))
+    students = len({r["student"] for r in rows})
+    accepted = sum(r["grade"] == "1" for r in rows)
+    print(f"graded {len(rows)} answers of {students} students ({accepted} accepted) in "
+          f"{time.perf_counter() - start:.1f} s: {out}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("check-exercise", help="grade an answer to an exercise (correct, or a stream where it "
+                                              "differs)")
+    c.add_argument("exercise", help="an exercise TOML file, a bundled name (see `exercises`) or a generated "
+                                    "instance gen_[<logic>_]<kind>_<difficulty>_<seed>")
+    c.add_argument("answer", help="the answer (formula, JSON automaton, JSON list of outputs, yes/no), or @FILE")
+    c.set_defaults(func=cmd_check_exercise)
+
+    x = sub.add_parser("exercises", help="list the bundled exercises by paper, kind and difficulty")
+    x.add_argument("-v", "--verbose", action="store_true", help="print each exercise's text")
+    x.add_argument("--logic", help="only this formalism (cel, ceql, socel, focel, acel, sremo)")
+    x.add_argument("--kind", choices=("formula", "automaton", "predict", "construction"))
+    x.add_argument("--difficulty", choices=("easy", "medium", "hard"))
+    x.set_defaults(func=cmd_exercises)
+
+    s = sub.add_parser("exercise-sheet", help="write a problem sheet (Markdown or HTML) for a seed, for named "
+                                              "exercises, or for all bundled ones")
+    s.add_argument("names", nargs="*",
+                   help="exercise names (bundled or gen_[<logic>_]<kind>_<difficulty>_<seed>)")
+    s.add_argument("--seed", type=int, help="one generated instance per kind and difficulty for this seed")
+    s.add_argument("--logic", choices=("cel", "ceql", "socel"), default="cel",
+                   help="the formalism of the generated instances (CEQL and SO-CEL: formula and predict kinds)")
+    s.add_argument("--format", choices=("md", "html"), default="md")
+    s.add_argument("--solutions", action="store_true", help="add the worked solutions (the teacher's copy)")
+    s.add_argument("-o", "--output", help="write to this file (written aside, then renamed into place)")
+    s.set_defaults(func=cmd_exercise_sheet)
+
+    g = sub.add_parser("grade-answers", help="grade a folder of answers (one sub-folder per student, one file per "
+                                             "exercise) into a CSV of grades with feedback")
+    g.add_argument("folder")
+    g.add_argument("-o", "--output", required=True, help="the CSV file to write (not inside the folder)")
+    g.set_defaults(func=cmd_grade_answers)
