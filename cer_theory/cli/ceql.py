@@ -115,8 +115,9 @@ def _declarations(args: argparse.Namespace) -> list:
 def _checked_events(args: argparse.Namespace, declarations: list):
     """``(line, event)`` of the stream, checked against the declarations, or the schema the data declares: read
     twice from a file (nothing is output from a bad file), learnt as the events arrive from a pipe."""
-    from cer_theory.core.events import iter_file, rereadable
-    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.streams.rows import iter_file, rereadable
+    from cer_theory.formalisms.ceql.declarations import schema_of
+    from cer_theory.streams.schema import Schema
 
     fmt = args.input_format
     if fmt == "parquet" or str(args.stream).lower().endswith(".parquet"):
@@ -124,7 +125,7 @@ def _checked_events(args: argparse.Namespace, declarations: list):
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
 
     if any(isinstance(d, StreamDeclaration) for d in declarations):
-        return Schema.from_declarations(declarations).check_lines(iter_file(args.stream, fmt), source=args.stream)
+        return schema_of(declarations).check_lines(iter_file(args.stream, fmt), source=args.stream)
     if not rereadable(args.stream):
         return Schema.inferring(iter_file(args.stream, fmt), source=_name(args.stream))
     schema = Schema.infer(iter_file(args.stream, fmt), source=args.stream)
@@ -134,15 +135,15 @@ def _checked_events(args: argparse.Namespace, declarations: list):
 def _schema(declarations: list):
     """The declared schema, or None: the columnar path infers it in its one pass over the file."""
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
-    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.formalisms.ceql.declarations import schema_of
 
     if any(isinstance(d, StreamDeclaration) for d in declarations):
-        return Schema.from_declarations(declarations)
+        return schema_of(declarations)
     return None
 
 
 def _name(stream: str) -> str:
-    from cer_theory.core.events import STDIN
+    from cer_theory.streams.rows import STDIN
 
     return "<stdin>" if stream == STDIN else stream
 
@@ -187,8 +188,8 @@ def _reorder_key(query, args: argparse.Namespace) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
-    from cer_theory.core.events import STDIN, rereadable
-    from cer_theory.core.reorder import reorder
+    from cer_theory.streams.rows import STDIN, rereadable
+    from cer_theory.streams.reorder import reorder
     from cer_theory.engines.core import Engine
     from cer_theory.engines.core.columnar import file_matches, in_file_terms
     from cer_theory.engines.core.output import MatchWriter
@@ -293,9 +294,10 @@ def _validated_declaration(args: argparse.Namespace, declarations: list):
     errors (file and line), and without --declare the same schema ``run`` infers, so Spark checks every row
     against it whatever kinds it infers itself (docs/decisions.md D100). Returns the declarations to check
     against (None: Spark's own column types) and whether a CSV cell spans lines."""
-    from cer_theory.core.events import iter_file, stream_format
+    from cer_theory.streams.rows import iter_file, stream_format
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
-    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.formalisms.ceql.declarations import declaration_of
+    from cer_theory.streams.schema import Schema
 
     declared = [d for d in declarations if isinstance(d, StreamDeclaration)] or None
     source = _local(args.input)
@@ -327,7 +329,7 @@ def _validated_declaration(args: argparse.Namespace, declarations: list):
         for name in attrs:
             if len(by_attribute[name]) > 1:
                 attrs[name] = None
-    return [schema.to_declaration()], spans_lines
+    return [declaration_of(schema)], spans_lines
 
 
 def cmd_spark(args: argparse.Namespace) -> int:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import CerError
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
-from cer_theory.formalisms.ceql.declarations import Schema
+from cer_theory.formalisms.ceql.declarations import schema_of
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
@@ -166,7 +166,7 @@ def declaration_kinds(declaration: str | Sequence[StreamDeclaration] | None) -> 
     if declaration is None:
         return None
     decls = parse_declarations(declaration) if isinstance(declaration, str) else declaration
-    return Schema.from_declarations(decls).kinds
+    return schema_of(decls).kinds
 
 
 def run(spark: SparkSession, df: DataFrame, query: Query | str, *,

@@ -16,7 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
-from cer_theory.core.events import iter_file
+from cer_theory.streams.rows import iter_file
 from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.spark.batch import SparkRun, run
