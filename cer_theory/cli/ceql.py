@@ -150,20 +150,27 @@ def _name(stream: str) -> str:
 
 class LateEvents:
     """The side output of ``run --lateness``: each event too late to re-order, as a JSON line ``{"line",
-    "watermark", "event"}`` in ``path`` (opened at the first one), counted for the summary."""
+    "watermark", "event"}`` in ``path`` (created at the first one, written aside and renamed into place by
+    :meth:`close`), counted for the summary."""
 
     def __init__(self, path: str) -> None:
         self.path, self.count, self._file = path, 0, None
 
     def __call__(self, line: int, event, watermark: float) -> None:
+        from cer_theory.streams.writers import OutputFile
+
         if self._file is None:
-            self._file = open(self.path, "w", encoding="utf-8")
+            self._file = OutputFile(self.path, "jsonl")
         self.count += 1
-        self._file.write(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
+        self._file.write_text(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            self._file.commit()
+
+    def discard(self) -> None:
+        if self._file is not None:
+            self._file.discard()
 
 
 def _lateness(args: argparse.Namespace, declarations: list) -> float | None:
@@ -193,13 +200,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     from cer_theory.engines.core import Engine
     from cer_theory.engines.core.columnar import file_matches, in_file_terms
     from cer_theory.engines.core.output import MatchWriter
+    from cer_theory.streams.writers import check_outputs
     query = _read_query(args)
     declarations = _declarations(args)
     source = _name(args.stream)
     lateness = _lateness(args, declarations)
+    late_path = None if lateness is None else (
+        args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl"))
+    inputs = [("--stream", args.stream), ("--query-file", args.query_file), ("--declare", args.declare)]
+    check_outputs([("--output", args.output), ("--late", late_path)], inputs)
+    check_outputs([("--late", late_path)], [("--output", args.output)])
+    if args.max_output is not None and args.max_output < 0:
+        raise CerError(f"--max-output {args.max_output}: expected a number of complex events >= 0")
+    if args.max_output is not None and not query.aggregates:
+        # at most max_output + 1 CEs per position are enumerated: the output is the query's own until the bound
+        # is passed, and then the run stops (docs/decisions.md D163)
+        query = dataclasses.replace(query, limit=min(query.limit or args.max_output + 1, args.max_output + 1))
     engine = Engine(query)
     writer = MatchWriter(args.output or sys.stdout, args.output_format,
-                         positions_only=args.positions_only)
+                         positions_only=args.positions_only, max_output=args.max_output)
     writer.attach(engine)  # the engine writes its CEs straight out (D155); with aggregates it yields Matches
     t0, last, line, late = time.perf_counter(), time.perf_counter(), None, None
 
@@ -223,10 +242,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         # standard input, a pipe, or out-of-order events: one event at a time, through the reorder buffer
         pairs = _checked_events(args, declarations)
-        if lateness is not None:
-            late_path = args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl")
-            if args.stream != STDIN and Path(late_path).resolve() == Path(args.stream).resolve():
-                raise CerError(f"--late {late_path} is the input stream")
+        if late_path is not None:
             late = LateEvents(late_path)
             pairs = reorder(pairs, attribute=_reorder_key(query, args), lateness=lateness, on_late=late,
                             source=source)
@@ -234,12 +250,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         for match in matches:
             writer.write(match)
-    except StreamFormatError as exc:
-        raise in_file_terms(exc, lambda _position: line, source) from None
-    finally:
-        writer.close()
+    except BaseException as exc:  # (an error, Ctrl-C, SIGTERM: no output file is replaced by a part)
+        writer.discard()
         if late is not None:
-            late.close()
+            late.discard()
+        if isinstance(exc, StreamFormatError):
+            raise in_file_terms(exc, lambda _position: line, source) from None
+        raise
+    writer.close()
+    if late is not None:
+        late.close()
     if engine.unpartitioned:
         print(f"run: {engine.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
@@ -411,6 +431,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--output", help="write the complex events to this file (default: stdout)")
     q.add_argument("--output-format", choices=["jsonl", "csv", "parquet"], default="jsonl",
                    help="jsonl (default), csv, or parquet (needs --output)")
+    q.add_argument("--max-output", type=int, metavar="N",
+                   help="stop with an error (exit 2, no output file replaced) past N complex events: a guard "
+                        "against a query whose output explodes (default: no bound)")
     q.add_argument("--positions-only", action="store_true",
                    help="leave the events out: start, end and positions only (faster)")
     q.add_argument("--declare", help="a file of CREATE STREAM declarations (and CREATE QUARANTINE options); "
