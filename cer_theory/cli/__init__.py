@@ -40,6 +40,7 @@ from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.tree import MAX_NESTING
 
 from cer_theory.cli import cel, ceql, conformance, equivalence, figures, formulas, socel, sremo
+from cer_theory.cli.common import check_output_paths
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
 COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, figures)
@@ -111,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace, command: str) -> int:
     """The command, its errors turned into one line on stderr and an exit status."""
     try:
+        check_output_paths(args)
         return args.func(args)
     except SizeBudgetExceeded as exc:
         print(f"{command}: {exc.for_command_line()}", file=sys.stderr)

@@ -200,7 +200,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from cer_theory.engines.core import Engine
     from cer_theory.engines.core.columnar import file_matches, in_file_terms
     from cer_theory.engines.core.output import MatchWriter
-    from cer_theory.streams.writers import check_outputs
+    from cer_theory.streams.paths import check_outputs
     query = _read_query(args)
     declarations = _declarations(args)
     source = _name(args.stream)
@@ -288,8 +288,13 @@ def _local(path: str) -> Path | None:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """The input exists; nothing written overlaps the input (writing over a folder deletes what is in it); an
-    existing output is replaced only with --overwrite (batch: streaming resumes from its checkpoint)."""
+    """The input exists; nothing written overlaps the input, the query file or the declarations (writing over a
+    folder deletes what is in it); an existing output is replaced only with --overwrite (batch: streaming resumes
+    from its checkpoint), and only when it is an earlier output of ``spark`` (its marker file): a folder of other
+    files is never deleted (docs/decisions.md D160)."""
+    from cer_theory.spark.job import OUTPUT_MARKER, own_output
+    from cer_theory.streams.paths import check_outputs
+
     source = _local(args.input)
     if source is not None and not source.exists():
         raise CerError(f"--input {args.input}: no such file or directory")
@@ -298,15 +303,19 @@ def _check_paths(args: argparse.Namespace) -> None:
         targets.append(("--checkpoint", args.checkpoint or f"{args.output.rstrip('/')}.checkpoint"))
     else:
         targets.append(("--rejected", args.rejected or f"{args.output.rstrip('/')}.rejected"))
-    for option, target in targets:
-        place = _local(target)
-        if place is None:
-            continue
-        if source is not None and (place == source or source in place.parents or place in source.parents):
-            raise CerError(f"{option} {target} overlaps the input {args.input}: writing there would delete or mix "
-                           f"with the input; choose another place")
-        if not args.stream and place.exists() and not args.overwrite:
-            raise CerError(f"{option} {target} exists: pass --overwrite to replace it")
+    local = [(option, str(place)) for option, target in targets if (place := _local(target)) is not None]
+    inputs = [("--input", str(source) if source is not None else None), ("--query-file", args.query_file),
+              ("--declare", args.declare)]
+    check_outputs(local, inputs)
+    if args.stream:
+        return
+    for option, place in local:
+        if Path(place).exists() and not args.overwrite:
+            raise CerError(f"{option} {place} exists: pass --overwrite to replace it")
+        if Path(place).exists() and not own_output(Path(place)):
+            raise CerError(f"{option} {place} holds files that cer-theory spark did not write (no {OUTPUT_MARKER} "
+                           f"in it): --overwrite replaces only an earlier output; remove them or choose another "
+                           f"place")
 
 
 def _validated_declaration(args: argparse.Namespace, declarations: list):

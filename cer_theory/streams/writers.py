@@ -52,35 +52,10 @@ GROUP_BYTES = 32 << 20
 CHUNK_ROWS = 4096
 """The most rows rendered into one string before it is written (JSON Lines, CSV)."""
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # (read once: the only way to know it is to set it)
+
 Row = tuple[int, int, Sequence[int], "str | None", "str | None", "str | None"]
-
-
-def same_or_inside(output: str | os.PathLike, input: str | os.PathLike) -> bool:
-    """Whether writing ``output`` could destroy ``input``: the same file (by name, through a symbolic link, or a
-    hard link: same device and inode), or a folder holding the input (an output folder is replaced whole), or
-    a file inside the input folder."""
-    out, into = Path(output), Path(input)
-    try:
-        if out.exists() and into.exists() and os.path.samefile(out, into):
-            return True
-    except OSError:
-        pass
-    a, b = out.expanduser().resolve(), into.expanduser().resolve()
-    return a == b or a in b.parents or b in a.parents
-
-
-def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[tuple[str, str | None]]) -> None:
-    """Refuse, before anything is written, an output (``(option, path)``) that is an input (``(option, path)``:
-    the stream, the query file, the declarations …) or holds one: one :class:`CerError` naming both
-    (docs/decisions.md D160). None and ``-`` (standard input/output) are no file."""
-    given = [(option, path) for option, path in inputs if path and path != "-"]
-    for option, path in outputs:
-        if not path or path == "-":
-            continue
-        for in_option, in_path in given:
-            if same_or_inside(path, in_path):
-                raise CerError(f"{option} {path} is or holds the input {in_option} {in_path}: writing there would "
-                               f"destroy it; choose another place")
 
 
 class OutputFile:
@@ -104,6 +79,7 @@ class OutputFile:
             fd, name = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".partial",
                                         dir=self.target.parent if str(self.target.parent) else ".")
             self._partial = Path(name)
+            os.chmod(fd, 0o666 & ~_UMASK)  # (mkstemp makes it private; an output gets an ordinary file's mode)
             if fmt == "parquet":
                 os.close(fd)
                 self._parquet = pq.ParquetWriter(str(self._partial), PARQUET_SCHEMA)
@@ -178,4 +154,4 @@ class OutputFile:
         self._partial = None
 
 
-__all__ = ["check_outputs", "same_or_inside", "CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "PARQUET_SCHEMA"]
+__all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "PARQUET_SCHEMA"]
