@@ -71,7 +71,9 @@ def iter_jsonl(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]
         if not text.strip():
             continue
         try:
-            data = json.loads(text, parse_int=_parse_int, object_pairs_hook=_unique_keys)
+            data = json.loads(text, parse_int=_parse_int)
+            if data.__class__ is dict and text.count('":') != len(data):  # (one `":` per key: else look closer)
+                data = json.loads(text, parse_int=_parse_int, object_pairs_hook=_unique_keys)
         except _DuplicateKey as exc:
             raise StreamFormatError(f"the object gives key {exc.args[0]!r} twice", source=name, line=no,
                                     field=str(exc.args[0])) from None

@@ -321,3 +321,32 @@ def test_the_mask_compiled_for_dicts_equals_the_mask_of_events(preds, events):
     for e in events:
         want = sum(1 << k for k, p in enumerate(preds) if p(e))
         assert on_dicts(e.to_dict()) == on_events(e) == want, (preds, e)
+
+
+# ---------------------------------------------------------------------------------------------- duplicate keys
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 120), st.data(), st.sampled_from(["x", "type", "y"]))
+def test_a_duplicate_key_is_refused_on_the_row_and_the_columnar_path_alike(n, data, key):
+    """A JSON object giving a key twice (``{"type": "A", "x": 1, "x": 2}``) is an error naming the file, the line
+    and the key, on the row readers and on the columnar path (Arrow refuses the block; the row readers, taking
+    over there, name it), after the matches of the lines before it: never the last value kept silently."""
+    at = data.draw(st.integers(0, n - 1))
+    lines = [json.dumps({"type": "AB"[k % 2], "x": k % 5, "y": k}) for k in range(n)]
+    lines[at] = lines[at][:-1] + f', "{key}": ' + ('"B"' if key == "type" else "7") + "}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        q = parse("SELECT * FROM S WHERE A ; B WITHIN 3 EVENTS")
+        for name, run in [("rows", lambda: Engine(q).process(file_events(path, "jsonl", SchemaCheck(None, str(path)), 0))),
+                          ("columns", lambda: file_matches(Engine(q), path, "jsonl", None, limits=small(8, 300))),
+                          ("columns, default limits", lambda: file_matches(Engine(q), path, "jsonl", None))]:
+            got = []
+            with pytest.raises(StreamFormatError) as caught:
+                for match in run():
+                    got.append(match.complex_event)
+            err = caught.value
+            assert (err.source, err.line, err.field) == (str(path), at + 1, key), (name, str(err))
+            assert f"gives key {key!r} twice" in str(err), (name, str(err))
+            assert all(ce.end < at for ce in got), name
