@@ -3,7 +3,8 @@ into place, in bounded memory.
 
 * **Nothing half-written** (docs/decisions.md D161). A file output is written to a temporary file in the same
   folder (``.<name>.<random>.partial``) and renamed over the target only by :meth:`OutputFile.commit`, after its
-  last byte (and Parquet's footer) is written. :meth:`OutputFile.discard` (an error, Ctrl-C, SIGTERM) removes the
+  last byte (and Parquet's footer) is written. A target that exists and is not a regular file (``/dev/null``, a
+  FIFO) is written in place: there is nothing to rename, and it must never be replaced. :meth:`OutputFile.discard` (an error, Ctrl-C, SIGTERM) removes the
   temporary file: a reader of the target sees the old file or the new complete one, never a part.
 * **Bounded memory** (docs/decisions.md D162). Parquet rows are buffered into row groups of at most
   :data:`GROUP_ROWS` rows and about :data:`GROUP_BYTES` bytes of text; JSON Lines and CSV text is written in
@@ -71,7 +72,13 @@ class OutputFile:
         self._parquet: pq.ParquetWriter | None = None
         self._columns: dict[str, list] = {name: [] for name in COLUMNS}
         self._buffered = 0
-        if self.target is None:
+        if self.target is not None and self.target.exists() and not self.target.is_file():
+            # a device, a FIFO, /dev/stdout: written in place (nothing to rename; a folder fails on open)
+            if fmt == "parquet":
+                self._parquet = pq.ParquetWriter(str(self.target), PARQUET_SCHEMA)
+            else:
+                self.text = open(self.target, "w", encoding="utf-8", newline="")
+        elif self.target is None:
             if fmt == "parquet":
                 raise CerError("--output-format parquet needs --output FILE")
             self.text: IO[str] = out  # type: ignore[assignment]
@@ -135,13 +142,19 @@ class OutputFile:
             return
         else:
             self.text.close()
-        assert self._partial is not None and self.target is not None
-        os.replace(self._partial, self.target)
-        self._partial = None
+        if self._partial is not None:  # (None: a device or a FIFO, written in place)
+            os.replace(self._partial, self.target)  # type: ignore[arg-type]
+            self._partial = None
 
     def discard(self) -> None:
-        """Give up: the temporary file is removed and the target left as it was (idempotent)."""
+        """Give up: the temporary file is removed and the target left as it was (idempotent; a device or a
+        FIFO is closed)."""
         if self._partial is None:
+            if self.target is not None:
+                try:
+                    (self._parquet or self.text).close()
+                except (OSError, pa.ArrowException):
+                    pass
             return
         try:
             if self._parquet is not None:

@@ -205,3 +205,25 @@ def test_max_output_changes_nothing_while_the_bound_holds(capsys, tmp_path: Path
     assert capsys.readouterr().out == unbounded
     assert main(["run", "--query", EXPLODING, "--stream", str(stream), "--progress", "0", "--max-output", "6"]) == 2
     assert "more than --max-output 6" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
+def test_a_device_or_a_fifo_is_written_in_place_never_replaced(capsys, tmp_path: Path, fmt: str) -> None:
+    """``--output /dev/null`` (the benchmarks' sink) and a FIFO are written through: renaming a file over them
+    would replace the device."""
+    stream = tmp_path / "s.jsonl"
+    stream.write_text('{"type": "A"}\n{"type": "B"}\n', encoding="utf-8")
+    null = Path(os.devnull)
+    before = null.stat()
+    assert main(["run", "--query", QUERY, "--stream", str(stream), "--output", os.devnull, "--output-format", fmt,
+                 "--progress", "0"]) == 0
+    after = null.stat()
+    assert (after.st_ino, after.st_rdev, after.st_mode) == (before.st_ino, before.st_rdev, before.st_mode)
+    assert not [p for p in null.parent.iterdir() if p.name.startswith(".null.")]
+    if fmt == "jsonl":
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+        assert main(["run", "--query", QUERY, "--stream", str(stream), "--output", str(fifo), "--progress", "0"]) == 0
+        assert json.loads(reader.communicate(timeout=60)[0])["positions"] == [0, 1]
+        assert fifo.is_fifo()
