@@ -24,6 +24,7 @@ from cer_theory.engines.core import Engine
 from cer_theory.engines.core.columnar import file_matches
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.formalisms.ceql.printer import format as to_text
+from cer_theory.streams.writers import CHUNK_ROWS
 from cer_theory.testing.batches import process_in_batches, small
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.predicates import extended_events
@@ -163,3 +164,13 @@ def test_row_json_text_is_event_json_text_row_by_row(events):
 def test_row_json_text_refuses_a_name_that_is_not_an_identifier():
     with pytest.raises(ValueError, match="not an attribute name"):
         row_json_text(("a'; import os",))
+
+
+@pytest.mark.parametrize("fmt,positions_only", FORMATS)
+def test_a_position_with_more_ces_than_one_piece_is_written_alike(tmp_path, fmt, positions_only):
+    """B+ over 13 Bs: 8,191 CEs at the C, more than one piece of rendered text (CHUNK_ROWS): the attached writer,
+    which writes them piece by piece, writes what ``write(match)`` writes."""
+    query = "SELECT * FROM S WHERE A ; B+ ; C"
+    stream = [Event("A")] + [Event("B", x=k) for k in range(13)] + [Event("C")]
+    slow, fast, count = _outputs(query, lambda engine: engine.process(stream), tmp_path, fmt, positions_only)
+    assert count == 2 ** 13 - 1 > CHUNK_ROWS and fast == slow

@@ -61,6 +61,7 @@ class MatchWriter:
     def __init__(self, out: IO[str] | str, fmt: str = "jsonl", *, positions_only: bool = False,
                  max_output: int | None = None) -> None:
         self._file = OutputFile(out, fmt)
+        self._write = self._file.write_text if fmt != "jsonl" else self._file.text.write  # (the hot path's call)
         self.fmt, self.positions_only, self.max_output = fmt, positions_only, max_output
         self._events: dict[int, tuple[Any, str]] = {}  # id(event) → (event, its JSON text): kept alive here
         self._texts: dict[int, str] = {}  # position → its event's JSON text (attach)
@@ -71,8 +72,11 @@ class MatchWriter:
     def _counted(self, n: int) -> None:
         self.count += n
         if self.max_output is not None and self.count > self.max_output:
-            raise OutputLimitExceeded(f"more than --max-output {self.max_output:,} complex events: the query's "
-                                      f"output explodes (a Kleene plus in a long window?); nothing was written")
+            raise self._exceeded()
+
+    def _exceeded(self) -> OutputLimitExceeded:
+        return OutputLimitExceeded(f"more than --max-output {self.max_output:,} complex events: the query's output "
+                                   f"explodes (a Kleene plus in a long window?); nothing was written")
 
     def _event_text(self, event: Any) -> str:
         found = self._events.get(id(event))
@@ -107,29 +111,33 @@ class MatchWriter:
         return True
 
     def _report(self, ces: list, partition: tuple | None) -> tuple:
+        if len(ces) > CHUNK_ROWS:  # (bounded pieces: a position may report millions)
+            for k in range(0, len(ces), CHUNK_ROWS):
+                self._report(ces[k:k + CHUNK_ROWS], partition)
+            return ()
+        self.count += len(ces)  # (_counted, inlined)
+        if self.max_output is not None and self.count > self.max_output:
+            raise self._exceeded()
         part = None if partition is None else json.dumps(list(partition))
         text = self._texts.__getitem__  # (an event's text, made on first use: _PositionTexts.__missing__)
-        for k in range(0, len(ces), CHUNK_ROWS):  # (bounded pieces: a position may report millions)
-            chunk = ces[k:k + CHUNK_ROWS] if len(ces) > CHUNK_ROWS else ces
-            self._counted(len(chunk))
-            if len(self._texts) >= _CACHE_LIMIT:
-                self._texts.clear()
-                self._numbers.clear()
-            if self.fmt == "jsonl":  # (_rows_out's jsonl, one f-string per CE: the hot path of `cer-theory run`)
-                tail = "}\n" if part is None else f', "partition": {part}}}\n'
-                number = self._numbers.__getitem__
-                if self.positions_only:
-                    self._file.write_text("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
-                                                   f'[{", ".join(map(number, c.positions))}]{tail}' for c in chunk]))
-                else:
-                    self._file.write_text("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
-                                                   f'[{", ".join(map(number, ps := c.positions))}], "events": '
-                                                   f'[{", ".join(map(text, ps))}]{tail}' for c in chunk]))
-            elif self.positions_only:
-                self._file.write_rows([(c.start, c.end, c.positions, None, part, None) for c in chunk])
+        if len(self._texts) >= _CACHE_LIMIT:
+            self._texts.clear()
+            self._numbers.clear()
+        if self.fmt == "jsonl":  # (_rows_out's jsonl, one f-string per CE: the hot path of `cer-theory run`)
+            tail = "}\n" if part is None else f', "partition": {part}}}\n'
+            number = self._numbers.__getitem__
+            if self.positions_only:
+                self._write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
+                                     f'[{", ".join(map(number, c.positions))}]{tail}' for c in ces]))
             else:
-                self._file.write_rows([(c.start, c.end, c.positions, "[" + ", ".join(map(text, c.positions)) + "]",
-                                        part, None) for c in chunk])
+                self._write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
+                                     f'[{", ".join(map(number, ps := c.positions))}], "events": '
+                                     f'[{", ".join(map(text, ps))}]{tail}' for c in ces]))
+        elif self.positions_only:
+            self._file.write_rows([(c.start, c.end, c.positions, None, part, None) for c in ces])
+        else:
+            self._file.write_rows([(c.start, c.end, c.positions, "[" + ", ".join(map(text, c.positions)) + "]",
+                                    part, None) for c in ces])
         return ()
 
     def _rows_out(self, rows: list[tuple]) -> None:
