@@ -211,8 +211,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     inputs = [("--stream", args.stream), ("--query-file", args.query_file), ("--declare", args.declare)]
     check_outputs([("--output", args.output), ("--late", late_path)], inputs)
     check_outputs([("--late", late_path)], [("--output", args.output)])
-    if args.max_output is not None and args.max_output < 0:
-        raise CerError(f"--max-output {args.max_output}: expected a number of complex events >= 0")
     if args.max_output is not None and not query.aggregates:
         # at most max_output + 1 CEs per position are enumerated: the output is the query's own until the bound
         # is passed, and then the run stops (docs/decisions.md D163)
@@ -441,9 +439,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--output", help="write the complex events to this file (default: stdout)")
     q.add_argument("--output-format", choices=["jsonl", "csv", "parquet"], default="jsonl",
                    help="jsonl (default), csv, or parquet (needs --output)")
-    q.add_argument("--max-output", type=int, metavar="N",
-                   help="stop with an error (exit 2, no output file replaced) past N complex events: a guard "
-                        "against a query whose output explodes (default: no bound)")
+    q.add_argument("--max-output", type=whole_number(minimum=0), metavar="N",
+                   help="stop with an error (exit 2, no output file replaced) past N complex events, a whole "
+                        "number ≥ 0: a guard against a query whose output explodes (default: no bound)")
     q.add_argument("--positions-only", action="store_true",
                    help="leave the events out: start, end and positions only (faster)")
     q.add_argument("--declare", help="a file of CREATE STREAM declarations (and CREATE QUARANTINE options); "
