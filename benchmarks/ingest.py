@@ -6,7 +6,7 @@ C++ engine handed pre-built events (pycer) on the same stream, in the same run.
 Paths (each (query, path, run) a fresh process; runs interleaved):
 
 * ``Event`` — ``Engine.process`` on pre-built Events (built before the clock): the engine alone.
-* ``dicts`` — ``Engine.process`` on a list of dicts (batched through Arrow, :mod:`cer_theory.engines.core.columnar`);
+* ``dicts`` — ``Engine.process`` on a list of dicts (batched, :mod:`cer_theory.streams.convert`);
   ``dicts validate`` — the same with ``validate=True`` (one ``Event.from_dict`` per dict).
 * ``DataFrame`` / ``Arrow`` — ``Engine.process`` on a pandas DataFrame / pyarrow Table (built before the clock).
 * ``run jsonl`` / ``run csv`` / ``run parquet`` — ``cer-theory run --query … --stream FILE --output /dev/null``

@@ -26,7 +26,8 @@ step            step through a run of a formula's automaton (or the CCES / tECS)
 
 Exit status: 0 on success; 2 on bad input (a formula that does not parse, a malformed stream, a formula the
 requested evaluator cannot handle, a construction past its --budget), with a message on stderr naming where the
-problem is; 130 when interrupted (Ctrl-C); 141 when the reader of the output went away (| head), silently.
+problem is; 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM: a kill, a CI timeout), each with one
+line on stderr and no output file replaced by a part of one; 141 when the reader of the output went away (| head), silently.
 See docs/robustness.md for what each kind of bad input gets.
 """
 
@@ -42,6 +43,7 @@ from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.tree import MAX_NESTING
 
 from cer_theory.cli import cel, ceql, conformance, equivalence, exercises, figures, formulas, socel, sremo, step
+from cer_theory.cli.common import check_output_paths
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
 COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, figures, step)
@@ -49,6 +51,16 @@ COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a program killed by Ctrl-C
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports `yes | head`'s yes
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143, as a shell reports a program killed by SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as Ctrl-C raises KeyboardInterrupt: the same clean-up runs (temporary
+    output files removed, earlier outputs left as they were) and the exit says which signal it was."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def _version() -> str:
@@ -90,6 +102,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = f"cer-theory {args.command}"
     try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # pragma: no cover - not the main thread (embedded use): SIGTERM keeps its handler
+        previous = None
+    try:
+        return _run(args, command)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace, command: str) -> int:
+    """The command, its errors turned into one line on stderr and an exit status."""
+    try:
+        check_output_paths(args)
         return args.func(args)
     except SizeBudgetExceeded as exc:
         print(f"{command}: {exc.for_command_line()}", file=sys.stderr)
@@ -97,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CerError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Terminated:
+        print(f"{command}: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -13,7 +13,7 @@ from pathlib import Path
 from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.core.events import Stream
+from cer_theory.streams.rows import load
 
 from cer_theory.cli import socel, sremo
 from cer_theory.cli.common import CLI_BUDGET, add_budget_option, compile_cel, read_formula, show_automaton
@@ -101,7 +101,7 @@ def cmd_cces(args: argparse.Namespace) -> int:
     from cer_theory.engines.cces import CcesEvaluator, compile_formula
 
     phi = read_formula(args.formula)
-    stream = Stream.load(args.stream)
+    stream = load(args.stream)
     evaluator = CcesEvaluator(compile_formula(phi))
     for n, event in enumerate(stream):
         ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))

@@ -116,8 +116,9 @@ def _declarations(args: argparse.Namespace) -> list:
 def _checked_events(args: argparse.Namespace, declarations: list):
     """``(line, event)`` of the stream, checked against the declarations, or the schema the data declares: read
     twice from a file (nothing is output from a bad file), learnt as the events arrive from a pipe."""
-    from cer_theory.core.events import iter_file, rereadable
-    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.streams.rows import iter_file, rereadable
+    from cer_theory.formalisms.ceql.declarations import schema_of
+    from cer_theory.streams.schema import Schema
 
     fmt = args.input_format
     if fmt == "parquet" or str(args.stream).lower().endswith(".parquet"):
@@ -125,7 +126,7 @@ def _checked_events(args: argparse.Namespace, declarations: list):
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
 
     if any(isinstance(d, StreamDeclaration) for d in declarations):
-        return Schema.from_declarations(declarations).check_lines(iter_file(args.stream, fmt), source=args.stream)
+        return schema_of(declarations).check_lines(iter_file(args.stream, fmt), source=args.stream)
     if not rereadable(args.stream):
         return Schema.inferring(iter_file(args.stream, fmt), source=_name(args.stream))
     schema = Schema.infer(iter_file(args.stream, fmt), source=args.stream)
@@ -135,35 +136,42 @@ def _checked_events(args: argparse.Namespace, declarations: list):
 def _schema(declarations: list):
     """The declared schema, or None: the columnar path infers it in its one pass over the file."""
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
-    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.formalisms.ceql.declarations import schema_of
 
     if any(isinstance(d, StreamDeclaration) for d in declarations):
-        return Schema.from_declarations(declarations)
+        return schema_of(declarations)
     return None
 
 
 def _name(stream: str) -> str:
-    from cer_theory.core.events import STDIN
+    from cer_theory.streams.rows import STDIN
 
     return "<stdin>" if stream == STDIN else stream
 
 
 class LateEvents:
     """The side output of ``run --lateness``: each event too late to re-order, as a JSON line ``{"line",
-    "watermark", "event"}`` in ``path`` (opened at the first one), counted for the summary."""
+    "watermark", "event"}`` in ``path`` (created at the first one, written aside and renamed into place by
+    :meth:`close`), counted for the summary."""
 
     def __init__(self, path: str) -> None:
         self.path, self.count, self._file = path, 0, None
 
     def __call__(self, line: int, event, watermark: float) -> None:
+        from cer_theory.streams.writers import OutputFile
+
         if self._file is None:
-            self._file = open(self.path, "w", encoding="utf-8")
+            self._file = OutputFile(self.path, "jsonl")
         self.count += 1
-        self._file.write(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
+        self._file.write_text(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            self._file.commit()
+
+    def discard(self) -> None:
+        if self._file is not None:
+            self._file.discard()
 
 
 def _lateness(args: argparse.Namespace, declarations: list) -> float | None:
@@ -188,18 +196,28 @@ def _reorder_key(query, args: argparse.Namespace) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
-    from cer_theory.core.events import STDIN, rereadable
-    from cer_theory.core.reorder import reorder
+    from cer_theory.streams.rows import STDIN, rereadable
+    from cer_theory.streams.reorder import reorder
     from cer_theory.engines.core import Engine
     from cer_theory.engines.core.columnar import file_matches, in_file_terms
     from cer_theory.engines.core.output import MatchWriter
+    from cer_theory.streams.paths import check_outputs
     query = _read_query(args)
     declarations = _declarations(args)
     source = _name(args.stream)
     lateness = _lateness(args, declarations)
+    late_path = None if lateness is None else (
+        args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl"))
+    inputs = [("--stream", args.stream), ("--query-file", args.query_file), ("--declare", args.declare)]
+    check_outputs([("--output", args.output), ("--late", late_path)], inputs)
+    check_outputs([("--late", late_path)], [("--output", args.output)])
+    if args.max_output is not None and not query.aggregates:
+        # at most max_output + 1 CEs per position are enumerated: the output is the query's own until the bound
+        # is passed, and then the run stops (docs/decisions.md D163)
+        query = dataclasses.replace(query, limit=min(query.limit or args.max_output + 1, args.max_output + 1))
     engine = Engine(query)
     writer = MatchWriter(args.output or sys.stdout, args.output_format,
-                         positions_only=args.positions_only)
+                         positions_only=args.positions_only, max_output=args.max_output)
     writer.attach(engine)  # the engine writes its CEs straight out (D155); with aggregates it yields Matches
     t0, last, line, late = time.perf_counter(), time.perf_counter(), None, None
 
@@ -223,10 +241,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         # standard input, a pipe, or out-of-order events: one event at a time, through the reorder buffer
         pairs = _checked_events(args, declarations)
-        if lateness is not None:
-            late_path = args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl")
-            if args.stream != STDIN and Path(late_path).resolve() == Path(args.stream).resolve():
-                raise CerError(f"--late {late_path} is the input stream")
+        if late_path is not None:
             late = LateEvents(late_path)
             pairs = reorder(pairs, attribute=_reorder_key(query, args), lateness=lateness, on_late=late,
                             source=source)
@@ -234,12 +249,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         for match in matches:
             writer.write(match)
-    except StreamFormatError as exc:
-        raise in_file_terms(exc, lambda _position: line, source) from None
-    finally:
-        writer.close()
+    except BaseException as exc:  # (an error, Ctrl-C, SIGTERM: no output file is replaced by a part)
+        writer.discard()
         if late is not None:
-            late.close()
+            late.discard()
+        if isinstance(exc, StreamFormatError):
+            raise in_file_terms(exc, lambda _position: line, source) from None
+        raise
+    writer.close()
+    if late is not None:
+        late.close()
     if engine.unpartitioned:
         print(f"run: {engine.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
@@ -268,8 +287,13 @@ def _local(path: str) -> Path | None:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """The input exists; nothing written overlaps the input (writing over a folder deletes what is in it); an
-    existing output is replaced only with --overwrite (batch: streaming resumes from its checkpoint)."""
+    """The input exists; nothing written overlaps the input, the query file or the declarations (writing over a
+    folder deletes what is in it); an existing output is replaced only with --overwrite (batch: streaming resumes
+    from its checkpoint), and only when it is an earlier output of ``spark`` (its marker file): a folder of other
+    files is never deleted (docs/decisions.md D160)."""
+    from cer_theory.spark.job import OUTPUT_MARKER, own_output
+    from cer_theory.streams.paths import check_outputs
+
     source = _local(args.input)
     if source is not None and not source.exists():
         raise CerError(f"--input {args.input}: no such file or directory")
@@ -278,15 +302,19 @@ def _check_paths(args: argparse.Namespace) -> None:
         targets.append(("--checkpoint", args.checkpoint or f"{args.output.rstrip('/')}.checkpoint"))
     else:
         targets.append(("--rejected", args.rejected or f"{args.output.rstrip('/')}.rejected"))
-    for option, target in targets:
-        place = _local(target)
-        if place is None:
-            continue
-        if source is not None and (place == source or source in place.parents or place in source.parents):
-            raise CerError(f"{option} {target} overlaps the input {args.input}: writing there would delete or mix "
-                           f"with the input; choose another place")
-        if not args.stream and place.exists() and not args.overwrite:
-            raise CerError(f"{option} {target} exists: pass --overwrite to replace it")
+    local = [(option, str(place)) for option, target in targets if (place := _local(target)) is not None]
+    inputs = [("--input", str(source) if source is not None else None), ("--query-file", args.query_file),
+              ("--declare", args.declare)]
+    check_outputs(local, inputs)
+    if args.stream:
+        return
+    for option, place in local:
+        if Path(place).exists() and not args.overwrite:
+            raise CerError(f"{option} {place} exists: pass --overwrite to replace it")
+        if Path(place).exists() and not own_output(Path(place)):
+            raise CerError(f"{option} {place} holds files that cer-theory spark did not write (no {OUTPUT_MARKER} "
+                           f"in it): --overwrite replaces only an earlier output; remove them or choose another "
+                           f"place")
 
 
 def _validated_declaration(args: argparse.Namespace, declarations: list):
@@ -294,9 +322,10 @@ def _validated_declaration(args: argparse.Namespace, declarations: list):
     errors (file and line), and without --declare the same schema ``run`` infers, so Spark checks every row
     against it whatever kinds it infers itself (docs/decisions.md D100). Returns the declarations to check
     against (None: Spark's own column types) and whether a CSV cell spans lines."""
-    from cer_theory.core.events import iter_file, stream_format
+    from cer_theory.streams.rows import iter_file, stream_format
     from cer_theory.formalisms.ceql.ast import StreamDeclaration
-    from cer_theory.formalisms.ceql.declarations import Schema
+    from cer_theory.formalisms.ceql.declarations import declaration_of
+    from cer_theory.streams.schema import Schema
 
     declared = [d for d in declarations if isinstance(d, StreamDeclaration)] or None
     source = _local(args.input)
@@ -328,7 +357,7 @@ def _validated_declaration(args: argparse.Namespace, declarations: list):
         for name in attrs:
             if len(by_attribute[name]) > 1:
                 attrs[name] = None
-    return [schema.to_declaration()], spans_lines
+    return [declaration_of(schema)], spans_lines
 
 
 def cmd_spark(args: argparse.Namespace) -> int:
@@ -410,6 +439,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--output", help="write the complex events to this file (default: stdout)")
     q.add_argument("--output-format", choices=["jsonl", "csv", "parquet"], default="jsonl",
                    help="jsonl (default), csv, or parquet (needs --output)")
+    q.add_argument("--max-output", type=whole_number(minimum=0), metavar="N",
+                   help="stop with an error (exit 2, no output file replaced) past N complex events, a whole "
+                        "number ≥ 0: a guard against a query whose output explodes (default: no bound)")
     q.add_argument("--positions-only", action="store_true",
                    help="leave the events out: start, end and positions only (faster)")
     q.add_argument("--declare", help="a file of CREATE STREAM declarations (and CREATE QUARANTINE options); "

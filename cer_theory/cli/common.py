@@ -1,5 +1,5 @@
 """What the commands share: reading a formula or @FILE argument, compiling CEL, printing an automaton, the
-``--budget`` option."""
+``--budget`` option, and the check that no output goes over an input."""
 
 from __future__ import annotations
 
@@ -8,6 +8,31 @@ from pathlib import Path
 
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import CerError
+from cer_theory.streams.paths import check_outputs
+
+OUTPUT_OPTIONS = {"output": "--output", "late": "--late", "dot": "--dot", "rejected": "--rejected",
+                  "checkpoint": "--checkpoint", "report": "--report"}
+"""Every option that names a file or folder a command writes (argparse destination → option)."""
+
+INPUT_OPTIONS = {"stream": "--stream", "query_file": "--query-file", "declare": "--declare", "input": "--input",
+                 "corpus": "--corpus", "replay": "--replay", "automaton": "automaton", "exercise": "exercise"}
+"""Every option that names a file or folder a command reads (argparse destination → option)."""
+
+TEXT_OR_FILE = ("formula", "formula1", "formula2", "answer")
+"""Arguments that are text, or ``@FILE``: a file read."""
+
+
+def check_output_paths(args: argparse.Namespace) -> None:
+    """No output of the command is an input of it, a link to one or a folder holding one (docs/decisions.md D160):
+    checked for every command at once, before it writes anything."""
+    values = vars(args)
+    inputs = [(option, value) for dest, option in INPUT_OPTIONS.items()
+              if isinstance(value := values.get(dest), str) and Path(value).exists()]
+    inputs += [(dest, value[1:]) for dest in TEXT_OR_FILE
+               if isinstance(value := values.get(dest), str) and value.startswith("@")]
+    outputs = [(option, value) for dest, option in OUTPUT_OPTIONS.items() if isinstance(value := values.get(dest), str)]
+    check_outputs(outputs, inputs)
+
 
 CLI_BUDGET = 200_000
 """The default ``--budget``: units of work (core.budget), a few seconds of the slowest construction."""

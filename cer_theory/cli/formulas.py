@@ -10,7 +10,7 @@ from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
-from cer_theory.core.events import Stream
+from cer_theory.streams.rows import load
 from cer_theory.core.protocols import get
 
 from cer_theory.cli.common import add_budget_option, compile_cel, read_formula, read_text_argument
@@ -33,7 +33,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     options = {"bind": args.bind} if args.bind else {}
     if options and "bind" not in evaluator.options:
         raise UnsupportedError(f"--bind is for ACEL's evaluators (--logic acel), not {logic.name}'s {evaluator.name}")
-    stream = Stream.load(args.stream)
+    stream = load(args.stream)
     out = sys.stdout
     try:
         with work_budget(args.budget):  # the constructions behind an evaluator (A_SEL, UNLESS's determinization)

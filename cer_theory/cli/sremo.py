@@ -80,13 +80,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from cer_theory.core.events import Stream
+    from cer_theory.streams.rows import load
     from cer_theory.formalisms.sremo.compile import compile_automaton
     from cer_theory.formalisms.sremo.detect import Detector
     from cer_theory.formalisms.sremo.parser import parse
 
     srt = compile_automaton(parse(read_text_argument(args.formula)))
-    stream = Stream.load(args.stream)
+    stream = load(args.stream)
     out = sys.stdout
     for k in Detector(srt, pure=args.pure).run(stream):
         out.write(json.dumps({"k": k}) + "\n")

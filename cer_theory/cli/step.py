@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from cer_theory.cli.common import add_budget_option, compile_cel, read_formula, read_text_argument
 
 
 def cmd_step(args: argparse.Namespace) -> int:
     from cer_theory.core.budget import work_budget
-    from cer_theory.core.errors import CerError, UnsupportedError
-    from cer_theory.core.events import Stream
+    from cer_theory.core.errors import UnsupportedError
     from cer_theory.core.protocols import get
     from cer_theory.stepper import step
+    from cer_theory.streams.rows import load
 
-    if Path(args.output).resolve() == Path(args.stream).resolve():
-        raise CerError(f"-o {args.output} is the stream file itself; write the page elsewhere")
-    stream = list(Stream.load(args.stream))
+    # (an -o naming the stream, a link to it or its folder is refused before this: cli.common.check_output_paths)
+    stream = list(load(args.stream))
     if args.positions is not None:
         stream = stream[:args.positions]
     with work_budget(args.budget):

@@ -8,7 +8,6 @@ _EXPORTS = {
     "ComplexEvent": "events",
     "Valuation": "events",
     "CoreComplexEvent": "events",
-    "iter_file": "events",
     "CerError": "errors",
     "StreamFormatError": "errors",
     "SyntaxErrorCER": "errors",

@@ -8,16 +8,12 @@ As seed 000 §4 (footnote 1) suggests, every event carries an explicit type tag 
 
 from __future__ import annotations
 
-import codecs
-import csv
 import json
 import math
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Union, overload
 
@@ -34,8 +30,8 @@ _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined
 
 
 def _check_value(name: str, value: object, *, source: str | None, line: int | None) -> Value:
-    if isinstance(value, _HugeInt):
-        raise _huge_int(len(value.lstrip("-")), source=source, line=line, field=name)
+    if isinstance(value, HugeInt):
+        raise huge_int_error(len(value.lstrip("-")), source=source, line=line, field=name)
     if isinstance(value, bool) or isinstance(value, (int, str)):
         return value
     if isinstance(value, float):
@@ -204,17 +200,6 @@ def _typed(attrs: Mapping[str, Value]) -> tuple[tuple[str, type, Value], ...]:
     return tuple((k, type(v), v) for k, v in attrs.items())
 
 
-def _csv_value(text: str) -> Value:
-    """CSV cells: integers and decimals become numbers, ``true``/``false`` booleans, anything else a string."""
-    if re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
-    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", text):
-        return float(text)
-    if text in ("true", "false"):
-        return text == "true"
-    return text
-
-
 class Stream(Sequence[Event]):
     """A finite stream prefix ``S = t0 t1 … t_{n}``: an immutable sequence of events, positions 0-based."""
 
@@ -267,200 +252,24 @@ class Stream(Sequence[Event]):
     def from_dicts(cls, rows: Iterable[Mapping[str, object]], *, source: str | None = None) -> Stream:
         return cls(Event.from_dict(r, source=source, line=i) for i, r in enumerate(rows, 1))
 
-    @classmethod
-    def from_jsonl(cls, source: str | Path | Iterable[str]) -> Stream:
-        """Read JSON Lines: one object per line with a ``"type"`` key; blank lines are skipped."""
-        return cls(e for _, e in iter_jsonl(source))
-
-    @classmethod
-    def from_csv(cls, source: str | Path | Iterable[str]) -> Stream:
-        """Read CSV with a header and a ``type`` column. An empty cell means the attribute is absent."""
-        return cls(e for _, e in iter_csv(source))
-
-    @classmethod
-    def load(cls, path: str | Path) -> Stream:
-        """Read a stream file: ``.csv`` as CSV, anything else (``.jsonl``, ``.json``, ``.ndjson``) as JSON Lines."""
-        return cls(e for _, e in iter_file(path))
-
     def to_jsonl(self) -> str:
         return "".join(json.dumps(e.to_dict()) + "\n" for e in self._events)
 
-
-STDIN = "-"
-"""The stream name that means standard input (``--stream -``)."""
-
-FORMATS = ("csv", "jsonl")
-"""The stream file formats: CSV with a header, and JSON Lines."""
 
 MAX_INT_DIGITS = 4300
 """Python's limit on the digits of an integer read from text (``sys.get_int_max_str_digits``): longer integers
 are rejected with their line and field rather than read as something else."""
 
-MAX_CSV_CELL = csv.field_size_limit()
-"""The longest CSV cell, in characters (the csv module's limit, 128 KiB)."""
+
+class HugeInt(str):
+    """An integer literal longer than :data:`MAX_INT_DIGITS`, kept as text by a reader so that the error can name
+    its field (:func:`huge_int_error`)."""
 
 
-class _HugeInt(str):
-    """A JSON integer literal longer than :data:`MAX_INT_DIGITS`, kept as text so the error can name its field."""
-
-
-def _parse_int(text: str) -> int | _HugeInt:
-    return _HugeInt(text) if len(text.lstrip("-")) > MAX_INT_DIGITS else int(text)
-
-
-def _huge_int(digits: int, *, source: str | None, line: int | None, field: str) -> StreamFormatError:
+def huge_int_error(digits: int, *, source: str | None, line: int | None, field: str) -> StreamFormatError:
+    """The error for an integer of ``digits`` digits, longer than can be read."""
     return StreamFormatError(f"an integer of {digits:,} digits, more than the {MAX_INT_DIGITS:,} that can be read; "
                              f"give it as a string", source=source, line=line, field=field)
-
-
-def iter_jsonl(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
-    """``(line number, event)`` for each non-blank line of JSON Lines, read lazily; errors name line and field."""
-    name, lines = _lines(source)
-    for no, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            data = json.loads(text, parse_int=_parse_int)
-        except json.JSONDecodeError as exc:
-            raise StreamFormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=name,
-                                    line=no) from None
-        except RecursionError:
-            raise StreamFormatError("malformed event: JSON nested too deeply (attribute values are numbers, "
-                                    "strings or booleans)", source=name, line=no) from None
-        yield no, Event.from_dict(data, source=name, line=no)
-
-
-def iter_csv(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
-    """``(line number, event)`` for each record of a CSV file with a ``type`` column, read lazily.
-
-    The csv module reads the records, so a quoted cell may hold commas, quotes (``""``) and newlines; the line
-    number is the record's first line (the header is line 1). What could be read in two ways is an error naming
-    the line: an unterminated quote, a stray quote, a duplicated column, a record with more or fewer cells than
-    the header."""
-    name, lines = _lines(source)
-    reader = csv.reader(lines, strict=True)
-    start = 1
-
-    def records() -> Iterator[tuple[int, list[str]]]:
-        nonlocal start
-        while True:
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                raise StreamFormatError(_csv_problem(str(exc)), source=name, line=start) from None
-            yield start, row
-            start = reader.line_num + 1
-
-    rows = records()
-    first = next(rows, None)
-    if first is None:
-        raise StreamFormatError("empty CSV file: expected a header with a 'type' column", source=name, line=1)
-    header = [h.strip() for h in first[1]]
-    seen: set[str] = set()
-    for h in header:
-        if h in seen:
-            raise StreamFormatError(f"the header names column {h!r} twice", source=name, line=1, field=h)
-        seen.add(h)
-    if TYPE_KEY not in header:
-        raise StreamFormatError("the header has no 'type' column", source=name, line=1, field=TYPE_KEY)
-    for no, row in rows:
-        if not row:
-            continue
-        if len(row) != len(header):
-            more = "more" if len(row) > len(header) else "fewer"
-            raise StreamFormatError(f"expected {len(header)} cells, found {len(row)} ({more} than the header; a "
-                                    f"cell holding a comma must be quoted)", source=name, line=no)
-        data = {h: (None if cell == "" else (cell if h == TYPE_KEY else _csv_cell(cell, name, no, h)))
-                for h, cell in zip(header, row)}
-        yield no, Event.from_dict(data, source=name, line=no)
-
-
-def _csv_problem(message: str) -> str:
-    """The csv module's complaint in the stream's terms."""
-    if "unexpected end of data" in message:
-        return "unterminated quoted cell (a quote opened here is never closed)"
-    if "field larger than field limit" in message:
-        return f"a cell longer than {MAX_CSV_CELL:,} characters"
-    if "expected after" in message:
-        return f"a quote inside an unquoted or closed cell ({message}; write a quote inside quotes as \"\")"
-    return f"malformed CSV: {message}"
-
-
-def _csv_cell(text: str, source: str | None, line: int, field: str) -> Value:
-    if re.fullmatch(r"[+-]?\d+", text) and len(text.lstrip("+-")) > MAX_INT_DIGITS:
-        raise _huge_int(len(text.lstrip("+-")), source=source, line=line, field=field)
-    return _csv_value(text)
-
-
-def stream_format(path: str | Path, format: str | None = None) -> str:
-    """``csv`` or ``jsonl``: ``format`` if given, else ``.csv`` files are CSV and anything else (standard input
-    included) JSON Lines."""
-    fmt = (format or ("csv" if Path(path).suffix.lower() == ".csv" else "jsonl")).lower()
-    fmt = "jsonl" if fmt in ("json", "ndjson") else fmt
-    if fmt not in FORMATS:
-        raise StreamFormatError(f"unknown stream format {fmt!r}: use csv or jsonl", source=str(path))
-    return fmt
-
-
-def iter_file(path: str | Path, format: str | None = None) -> Iterator[tuple[int, Event]]:
-    """Stream a file's events lazily (``-``: standard input): CSV or JSON Lines as :func:`stream_format` says."""
-    if str(path) != STDIN and not Path(path).exists():
-        raise StreamFormatError("no such file", source=str(path))
-    fmt = stream_format(path, format)
-    lines = _Lines(str(path))
-    return iter_csv(lines) if fmt == "csv" else iter_jsonl(lines)
-
-
-def rereadable(path: str | Path) -> bool:
-    """Whether the stream can be read twice (a regular file, not standard input, a pipe or a FIFO)."""
-    return str(path) != STDIN and Path(path).is_file()
-
-
-class _Lines:
-    """The decoded lines of a file or standard input, read lazily, with its name for errors (an iterable that
-    :func:`_lines` recognises)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __iter__(self) -> Iterator[str]:
-        if self.name == STDIN:
-            yield from _decode(sys.stdin.buffer, "<stdin>")
-            return
-        with open(self.name, "rb") as f:
-            yield from _decode(f, self.name)
-
-
-def _decode(raw: Iterable[bytes], name: str) -> Iterator[str]:
-    """Lines with their endings, decoded as UTF-8 (a leading byte order mark dropped); other encodings are an
-    error naming the line, the column and the byte."""
-    for no, chunk in enumerate(raw, 1):
-        if no == 1:
-            if chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-                raise StreamFormatError("the stream is UTF-16 (it starts with a UTF-16 byte order mark): streams "
-                                        "are UTF-8 (convert it, e.g. iconv -f utf-16 -t utf-8)", source=name, line=1)
-            if chunk.startswith(codecs.BOM_UTF8):
-                chunk = chunk[len(codecs.BOM_UTF8):]
-        try:
-            yield chunk.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            column = len(chunk[:exc.start].decode("utf-8", errors="replace")) + 1
-            raise StreamFormatError(f"not UTF-8 text: byte 0x{chunk[exc.start]:02x} at column {column} (streams are "
-                                    f"UTF-8; convert other encodings, e.g. iconv -f latin1 -t utf-8)", source=name,
-                                    line=no) from None
-
-
-def _lines(source: str | Path | Iterable[str]) -> tuple[str | None, Iterable[str]]:
-    if isinstance(source, _Lines):
-        return ("<stdin>" if source.name == STDIN else source.name), source
-    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and Path(source).exists()):
-        return str(source), _Lines(str(source))
-    if isinstance(source, str):
-        text = source[1:] if source.startswith("\ufeff") else source
-        return None, text.splitlines(keepends=True)
-    return None, source
 
 
 class ComplexEvent(frozenset):

@@ -10,6 +10,7 @@ from importlib import resources
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.events import Stream
+from cer_theory.streams.rows import read_jsonl
 from cer_theory.core.predicates.ast import TRUE, is_type
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.formalisms.cel.parser import parse
@@ -32,7 +33,7 @@ FORMULAS: dict[str, str] = {
 
 def fire_stream() -> Stream:
     """S_fire of seed 000, Fig. 1 (9 events, positions 0..8)."""
-    return Stream.from_jsonl(resources.files("cer_theory").joinpath("examples/data/fire.jsonl").read_text())
+    return read_jsonl(resources.files("cer_theory").joinpath("examples/data/fire.jsonl").read_text())
 
 
 def formula(name: str) -> Formula:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import CerError
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
-from cer_theory.formalisms.ceql.declarations import Schema
+from cer_theory.formalisms.ceql.declarations import schema_of
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.spark.plan import POSITION_ATTRIBUTE, Plan, plan_query
@@ -166,7 +166,7 @@ def declaration_kinds(declaration: str | Sequence[StreamDeclaration] | None) -> 
     if declaration is None:
         return None
     decls = parse_declarations(declaration) if isinstance(declaration, str) else declaration
-    return Schema.from_declarations(decls).kinds
+    return schema_of(decls).kinds
 
 
 def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
@@ -181,12 +181,15 @@ def run(spark: SparkSession, df: DataFrame, query: Query | str, *,
         raise ValueError(f"on_bad_rows must be one of {ON_BAD_ROWS}, not {on_bad_rows!r}")
     if isinstance(query, str):
         query = parse(query)
-    if "type" not in df.columns:
-        raise CerError(f"the events need a 'type' column (columns: {', '.join(df.columns)})")
+    columns = [c for c in df.columns if c not in FILE_COLUMNS]  # (the reader's own columns are no one's concern)
+    if not columns:
+        raise CerError("the input holds no events (no columns: an empty file?)")
+    if "type" not in columns:
+        raise CerError(f"the events need a 'type' column (columns: {', '.join(columns)})")
     plan = plan_query(query)
-    missing = [a for a in plan.partition_attributes if a not in df.columns]
+    missing = [a for a in plan.partition_attributes if a not in columns]
     if missing:
-        raise CerError(f"PARTITION BY {', '.join(missing)}: no such column (columns: {', '.join(df.columns)})")
+        raise CerError(f"PARTITION BY {', '.join(missing)}: no such column (columns: {', '.join(columns)})")
     qid = query_id or query_id_of(query)
     attributes = [c for c in df.columns if c not in ("type", CORRUPT_COLUMN) and c not in FILE_COLUMNS]
     time_attribute = plan.window_attribute if plan.window_attribute != POSITION_ATTRIBUTE else None

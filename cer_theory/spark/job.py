@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
-from cer_theory.core.events import iter_file
+from cer_theory.streams.rows import iter_file
 from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.spark.batch import SparkRun, run
@@ -77,6 +78,23 @@ class Progress:
                 self.emit(f"spark: {time.perf_counter() - self.t0:,.0f} s, {parts}")
 
 
+OUTPUT_MARKER = "_cer_theory_output"
+"""The file ``spark`` leaves in each folder it wrote (Spark's readers skip names starting with ``_``): with
+``--overwrite`` only a folder holding it, or an empty one, is replaced (docs/decisions.md D160)."""
+
+
+def own_output(folder: Path) -> bool:
+    """Whether ``folder`` may be replaced by an output: an empty folder or an earlier output of ``spark``."""
+    return folder.is_dir() and (not any(folder.iterdir()) or (folder / OUTPUT_MARKER).is_file())
+
+
+def _mark(folder: str) -> None:
+    """Leave the marker in a local output folder (remote ones are not checked)."""
+    local = Path(folder.removeprefix("file://")).expanduser()
+    if "://" not in folder.removeprefix("file://") and local.is_dir():
+        (local / OUTPUT_MARKER).write_text("written by cer-theory spark; --overwrite may replace this folder\n")
+
+
 def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = True) -> int:
     """The matches sorted by (end, start, positions) into ``output`` (replaced with ``overwrite``, else an error
     if it exists); returns how many."""
@@ -88,6 +106,7 @@ def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = 
         writer.parquet(output)
     else:
         raise CerError(f"unknown output format {fmt!r}: use json or parquet")
+    _mark(output)
     count = matches.count()
     matches.unpersist()
     return count
@@ -124,6 +143,7 @@ def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fm
             wrote_rejected = rejected_output or f"{output.rstrip('/')}.rejected"
             result.rejected.orderBy("position").write.mode("overwrite" if overwrite else "errorifexists"
                                                            ).json(wrote_rejected)
+            _mark(wrote_rejected)
     report = JobReport(result.rows, result.bad_rows, result.unpartitioned, count, time.perf_counter() - t0,
                        result.plan.describe(), output, wrote_rejected)
     if check_path is not None:

@@ -15,6 +15,7 @@ import pytest
 
 from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.core.events import Event, Stream, Valuation
+from cer_theory.streams.rows import read_csv
 from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
 from cer_theory.formalisms.cel.semantics import le_last, le_next, evaluate, evaluate_complex_events
 from cer_theory.formalisms.cel.ast import Select, Strategy
@@ -87,7 +88,7 @@ def test_O1_csv_and_jsonl_give_the_same_stream() -> None:
     from importlib import resources
 
     csv_text = resources.files("cer_theory").joinpath("examples/data/fire.csv").read_text()
-    assert Stream.from_csv(csv_text) == FIRE
+    assert read_csv(csv_text) == FIRE
 
 
 # ------------------------------------------------------------------------------------------------ O2

@@ -7,7 +7,7 @@ import pytest
 
 from cer_theory.core.errors import SyntaxErrorCER
 from cer_theory.formalisms.ceql.ast import QuarantinePolicy, StreamDeclaration
-from cer_theory.formalisms.ceql.declarations import Schema
+from cer_theory.formalisms.ceql.declarations import schema_of
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 
 
@@ -16,7 +16,7 @@ def test_quarantine_policies_and_stream_declarations_together() -> None:
                                "CREATE STREAM S { EVENT direct { fixed_time:int } }")
     assert decls == [QuarantinePolicy("FIXED_TIME", 90, ("S", "T")), StreamDeclaration("S", {"direct": {"fixed_time":
                                                                                                         "int"}})]
-    assert Schema.from_declarations(decls).kinds == {"direct": {"fixed_time": "num"}}
+    assert schema_of(decls).kinds == {"direct": {"fixed_time": "num"}}
     assert parse("SELECT * WHERE direct ; quarantine").within is None  # the option words stay names
 
 

@@ -22,7 +22,8 @@ from cer_theory.formalisms.cel.semantics import evaluate_complex_events
 from cer_theory.formalisms.cel.ast import (Atom, Conj, Contig, CPlus, Disj, Filter, In, Plus, Proj, Select, Seq,
                                        Strategy)
 from cer_theory.formalisms.ceql.ast import KEYWORDS, Query, STREAM_ATTRIBUTE, StreamDeclaration
-from cer_theory.formalisms.ceql.declarations import Schema
+from cer_theory.formalisms.ceql.declarations import declaration_of, declaration_text
+from cer_theory.streams.schema import Schema
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format, format_declaration, format_expression
 from cer_theory.testing.strategies.ceql import expressions, queries
@@ -392,11 +393,11 @@ def test_schema_declares_itself_in_ceql() -> None:
     """A schema (declared or inferred) prints as CORE's ``CREATE STREAM`` and reads back with the same kinds; a
     reserved word as a name is backquoted."""
     schema = Schema({"BUY": {"price": "num", "name": "str"}, "EVENT": {"ok": "bool", "note": None}})
-    text = schema.declaration("S")
+    text = declaration_text(schema, "S")
     assert text == ("CREATE STREAM S { EVENT BUY { name:string, price:double }, "
                     "EVENT `EVENT` { note:string, ok:boolean } }")
     (back,) = parse_declarations(text)
-    assert back == schema.to_declaration("S")
+    assert back == declaration_of(schema, "S")
     assert back.kinds() == {"BUY": {"name": "str", "price": "num"}, "EVENT": {"note": "str", "ok": "bool"}}
 
 

@@ -65,7 +65,7 @@ def test_past_the_budget_one_clear_line_and_no_page(capsys, tmp_path: Path, stre
 def test_the_page_never_overwrites_the_stream(capsys, stream: Path) -> None:
     before = stream.read_bytes()
     assert main(["step", "T ; H", "--stream", str(stream), "-o", str(stream)]) == 2
-    assert "is the stream file itself" in capsys.readouterr().err and stream.read_bytes() == before
+    assert "overlaps the input --stream" in capsys.readouterr().err and stream.read_bytes() == before
 
 
 def test_draw_leaves_useless_states_out_unless_asked(capsys) -> None:

@@ -9,6 +9,7 @@ from hypothesis import given
 
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
+from cer_theory.streams.rows import load, read_jsonl
 from cer_theory.testing.strategies import streams
 
 
@@ -34,7 +35,7 @@ def test_event_is_immutable_hashable_and_typed() -> None:
 ])
 def test_malformed_event_names_the_field(bad: dict, field: str) -> None:
     with pytest.raises(StreamFormatError) as info:
-        Stream.from_jsonl([json.dumps(bad)])
+        read_jsonl([json.dumps(bad)])
     assert info.value.field == field and info.value.line == 1
     assert f"field {field!r}" in str(info.value)
 
@@ -42,38 +43,38 @@ def test_malformed_event_names_the_field(bad: dict, field: str) -> None:
 def test_jsonl_errors_name_the_line() -> None:
     text = '{"type": "R", "x": 1}\n\n{"type": "T", "x": }\n'
     with pytest.raises(StreamFormatError, match=r"line 3: invalid JSON"):
-        Stream.from_jsonl(text)
+        read_jsonl(text)
     with pytest.raises(StreamFormatError, match=r"line 2: expected an object"):
-        Stream.from_jsonl('{"type": "R"}\n[1, 2]\n')
+        read_jsonl('{"type": "R"}\n[1, 2]\n')
 
 
 def test_jsonl_null_means_absent() -> None:
-    s = Stream.from_jsonl('{"type": "R", "x": null, "y": 2}\n')
+    s = read_jsonl('{"type": "R", "x": null, "y": 2}\n')
     assert s[0] == Event("R", y=2)
 
 
 def test_csv_loading_and_errors(tmp_path) -> None:
     path = tmp_path / "s.csv"
     path.write_text("type,x,name,flag\nR,1,a,true\nT,,b,false\nU,2.5,-3,\n")
-    s = Stream.load(path)
+    s = load(path)
     assert list(s) == [Event("R", x=1, name="a", flag=True), Event("T", name="b", flag=False),
                        Event("U", x=2.5, name=-3)]
     path.write_text("kind,x\nR,1\n")
     with pytest.raises(StreamFormatError, match=r"line 1, field 'type': the header has no 'type' column"):
-        Stream.load(path)
+        load(path)
     path.write_text("type,x\nR,1,2\n")
     with pytest.raises(StreamFormatError, match=r"line 2: expected 2 cells, found 3"):
-        Stream.load(path)
+        load(path)
     path.write_text("type,x\n,1\n")
     with pytest.raises(StreamFormatError, match=r"line 2, field 'type'"):
-        Stream.load(path)
+        load(path)
     with pytest.raises(StreamFormatError, match="no such file"):
-        Stream.load(tmp_path / "missing.jsonl")
+        load(tmp_path / "missing.jsonl")
 
 
 @given(streams(max_length=6))
 def test_jsonl_round_trip(stream: Stream) -> None:
-    assert Stream.from_jsonl(stream.to_jsonl()) == stream
+    assert read_jsonl(stream.to_jsonl()) == stream
 
 
 def test_stream_slicing_and_types() -> None:

@@ -22,6 +22,7 @@ from cer_theory.core.predicates import (Arith, Attr, Cmp, Const, InRange, InSet,
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.solver import _check, encoder
 from cer_theory.core.predicates.vectorized import bitmasks, evaluate, evaluate_all
+from cer_theory.streams.convert import as_rows
 from cer_theory.core.predicates.z3enc import is_nonlinear
 from cer_theory.formalisms.cel.ast import Atom, Filter
 from cer_theory.testing.strategies.predicates import (TRICKY_NUMBERS, extended_events, extended_unary_predicates,
@@ -230,7 +231,7 @@ def _scalar(preds: list[Predicate], evs: list[Event]) -> list[int]:
 @settings(max_examples=300)
 @given(st.lists(ext_preds, min_size=1, max_size=4), st.lists(extended_events(), max_size=10))
 def test_vectorized_bitmasks_equal_scalar_evaluation(preds: list[Predicate], evs: list[Event]) -> None:
-    assert bitmasks(preds, evs) == _scalar(preds, evs)
+    assert bitmasks(preds, as_rows(evs)) == _scalar(preds, evs)
 
 
 @settings(max_examples=30)
@@ -238,7 +239,7 @@ def test_vectorized_bitmasks_equal_scalar_evaluation(preds: list[Predicate], evs
        st.lists(extended_events(), max_size=6))
 def test_bitmasks_wider_than_one_word(base: list[Predicate], width: int, evs: list[Event]) -> None:
     preds = (base * width)[:width]  # more predicates than the 63 bits of one machine word
-    assert bitmasks(preds, evs) == _scalar(preds, evs)
+    assert bitmasks(preds, as_rows(evs)) == _scalar(preds, evs)
 
 
 def test_vectorized_exactness_on_tricky_numbers() -> None:
@@ -248,7 +249,7 @@ def test_vectorized_exactness_on_tricky_numbers() -> None:
              cmp("x", "=", 2**53 + 1), cmp(arith("-", "x", "y"), "=", 0), in_range("x", 0.1, 0.3),
              cmp(arith("*", arith("+", "x", "y"), arith("-", "x", "y")),
                  "=", arith("-", arith("*", "x", "x"), arith("*", "y", "y")))]
-    assert bitmasks(preds, evs) == _scalar(preds, evs)
+    assert bitmasks(preds, as_rows(evs)) == _scalar(preds, evs)
 
 
 def test_vectorized_decides_ieee_ties_exactly() -> None:
@@ -259,18 +260,18 @@ def test_vectorized_decides_ieee_ties_exactly() -> None:
              cmp(arith("+", "x", "y"), ">", Attr("z")), cmp(arith("/", "x", "y"), "<", 0.3333333333333333)]
     # IEEE would set bit 0 on the first event (0.1 + 0.2 rounds to z), bit 1 on the second (0.9 / 3 * 3 rounds
     # to 0.8999999999999999) and clear bit 2 on the last (2^60 + 1 rounds to 2^60).
-    assert bitmasks(preds, evs) == _scalar(preds, evs) == [2, 4 | 8, 4, 4]
+    assert bitmasks(preds, as_rows(evs)) == _scalar(preds, evs) == [2, 4 | 8, 4, 4]
 
 
 def test_opaque_and_unary_checks() -> None:
     evs = [Event("R", x=1), Event("T", x=5), Event("R")]
     big = Opaque("big", lambda e: (e.get("x") or 0) > 2)
-    assert evaluate(big & is_type("T"), evs).tolist() == [False, True, False]
-    assert [a.tolist() for a in evaluate_all([is_type("R"), like("type", "R|T")], evs)] == [[True, False, True],
+    assert evaluate(big & is_type("T"), as_rows(evs)).tolist() == [False, True, False]
+    assert [a.tolist() for a in evaluate_all([is_type("R"), like("type", "R|T")], as_rows(evs))] == [[True, False, True],
                                                                                           [True, True, True]]
     with pytest.raises(PredicateError):
-        bitmasks([On("A", cmp("x", ">", 1))], evs)
-    assert bitmasks([], evs) == [0, 0, 0] and bitmasks([is_type("R")], []) == []
+        bitmasks([On("A", cmp("x", ">", 1))], as_rows(evs))
+    assert bitmasks([], as_rows(evs)) == [0, 0, 0] and bitmasks([is_type("R")], as_rows([])) == []
 
 
 def _frames(evs: list[Event]) -> list[object]:
@@ -291,7 +292,7 @@ def _frames(evs: list[Event]) -> list[object]:
         pass
     else:
         try:
-            out.append(pa.Table.from_pylist(rows))
+            out.append(pa.Table.from_struct_array(pa.array(rows)))  # (every row's keys: from_pylist keeps the first's)
         except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds or huge ints in one column
             pass
     return out
@@ -303,7 +304,7 @@ def test_dataframe_and_arrow_inputs(preds: list[Predicate], evs: list[Event]) ->
     """A DataFrame or a Table with a ``type`` column gives the bitmasks of its rows read as events."""
     pytest.importorskip("pandas")
     for frame in _frames(evs):
-        assert bitmasks(preds, frame) == _scalar(preds, evs)
+        assert bitmasks(preds, as_rows(frame)) == _scalar(preds, evs)
 
 
 def test_typed_dataframe_columns() -> None:
@@ -312,4 +313,4 @@ def test_typed_dataframe_columns() -> None:
                        "b": [True, False, True]})
     preds = [cmp(arith("+", "x", "y"), ">", 2), in_range("y", None, 1), cmp("b", "=", True), is_type("R"),
              cmp("x", "=", 2**60 + 1), Opaque("two", lambda e: e.get("x") == 2)]
-    assert bitmasks(preds, df) == [2 | 4 | 8, 32, 1 | 4 | 8 | 16]
+    assert bitmasks(preds, as_rows(df)) == [2 | 4 | 8, 32, 1 | 4 | 8 | 16]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
-from cer_theory.core.reorder import reorder
+from cer_theory.streams.reorder import reorder
 from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.declarations import declared_lateness
 from cer_theory.formalisms.ceql.parser import parse_declarations

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from cer_theory.core.errors import StreamFormatError
-from cer_theory.core.events import Event, iter_file
+from cer_theory.core.events import Event
+from cer_theory.streams.rows import iter_file
 
 
 def _load(tmp_path, name: str, data: bytes) -> list[tuple[int, Event]]:

@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import SchemaCheck, file_events, file_matches
+from cer_theory.engines.core.columnar import file_events, file_matches
+from cer_theory.streams.schema import Schema, SchemaCheck
 from cer_theory.engines.core.output import MatchWriter
-from cer_theory.testing.batches import batch_limits
+from cer_theory.testing.batches import process_in_batches, small
 from cer_theory.testing.outcomes import outcome, printed
-from cer_theory.formalisms.ceql.declarations import Schema
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.testing.strategies import ceql
@@ -125,10 +125,11 @@ def write_parquet(path: Path, data: list[dict]) -> bool:
 
 
 def assert_file_paths_agree(q, path: Path, fmt: str, schema: Schema | None) -> None:
+    """Batches of 3 rows, blocks of about 90 bytes: matches cross batches."""
     reference = Engine(q)
     want = outcome(reference.process(file_events(path, fmt, SchemaCheck(schema, str(path)), 0)))
     engine = Engine(q)
-    got = outcome(file_matches(engine, path, fmt, schema))
+    got = outcome(file_matches(engine, path, fmt, schema, limits=small(3, 90)))
     assert got == want, (fmt, str(q), path.read_bytes()[:2000])
     if want[1] is None:
         assert bookkeeping(engine) == bookkeeping(reference), (fmt, str(q))
@@ -144,7 +145,7 @@ def test_columnar_file_path_equals_the_event_path(q, drawn, declared):
     if declared:  # the declaration of the clean rows: R, T, U with x a number, name a string, flag, time
         attrs = {"x": "num", "name": "str", "flag": "bool", "time": "num"}
         schema = Schema({t: dict(attrs) for t in ("R", "T", "U")})
-    with tempfile.TemporaryDirectory() as tmp, batch_limits(rows=3, size=90):
+    with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_jsonl(folder / "s.jsonl", data, bad, at)
         assert_file_paths_agree(q, folder / "s.jsonl", "jsonl", schema)
@@ -163,7 +164,7 @@ def test_reported_events_built_from_columns_print_as_the_row_readers_events(draw
     row reader's Event of that line does."""
     data, bad, at = drawn
     q = parse("SELECT * FROM S WHERE (R OR T OR U) as a ; (R OR T OR U) as b WITHIN 2 EVENTS")
-    with tempfile.TemporaryDirectory() as tmp, batch_limits(rows=4, size=200):
+    with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"s.{fmt}"
         if fmt == "jsonl":
             write_jsonl(path, data, bad, at)
@@ -172,7 +173,7 @@ def test_reported_events_built_from_columns_print_as_the_row_readers_events(draw
         elif not write_parquet(path, data):
             return
         want = printed(Engine(q).process(file_events(path, fmt, SchemaCheck(None, str(path)), 0)))
-        got = printed(file_matches(Engine(q), path, fmt, None))
+        got = printed(file_matches(Engine(q), path, fmt, None, limits=small(4, 200)))
     assert got == want, (fmt, data)
 
 
@@ -193,9 +194,9 @@ def test_columnar_dicts_tables_and_frames_equal_the_event_path(q, drawn):
     Event path's matches, errors and counts."""
     data, bad, _ = drawn
     reference, want = _events_reference(q, data)
-    with batch_limits(rows=3, size=90):
-        for name, run in [("dicts", lambda e: e.process(data)),
-                          ("validate", lambda e: e.process(data, validate=True))]:
+    if True:  # (batches of 3 rows)
+        for name, run in [("dicts", lambda e: process_in_batches(e, data, 3)),
+                          ("validate", lambda e: process_in_batches(e, data, 3, validate=True))]:
             engine = Engine(q)
             assert outcome(run(engine)) == want, (name, str(q), data)
             assert bookkeeping(engine) == bookkeeping(reference), (name, str(q), data)
@@ -207,7 +208,7 @@ def test_columnar_dicts_tables_and_frames_equal_the_event_path(q, drawn):
             own = [{k: v for k, v in r.items() if v is not None} for r in table.to_pylist()]
             table_reference, want_table = _events_reference(q, own)  # the Table's own values (0 → 0.0 …)
             engine = Engine(q)
-            assert outcome(engine.process(table)) == want_table, ("Table", str(q), data)
+            assert outcome(process_in_batches(engine, table, 3)) == want_table, ("Table", str(q), data)
             assert bookkeeping(engine) == bookkeeping(table_reference), ("Table", str(q), data)
         if bad is None and data and all("x" in r and isinstance(r["x"], int) for r in data):
             pd = pytest.importorskip("pandas")
@@ -216,7 +217,7 @@ def test_columnar_dicts_tables_and_frames_equal_the_event_path(q, drawn):
             clean = [{k: v for k, v in r.items()} for r in frame.to_dict("records")]
             clean = [{k: v for k, v in r.items() if not (isinstance(v, float) and v != v)} for r in clean]
             _, want_frame = _events_reference(q, clean)
-            assert outcome(engine.process(frame)) == want_frame, ("DataFrame", str(q), data)
+            assert outcome(process_in_batches(engine, frame, 3)) == want_frame, ("DataFrame", str(q), data)
 
 
 # ---------------------------------------------------------------------------------------------- counting
@@ -244,8 +245,7 @@ def test_events_are_built_only_for_reported_rows(monkeypatch, tmp_path):
     monkeypatch.setattr(Event, "from_dict", classmethod(counting_from_dict))
     monkeypatch.setattr(Event, "trusted", classmethod(counting_trusted))
     q = parse("SELECT * FROM S WHERE T ; R FILTER R[x = 3] WITHIN 2 EVENTS")
-    with batch_limits(rows=16, size=400):
-        matches = list(file_matches(Engine(q), path, "jsonl", None))
+    matches = list(file_matches(Engine(q), path, "jsonl", None, limits=small(16, 400)))
     reported = {p for m in matches for p in m.positions}
     assert matches and not parsed and len(built) == len(reported)
     assert {p: e for m in matches for p, e in zip(m.positions, m.events)} == {
@@ -321,3 +321,32 @@ def test_the_mask_compiled_for_dicts_equals_the_mask_of_events(preds, events):
     for e in events:
         want = sum(1 << k for k, p in enumerate(preds) if p(e))
         assert on_dicts(e.to_dict()) == on_events(e) == want, (preds, e)
+
+
+# ---------------------------------------------------------------------------------------------- duplicate keys
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 120), st.data(), st.sampled_from(["x", "type", "y"]))
+def test_a_duplicate_key_is_refused_on_the_row_and_the_columnar_path_alike(n, data, key):
+    """A JSON object giving a key twice (``{"type": "A", "x": 1, "x": 2}``) is an error naming the file, the line
+    and the key, on the row readers and on the columnar path (Arrow refuses the block; the row readers, taking
+    over there, name it), after the matches of the lines before it: never the last value kept silently."""
+    at = data.draw(st.integers(0, n - 1))
+    lines = [json.dumps({"type": "AB"[k % 2], "x": k % 5, "y": k}) for k in range(n)]
+    lines[at] = lines[at][:-1] + f', "{key}": ' + ('"B"' if key == "type" else "7") + "}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        q = parse("SELECT * FROM S WHERE A ; B WITHIN 3 EVENTS")
+        for name, run in [("rows", lambda: Engine(q).process(file_events(path, "jsonl", SchemaCheck(None, str(path)), 0))),
+                          ("columns", lambda: file_matches(Engine(q), path, "jsonl", None, limits=small(8, 300))),
+                          ("columns, default limits", lambda: file_matches(Engine(q), path, "jsonl", None))]:
+            got = []
+            with pytest.raises(StreamFormatError) as caught:
+                for match in run():
+                    got.append(match.complex_event)
+            err = caught.value
+            assert (err.source, err.line, err.field) == (str(path), at + 1, key), (name, str(err))
+            assert f"gives key {key!r} twice" in str(err), (name, str(err))
+            assert all(ce.end < at for ce in got), name

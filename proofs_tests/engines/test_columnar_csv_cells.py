@@ -22,13 +22,15 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core import columnar
-from cer_theory.engines.core.columnar import (Fallback, SchemaCheck, file_batches, file_events, file_matches,
-                                               iter_rows)
+from cer_theory.engines.core.columnar import file_events, file_matches
+from cer_theory.streams import csv_block
+from cer_theory.streams.batch import Fallback
+from cer_theory.streams.blocks import file_batches, iter_rows
+from cer_theory.streams.schema import SchemaCheck
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR
 from cer_theory.formalisms.ceql.parser import parse
-from cer_theory.testing.batches import batch_limits
+from cer_theory.testing.batches import small
 from cer_theory.testing.outcomes import printed
 
 KINDS: dict[str, list[str]] = {  # cells by the kind the row reader gives them
@@ -106,11 +108,11 @@ def test_csv_cells_through_the_columns_are_the_row_readers_values(data, q, block
     """Every CSV cell the columns read (Arrow's casts, the cell grammar for mixed columns) gives the event,
     kind, printed value and bit vector of :func:`cer_theory.core.events._csv_value`, and a bad cell or record
     the row reader's error after the same matches."""
-    with tempfile.TemporaryDirectory() as tmp, batch_limits(size=block):
+    with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.csv"
         path.write_bytes(data)
         want = printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
-        got = printed(file_matches(Engine(q), path, "csv", None))
+        got = printed(file_matches(Engine(q), path, "csv", None, limits=small(8192, block)))
     assert got == want, (str(q), data)
 
 
@@ -125,14 +127,14 @@ def test_csv_batches_hold_the_row_readers_lines_values_and_columns(data, block):
     (type, attributes, Python classes: 1 is not 1.0), the values of every column, and the vectorized columns the
     predicates read — kind, text, flag, and a number within its error bound of the exact value (docs/decisions.md
     D150). A record the row reader rejects is never in a columnar batch."""
-    with tempfile.TemporaryDirectory() as tmp, batch_limits(size=block):
+    with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.csv"
         path.write_bytes(data)
         want: list[tuple[int, Event]] = []
         with contextlib.suppress(CerError):
             want.extend(iter_rows(path, "csv"))
         position = 0
-        for rows in file_batches(path, "csv", prefetch=False):
+        for rows in file_batches(path, "csv", limits=small(8192, block)):
             if isinstance(rows, Fallback):
                 break
             assert position + len(rows) <= len(want), ("a rejected record read by the columns", data)
@@ -171,14 +173,13 @@ def test_columns_of_one_kind_stay_columnar_and_typed(tmp_path):
     path = tmp_path / "s.csv"
     path.write_bytes(("\r\n".join(rows) + "\r\n").encode("utf-8"))
     batches = 0
-    with batch_limits(size=2000):
-        for batch in file_batches(path, "csv", prefetch=False):
-            assert not isinstance(batch, Fallback), batch
-            batches += 1
+    for batch in file_batches(path, "csv", limits=small(8192, 2000)):
+        assert not isinstance(batch, Fallback), batch
+        batches += 1
     assert batches > 3
     q = QUERIES[0]
     want = printed(Engine(q).process(file_events(path, "csv", SchemaCheck(None, str(path)), 0)))
-    assert printed(file_matches(Engine(q), path, "csv", None)) == want
+    assert printed(file_matches(Engine(q), path, "csv", None, limits=small(8192, 2000))) == want
 
 
 def test_typed_columns_are_cast_once_to_their_arrow_type():
@@ -186,7 +187,7 @@ def test_typed_columns_are_cast_once_to_their_arrow_type():
     integers (not "+1", which Arrow's int64 cast rejects, nor "0x10", which it would read as 16), float64 for
     decimals with no integer among them, bool for true/false, string for cells no number or boolean starts."""
     def typed(cells: list[str | None]) -> pa.DataType | None:
-        array = columnar._csv_typed(pa.array(cells, pa.string()))
+        array = csv_block._csv_typed(pa.array(cells, pa.string()))
         return None if array is None else array.type
 
     assert typed(["1", "-2", None, "007"]) == pa.int64()

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine, Match
 from cer_theory.formalisms.ceql.parser import parse
-from cer_theory.testing.batches import batch_limits
+from cer_theory.testing.batches import process_in_batches
 from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
 
@@ -71,10 +71,9 @@ def test_chunks_of_any_kind_keep_the_one_step_buffer(q, stream, kinds, data):
                 yield from engine.process(chunk)
             elif chunk:
                 dicts = [e.to_dict() for e in chunk]
-                yield from engine.process(dicts if kind == "dicts" else as_table(dicts))
+                yield from process_in_batches(engine, dicts if kind == "dicts" else as_table(dicts), 3)
 
-    with batch_limits(rows=3):
-        got = outcome(run())
+    got = outcome(run())
     assert got == want, (str(q), kinds, cuts, stream)
     if want[1] is None:
         for a in ("position", "unpartitioned", "retained_events"):
@@ -91,12 +90,11 @@ def test_spans_expire_exactly_where_the_row_loop_expires(window, strict):
     query = dataclasses.replace(query, within=dataclasses.replace(query.within, strict=strict))
     rows = stock(400)
     engine, on_events = Engine(query), Engine(query)
-    with batch_limits(rows=7):
-        for k in range(0, len(rows), 50):
-            chunk = rows[k:k + 50]
-            got = outcome(engine.process(pa.Table.from_pylist(chunk)))
-            assert got == outcome(on_events.process([Event.from_dict(r) for r in chunk]))
-            assert engine.retained_events == on_events.retained_events and retained(engine) == retained(on_events)
+    for k in range(0, len(rows), 50):
+        chunk = rows[k:k + 50]
+        got = outcome(process_in_batches(engine, pa.Table.from_pylist(chunk), 7))
+        assert got == outcome(on_events.process([Event.from_dict(r) for r in chunk]))
+        assert engine.retained_events == on_events.retained_events and retained(engine) == retained(on_events)
     assert engine.skipped_rows > 200
 
 
@@ -104,17 +102,16 @@ def test_columnar_buffer_holds_one_entry_per_batch():
     """P3 over 6,000 rows in batches of 500: the window keeps hundreds of rows, in at most a few spans; without
     a window every row is kept, in one span per batch. The row loop keeps one entry per row."""
     rows = stock(6000)
-    with batch_limits(rows=500):
-        engine = Engine(P3)
-        peak_entries = peak_retained = 0
-        for table in (pa.Table.from_pylist(rows[k:k + 1000]) for k in range(0, len(rows), 1000)):
-            for _ in engine.process(table):
-                peak_entries = max(peak_entries, engine.buffer_entries)
-            peak_retained = max(peak_retained, engine.retained_events)
-        assert peak_retained >= 200 and engine.buffer_entries <= 2 and peak_entries <= 3
-        endless = Engine("SELECT * FROM S WHERE SELL as a ; BUY as b FILTER a[name = 'INTC'] AND b[name = 'NONE']")
-        assert not list(endless.process(rows))
-        assert endless.retained_events == 6000 and endless.buffer_entries == 12
+    engine = Engine(P3)
+    peak_entries = peak_retained = 0
+    for table in (pa.Table.from_pylist(rows[k:k + 1000]) for k in range(0, len(rows), 1000)):
+        for _ in process_in_batches(engine, table, 500):
+            peak_entries = max(peak_entries, engine.buffer_entries)
+        peak_retained = max(peak_retained, engine.retained_events)
+    assert peak_retained >= 200 and engine.buffer_entries <= 2 and peak_entries <= 3
+    endless = Engine("SELECT * FROM S WHERE SELL as a ; BUY as b FILTER a[name = 'INTC'] AND b[name = 'NONE']")
+    assert not list(process_in_batches(endless, rows, 500))
+    assert endless.retained_events == 6000 and endless.buffer_entries == 12
     on_events = Engine(P3)
     list(on_events.process([Event.from_dict(r) for r in rows]))
     assert on_events.buffer_entries == on_events.retained_events == engine.retained_events

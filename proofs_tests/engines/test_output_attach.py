@@ -24,10 +24,13 @@ from cer_theory.engines.core import Engine
 from cer_theory.engines.core.columnar import file_matches
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.formalisms.ceql.printer import format as to_text
-from cer_theory.testing.batches import batch_limits
+from cer_theory.streams.writers import CHUNK_ROWS
+from cer_theory.testing.batches import process_in_batches, small
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.predicates import extended_events
 
+SMALL = small(3, 90)
+"""Batches of 3 rows, blocks of about 90 bytes: CEs cross batches."""
 FORMATS = [("jsonl", False), ("jsonl", True), ("csv", False), ("csv", True), ("parquet", False),
            ("parquet", True)]
 
@@ -57,8 +60,8 @@ def _feeds(stream: list[Event], folder: Path) -> dict:
     path = folder / "s.jsonl"
     path.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in stream), encoding="utf-8")
     feeds = {"Events": lambda engine: engine.process(stream),
-             "dicts": lambda engine: engine.process([e.to_dict() for e in stream]),
-             "jsonl file": lambda engine: file_matches(engine, path, "jsonl")}
+             "dicts": lambda engine: process_in_batches(engine, [e.to_dict() for e in stream], 3),
+             "jsonl file": lambda engine: file_matches(engine, path, "jsonl", limits=SMALL)}
     if stream:
         names = sorted({a for e in stream for a in e.attributes})
         rows = [{"type": e.type, **{a: e.get(a) for a in names}} for e in stream]
@@ -68,8 +71,8 @@ def _feeds(stream: list[Event], folder: Path) -> dict:
             out.writeheader()
             out.writerows(rows)
         pq.write_table(pa.Table.from_pylist(rows), parquet_path)
-        feeds["csv file"] = lambda engine: file_matches(engine, csv_path, "csv")
-        feeds["parquet file"] = lambda engine: file_matches(engine, parquet_path, "parquet")
+        feeds["csv file"] = lambda engine: file_matches(engine, csv_path, "csv", limits=SMALL)
+        feeds["parquet file"] = lambda engine: file_matches(engine, parquet_path, "parquet", limits=SMALL)
     return feeds
 
 
@@ -77,7 +80,7 @@ def _feeds(stream: list[Event], folder: Path) -> dict:
 @given(ceql.evaluable_queries(), ceql.timed_streams(max_length=10), st.sampled_from(FORMATS))
 def test_attached_writer_writes_what_write_writes_for_the_matches(query, stream, output):
     fmt, positions_only = output
-    with batch_limits(rows=3, size=90), tempfile.TemporaryDirectory() as tmp:  # CEs across batches
+    with tempfile.TemporaryDirectory() as tmp:  # CEs across batches (SMALL)
         folder = Path(tmp)
         for name, feed in _feeds(list(stream), folder).items():
             slow, fast, count = _outputs(query, feed, folder, fmt, positions_only)
@@ -161,3 +164,13 @@ def test_row_json_text_is_event_json_text_row_by_row(events):
 def test_row_json_text_refuses_a_name_that_is_not_an_identifier():
     with pytest.raises(ValueError, match="not an attribute name"):
         row_json_text(("a'; import os",))
+
+
+@pytest.mark.parametrize("fmt,positions_only", FORMATS)
+def test_a_position_with_more_ces_than_one_piece_is_written_alike(tmp_path, fmt, positions_only):
+    """B+ over 13 Bs: 8,191 CEs at the C, more than one piece of rendered text (CHUNK_ROWS): the attached writer,
+    which writes them piece by piece, writes what ``write(match)`` writes."""
+    query = "SELECT * FROM S WHERE A ; B+ ; C"
+    stream = [Event("A")] + [Event("B", x=k) for k in range(13)] + [Event("C")]
+    slow, fast, count = _outputs(query, lambda engine: engine.process(stream), tmp_path, fmt, positions_only)
+    assert count == 2 ** 13 - 1 > CHUNK_ROWS and fast == slow

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cer_theory.engines.core import Engine
-from cer_theory.core.events import iter_file
+from cer_theory.streams.rows import iter_file
 from cer_theory.spark import BadRowsError, plan_query, read_events, run
 from cer_theory.testing.harness import report
 

@@ -56,6 +56,30 @@ def test_an_existing_output_is_replaced_only_with_overwrite(capsys, tmp_path: Pa
     assert (tmp_path / "out" / "keep.txt").read_text() == "mine"
 
 
+def test_an_empty_json_lines_file_names_no_internal_column(capsys, tmp_path: Path) -> None:
+    """An empty input has no columns: the message says so, without the reader's own columns (``__file`` …)."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    code, _, err = _spark(capsys, "--query", QUERY, "--input", str(empty), "--output", str(tmp_path / "out"))
+    assert code == 2 and "holds no events" in err and "__" not in err and "Traceback" not in err
+
+
+def test_overwrite_replaces_an_earlier_output_but_never_a_folder_of_other_files(capsys, tmp_path: Path) -> None:
+    """``--overwrite`` replaces the folder a previous run wrote (its marker file), and refuses one holding other
+    files, such as the query file's folder, which it would otherwise delete whole."""
+    good = _trades(tmp_path / "good.jsonl")
+    out = tmp_path / "out"
+    assert _spark(capsys, "--query", QUERY, "--input", str(good), "--output", str(out))[0] == 0
+    assert (out / "_cer_theory_output").is_file()
+    assert _spark(capsys, "--query", QUERY, "--input", str(good), "--output", str(out), "--overwrite")[0] == 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep", encoding="utf-8")
+    code, _, err = _spark(capsys, "--query", QUERY, "--input", str(good), "--output", str(mine), "--overwrite")
+    assert code == 2 and "did not write" in err
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "keep"
+
+
 def test_a_missing_input_and_a_missing_pyspark_are_named(capsys, tmp_path: Path, monkeypatch) -> None:
     code, _, err = _spark(capsys, "--query", QUERY, "--input", str(tmp_path / "nope.jsonl"), "--output",
                           str(tmp_path / "out"))

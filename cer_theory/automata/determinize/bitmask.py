@@ -97,7 +97,8 @@ class Determinizer:
         if type(data).__module__.startswith(("pandas", "pyarrow")):
             # numpy-based: imported only when a batch needs it, as the engine's DataFrame path does
             from cer_theory.core.predicates.vectorized import bitmasks
-            return [int(m) for m in bitmasks(list(self.predicates), data)]
+            from cer_theory.streams.convert import as_rows
+            return [int(m) for m in bitmasks(list(self.predicates), as_rows(data))]
         return [self.mask(e) for e in data]
 
     # ------------------------------------------------------------------ Δ on demand

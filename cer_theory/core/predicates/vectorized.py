@@ -18,28 +18,26 @@ computes that column-wise and must agree exactly with the per-event semantics of
 * LIKE runs the regex once per distinct string; IN sets and ranges use their expansion into comparisons;
   ``Opaque`` tests call their Python function per event.
 
-Inputs: a sequence of :class:`~cer_theory.core.events.Event`, a pandas DataFrame or a pyarrow Table with a ``type``
-column (other columns are attributes; None/NaN/NA cells are absent attributes). pandas and pyarrow are optional
-and imported only when given such an input.
+Input: a :class:`Batch`, the columns of a batch of events (:class:`cer_theory.streams.batch.Rows` builds one from
+events, dicts, a pandas DataFrame or a pyarrow Table: :func:`cer_theory.streams.convert.as_rows`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
 from cer_theory.core.errors import PredicateError
-from cer_theory.core.events import TYPE_KEY, Event
+from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import (And, Arith, Attr, BoolConst, Cmp, Const, InRange, InSet, IsType, Like, Not, Opaque, Or, Predicate,
                   kind)
 
 MISSING, NUM, STR, BOOL = 0, 1, 2, 3
 _KIND_CODE = {"num": NUM, "str": STR, "bool": BOOL}
-_EXACT_INT = 2**53
 _SAFE_HI, _SAFE_LO = 2.0**500, 2.0**-500  # TwoProduct is error-free for magnitudes in this range (or 0)
 _SPLIT = 134217729.0  # 2^27 + 1: Veltkamp's splitter for float64
 _SLACK = 1 + 2.0**-40  # covers the rounding of the few float operations that compute an error bound
@@ -94,116 +92,21 @@ def column_from_values(values: Sequence[object]) -> Column:
     return Column(kinds, num, err, text, flag)
 
 
-def _numeric_column(arr: np.ndarray) -> Column:
-    """Fast path for a numpy column of one dtype (ints, floats with NaN as absent, or booleans)."""
-    n = len(arr)
-    text = np.full(n, "", dtype=object)
-    if arr.dtype.kind == "b":
-        return Column(np.full(n, BOOL, dtype=np.int8), np.zeros(n), np.zeros(n), text, arr.astype(bool))
-    if arr.dtype.kind in "iu":
-        num = arr.astype(np.float64)
-        err = np.where(np.abs(num) <= _EXACT_INT, 0.0, np.abs(num) * _ULP)  # larger ints were rounded
-        return Column(np.full(n, NUM, dtype=np.int8), num, err, text, np.zeros(n, dtype=bool))
-    num = arr.astype(np.float64)
-    present = ~np.isnan(num)
-    return Column(np.where(present, NUM, MISSING).astype(np.int8), np.where(present, num, 0.0),
-                  np.zeros(n), text, np.zeros(n, dtype=bool))
+class Batch(Protocol):
+    """What the evaluator reads of a batch of events: ``types`` (an object array of the event types), ``column(name)``
+    (the :class:`Column` of an attribute, all absent where no event has it; ``type`` gives the types) and
+    ``event(i)`` (the i-th event, for the rows only the exact scalar semantics can decide). The one implementation
+    is :class:`cer_theory.streams.batch.Rows`, which builds a batch from events, dicts, DataFrames, Arrow tables and
+    files (:func:`cer_theory.streams.convert.as_rows`); the kernel declares only what it reads
+    (docs/decisions.md D160)."""
 
+    types: np.ndarray
 
-class Batch:
-    """Events as columns, built lazily per attribute and cached; ``event(i)`` rebuilds one event for the scalar
-    fallback. Use :func:`as_batch` to build one from events, a pandas DataFrame or a pyarrow Table."""
+    def __len__(self) -> int: ...
 
-    def __init__(self, types: np.ndarray, values: Callable[[str], Column], event: Callable[[int], Event]) -> None:
-        self.types = types
-        self._values = values
-        self._event = event
-        self._columns: dict[str, Column] = {}
-        self._events: dict[int, Event] = {}
+    def column(self, name: str) -> Column: ...
 
-    def __len__(self) -> int:
-        return len(self.types)
-
-    def column(self, name: str) -> Column:
-        if name not in self._columns:
-            if name == TYPE_KEY:
-                n = len(self.types)
-                self._columns[name] = Column(np.full(n, STR, dtype=np.int8), np.zeros(n), np.zeros(n),
-                                             self.types, np.zeros(n, dtype=bool))
-            else:
-                self._columns[name] = self._values(name)
-        return self._columns[name]
-
-    def event(self, i: int) -> Event:
-        if i not in self._events:
-            self._events[i] = self._event(i)
-        return self._events[i]
-
-    @classmethod
-    def from_events(cls, events: Sequence[Event]) -> Batch:
-        evs = list(events)
-        types = np.empty(len(evs), dtype=object)
-        types[:] = [e.type for e in evs]
-        return cls(types, lambda name: column_from_values([e.get(name) for e in evs]), evs.__getitem__)
-
-    @classmethod
-    def from_dataframe(cls, df: Any) -> Batch:
-        if TYPE_KEY not in df.columns:
-            raise PredicateError(f"the DataFrame needs a {TYPE_KEY!r} column")
-        types = df[TYPE_KEY].to_numpy(dtype=object)
-
-        def values(name: str) -> Column:
-            if name not in df.columns:
-                return column_from_values([None] * len(df))
-            s = df[name]
-            if s.dtype.kind in "biuf":
-                return _numeric_column(s.to_numpy())
-            return column_from_values(list(s.to_numpy(dtype=object)))
-
-        def event(i: int) -> Event:
-            row = df.iloc[i]
-            return Event.from_dict({k: _python(v) for k, v in row.items() if not _missing(v)}, line=i)
-
-        return cls(types, values, event)
-
-    @classmethod
-    def from_arrow(cls, table: Any) -> Batch:
-        import pyarrow as pa
-
-        if TYPE_KEY not in table.column_names:
-            raise PredicateError(f"the Table needs a {TYPE_KEY!r} column")
-        types = np.empty(table.num_rows, dtype=object)
-        types[:] = table.column(TYPE_KEY).to_pylist()
-
-        def values(name: str) -> Column:
-            if name not in table.column_names:
-                return column_from_values([None] * table.num_rows)
-            col = table.column(name)
-            if col.null_count == 0 and (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
-                                        or pa.types.is_boolean(col.type)):
-                return _numeric_column(col.to_numpy())
-            return column_from_values(col.to_pylist())
-
-        def event(i: int) -> Event:
-            return Event.from_dict(table.slice(i, 1).to_pylist()[0], line=i)
-
-        return cls(types, values, event)
-
-
-def _python(v: object) -> object:
-    return v.item() if hasattr(v, "item") else v
-
-
-def as_batch(data: Any) -> Batch:
-    """A :class:`Batch` from events, a pandas DataFrame or a pyarrow Table (a Batch is returned as is)."""
-    if isinstance(data, Batch):
-        return data
-    module = type(data).__module__
-    if module.startswith("pandas"):
-        return Batch.from_dataframe(data)
-    if module.startswith("pyarrow"):
-        return Batch.from_arrow(data)
-    return Batch.from_events(data)
+    def event(self, i: int) -> Event: ...
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
@@ -452,14 +355,13 @@ def _safe(x: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- entry points
 
 
-def evaluate(p: Predicate, data: Any) -> np.ndarray:
-    """``p`` on every event of ``data`` (events, DataFrame, Table or :class:`Batch`): a bool array."""
-    return evaluate_all([p], data)[0]
+def evaluate(p: Predicate, batch: Batch) -> np.ndarray:
+    """``p`` on every event of ``batch``: a bool array."""
+    return evaluate_all([p], batch)[0]
 
 
-def evaluate_all(preds: Sequence[Predicate], data: Any) -> list[np.ndarray]:
+def evaluate_all(preds: Sequence[Predicate], batch: Batch) -> list[np.ndarray]:
     """Each predicate on every event; shared subpredicates and columns are computed once."""
-    batch = as_batch(data)
     ev = _Evaluator(batch)
     out = []
     for p in preds:
@@ -472,9 +374,8 @@ def evaluate_all(preds: Sequence[Predicate], data: Any) -> list[np.ndarray]:
     return out
 
 
-def bitmasks(preds: Sequence[Predicate], data: Any) -> list[int]:
+def bitmasks(preds: Sequence[Predicate], batch: Batch) -> list[int]:
     """Per event, the bitmask of the predicates it satisfies: bit k is set iff ``preds[k](event)``."""
-    batch = as_batch(data)
     n = len(batch)
     columns = evaluate_all(preds, batch)
     words: list[np.ndarray] = []
@@ -491,5 +392,5 @@ def bitmasks(preds: Sequence[Predicate], data: Any) -> list[int]:
     return [sum(lst[i] << (63 * w) for w, lst in enumerate(lists)) for i in range(n)]
 
 
-__all__ = ["bitmasks", "evaluate", "evaluate_all", "as_batch", "Batch", "Column", "column_from_values",
+__all__ = ["bitmasks", "evaluate", "evaluate_all", "Batch", "Column", "column_from_values",
            "MISSING", "NUM", "STR", "BOOL"]

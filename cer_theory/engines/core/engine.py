@@ -62,7 +62,9 @@ from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError, Unsupporte
 from cer_theory.core.events import TYPE_KEY, CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.masks import compile_mask
-from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches
+from cer_theory.engines.core.columnar import column_keys
+from cer_theory.streams.batch import DictRows, Rows
+from cer_theory.streams.convert import frame_batches
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.folding import compile_decoder
 from cer_theory.engines.core.inert import Inertness

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 from cer_theory.core.events import Stream
+from cer_theory.streams.rows import read_jsonl
 from cer_theory.core.predicates.ast import TRUE, IsType
 from cer_theory.formalisms.socel.ucea import UCEA, transition
 
@@ -27,7 +28,7 @@ FREEZING_PATTERN_RENAMED = ("(T ; (H+ IN HS)[H -> HS] ; (H IN HH)[H -> HH]) FILT
 
 def sensor_stream() -> Stream:
     """Fig. 1's sensor stream, read from the bundled file :data:`SENSORS_FILE`."""
-    return Stream.from_jsonl(resources.files("cer_theory").joinpath(SENSORS_FILE).read_text(encoding="utf-8"))
+    return read_jsonl(resources.files("cer_theory").joinpath(SENSORS_FILE).read_text(encoding="utf-8"))
 
 
 def fig2_ucea() -> UCEA:

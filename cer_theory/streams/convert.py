@@ -1,0 +1,152 @@
+"""In-memory inputs as batches: dicts, pandas DataFrames and Arrow tables cut into
+:class:`~cer_theory.streams.batch.Rows` (columns checked at once, docs/decisions.md D89), or, for a batch that
+cannot be read exactly, its Events built lazily by :meth:`~cer_theory.core.events.Event.from_dict` with the Event
+path's errors. pandas is never imported here: a DataFrame is recognised by its module and converted by Arrow.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from itertools import chain, repeat
+from typing import Any
+
+import pyarrow as pa
+
+from cer_theory.core.events import TYPE_KEY, Event
+from cer_theory.streams.arrow import table_rows
+from cer_theory.streams.batch import DictRows, Fallback, Rows
+
+BATCH_ROWS = 8192
+"""The default rows per batch of an in-memory input (and of a Parquet file)."""
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: int = BATCH_ROWS
+                  ) -> Iterator[Rows | Iterator[Event]]:
+    """Batches of a pandas DataFrame, a pyarrow Table/RecordBatch or an iterable of dicts/Events: a :class:`Rows`
+    when the batch is columnar, else the batch's Events built lazily by :meth:`Event.from_dict` (the row path: its
+    errors, line = global position as for ``Engine.process_event``). ``validate``: dicts always the row way.
+    ``first_line`` is the position of the first row; ``rows`` the most rows per batch."""
+    module = type(data).__module__
+    if module.startswith("pandas"):
+        try:  # the whole frame at once (Arrow's conversion is column-wise), else chunk by chunk
+            whole = pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowException, TypeError, ValueError):
+            whole = None
+        for start in range(0, len(data), rows):
+            if whole is not None:
+                yield _table_batch(whole.slice(start, rows), first_line + start)
+            else:
+                yield _frame_rows(data.iloc[start:start + rows], first_line + start)
+        return
+    if module.startswith("pyarrow"):
+        table = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
+        for start in range(0, table.num_rows, rows):
+            yield _table_batch(table.slice(start, rows), first_line + start)
+        return
+    batch: list = []
+    position = first_line
+    for item in data:
+        batch.append(item)
+        if len(batch) == rows:
+            yield _dict_batch(batch, position, validate)
+            position += len(batch)
+            batch = []
+    if batch:
+        yield _dict_batch(batch, position, validate)
+
+
+def _row_dict(row: Mapping[str, Any]) -> dict:
+    """A DataFrame/Table row as ``Event.from_dict`` input: None, NaN and NA cells are absent, numpy scalars are
+    Python values."""
+    out = {}
+    for k, v in row.items():
+        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType"):
+            continue
+        out[str(k)] = v.item() if hasattr(v, "item") else v
+    return out
+
+
+def _table_batch(table: pa.Table, first: int) -> Rows | Iterator[Event]:
+    try:  # (NaN and None cells: absent attributes, in the columns as in _row_dict)
+        return table_rows(table, nan_missing=True)
+    except Fallback:
+        return (Event.from_dict(_row_dict(r), line=first + k) for k, r in enumerate(table.to_pylist()))
+
+
+def _frame_rows(chunk: Any, first: int) -> Rows | Iterator[Event]:
+    try:
+        table = pa.Table.from_pandas(chunk, preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError):
+        return (Event.from_dict(_row_dict(r), line=first + k) for k, r in enumerate(chunk.to_dict("records")))
+    return _table_batch(table, first)
+
+
+def _dict_batch(batch: list, first: int, validate: bool) -> Rows | Iterator[Event]:
+    """Dicts, checked cheaply per batch (:func:`_clean_dicts`); a batch that fails, or any batch with
+    ``validate``, goes the row way (its exact errors)."""
+    if validate or not _clean_dicts(batch):
+        return _as_events(batch, first)
+    return DictRows(batch)
+
+
+_SCALARS = frozenset((int, float, str, bool, type(None)))
+
+
+def _clean_dicts(batch: list) -> bool:
+    """Whether :meth:`Event.from_dict` accepts every dict of ``batch`` as it is, checked per batch rather than per
+    value, with C-level iteration: plain dicts; a non-empty string type on every dict; scalar value classes
+    only; identifier keys; no NaN among the values of a key that holds floats."""
+    if set(map(type, batch)) != {dict}:
+        return False
+    types = list(map(dict.get, batch, repeat(TYPE_KEY)))
+    if set(map(type, types)) != {str} or "" in types:
+        return False
+    classes = set(map(type, chain.from_iterable(map(dict.values, batch))))
+    if not classes <= _SCALARS:
+        return False
+    names = set(chain.from_iterable(batch))
+    names.discard(TYPE_KEY)
+    if any(n.__class__ is not str or not _NAME.match(n) for n in names):
+        return False
+    if float in classes:
+        for name in names:
+            column = list(map(dict.get, batch, repeat(name)))
+            if float in set(map(type, column)) and any(map(_is_nan, column)):
+                return False
+    return True
+
+
+def _is_nan(v: object) -> bool:
+    return v != v  # only NaN differs from itself among scalars
+
+
+def _as_events(batch: list, first: int) -> Iterator[Event]:
+    """The row path of a batch, lazily: an error is raised when its row is reached, after the matches before it."""
+    return (e if isinstance(e, Event) else Event.from_dict(e, line=first + k) for k, e in enumerate(batch))
+
+
+def as_rows(data: Any) -> Rows:
+    """The whole of ``data`` — Events, a pandas DataFrame or a pyarrow Table (a :class:`Rows` as it is) — as one
+    batch, for the vectorized predicate evaluator (:func:`cer_theory.core.predicates.vectorized.bitmasks`). A
+    frame or table that is not exactly columnar is read row by row (None, NaN and NA cells are absent)."""
+    if isinstance(data, Rows):
+        return data
+    module = type(data).__module__
+    if module.startswith("pandas"):
+        try:
+            data, module = pa.Table.from_pandas(data, preserve_index=False), "pyarrow"
+        except (pa.ArrowException, TypeError, ValueError):  # (a column of mixed kinds: row by row)
+            data = [Event.from_dict(_row_dict(r), line=k) for k, r in enumerate(data.to_dict("records"))]
+    if module.startswith("pyarrow"):
+        table = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
+        try:
+            return table_rows(table, nan_missing=True)
+        except Fallback:
+            data = [Event.from_dict(_row_dict(r), line=k) for k, r in enumerate(table.to_pylist())]
+    return Rows.from_events(data)
+
+
+__all__ = ["BATCH_ROWS", "as_rows", "frame_batches"]

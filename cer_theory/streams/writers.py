@@ -1,0 +1,170 @@
+"""Output files: rows of complex events written as JSON Lines, CSV or Parquet, to a file written aside and renamed
+into place, in bounded memory.
+
+* **Nothing half-written** (docs/decisions.md D161). A file output is written to a temporary file in the same
+  folder (``.<name>.<random>.partial``) and renamed over the target only by :meth:`OutputFile.commit`, after its
+  last byte (and Parquet's footer) is written. A target that exists and is not a regular file (``/dev/null``, a
+  FIFO) is written in place: there is nothing to rename, and it must never be replaced. :meth:`OutputFile.discard` (an error, Ctrl-C, SIGTERM) removes the
+  temporary file: a reader of the target sees the old file or the new complete one, never a part.
+* **Bounded memory** (docs/decisions.md D162). Parquet rows are buffered into row groups of at most
+  :data:`GROUP_ROWS` rows and about :data:`GROUP_BYTES` bytes of text; JSON Lines and CSV text is written in
+  pieces of at most :data:`CHUNK_ROWS` rows, so a position that reports a million complex events is never one
+  string.
+
+A row is ``(start, end, positions, events, partition, aggregates)``: ``events`` the JSON text of the list of the
+complex event's events (None: left out), ``partition`` and ``aggregates`` JSON text or None. Column layout:
+
+* ``jsonl`` — rendered by the caller (the engine's writer makes the hot path one f-string per complex event).
+* ``csv`` — a header ``start,end,positions,partition,events,aggregates``; positions space-separated, the JSON
+  texts as they are (empty when absent).
+* ``parquet`` — ``start``, ``end`` (int64), ``positions`` (list of int64), ``partition``, ``events`` and
+  ``aggregates`` (strings, null when absent).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cer_theory.core.errors import CerError
+
+FORMATS = ("jsonl", "csv", "parquet")
+"""The output formats."""
+
+COLUMNS = ("start", "end", "positions", "partition", "events", "aggregates")
+"""The columns of a CSV or Parquet output, in order."""
+
+PARQUET_SCHEMA = pa.schema([("start", pa.int64()), ("end", pa.int64()), ("positions", pa.list_(pa.int64())),
+                            ("partition", pa.string()), ("events", pa.string()), ("aggregates", pa.string())])
+
+GROUP_ROWS = 1 << 16
+"""The most rows of a Parquet row group."""
+
+GROUP_BYTES = 32 << 20
+"""About the most bytes of text (events, partition, aggregates) buffered for one Parquet row group."""
+
+CHUNK_ROWS = 4096
+"""The most rows rendered into one string before it is written (JSON Lines, CSV)."""
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # (read once: the only way to know it is to set it)
+
+Row = tuple[int, int, Sequence[int], "str | None", "str | None", "str | None"]
+
+
+class OutputFile:
+    """One output in format ``fmt``: a text stream given (``jsonl``/``csv``: written through, never closed here)
+    or a path (any format), written aside and renamed into place by :meth:`commit`."""
+
+    def __init__(self, out: IO[str] | str | os.PathLike, fmt: str) -> None:
+        if fmt not in FORMATS:
+            raise CerError(f"unknown output format {fmt!r} (expected one of {', '.join(FORMATS)})")
+        self.fmt = fmt
+        self.target: Path | None = None if hasattr(out, "write") else Path(out)  # type: ignore[arg-type]
+        self._partial: Path | None = None
+        self._parquet: pq.ParquetWriter | None = None
+        self._columns: dict[str, list] = {name: [] for name in COLUMNS}
+        self._buffered = 0
+        if self.target is not None and self.target.exists() and not self.target.is_file():
+            # a device, a FIFO, /dev/stdout: written in place (nothing to rename; a folder fails on open)
+            if fmt == "parquet":
+                self._parquet = pq.ParquetWriter(str(self.target), PARQUET_SCHEMA)
+            else:
+                self.text = open(self.target, "w", encoding="utf-8", newline="")
+        elif self.target is None:
+            if fmt == "parquet":
+                raise CerError("--output-format parquet needs --output FILE")
+            self.text: IO[str] = out  # type: ignore[assignment]
+        else:
+            fd, name = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".partial",
+                                        dir=self.target.parent if str(self.target.parent) else ".")
+            self._partial = Path(name)
+            os.chmod(fd, 0o666 & ~_UMASK)  # (mkstemp makes it private; an output gets an ordinary file's mode)
+            if fmt == "parquet":
+                os.close(fd)
+                self._parquet = pq.ParquetWriter(str(self._partial), PARQUET_SCHEMA)
+            else:
+                self.text = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        if fmt == "csv":
+            self._csv = csv.writer(self.text)
+            self._csv.writerow(COLUMNS)
+
+    def write_text(self, text: str) -> None:
+        """JSON Lines text, already rendered."""
+        self.text.write(text)
+
+    def write_rows(self, rows: Iterable[Row]) -> None:
+        """Rows in the output format (CSV or Parquet; JSON Lines is rendered by the caller)."""
+        if self.fmt == "csv":
+            self._csv.writerows([[start, end, " ".join(map(str, positions)), partition or "", events or "",
+                                  aggregates or ""]
+                                 for start, end, positions, events, partition, aggregates in rows])
+            return
+        columns = self._columns
+        starts, ends, positions_, partitions, events_, aggregates_ = (columns[name] for name in COLUMNS)
+        size = self._buffered
+        for start, end, positions, events, partition, aggregates in rows:
+            starts.append(start)
+            ends.append(end)
+            positions_.append(list(positions))
+            partitions.append(partition)
+            events_.append(events)
+            aggregates_.append(aggregates)
+            size += 8 * len(positions) + (len(events) if events else 0) + (len(partition) if partition else 0)
+            if size >= GROUP_BYTES or len(starts) >= GROUP_ROWS:
+                self._buffered = 0
+                self._flush()
+                starts, ends, positions_, partitions, events_, aggregates_ = (columns[name] for name in COLUMNS)
+                size = 0
+        self._buffered = size
+
+    def _flush(self) -> None:
+        if self._columns["start"]:
+            assert self._parquet is not None
+            self._parquet.write_table(pa.table(self._columns, schema=PARQUET_SCHEMA))
+            self._columns = {name: [] for name in COLUMNS}
+
+    def commit(self) -> None:
+        """Finish the output: Parquet's last row group and footer, then the file renamed over the target (a text
+        stream given is flushed, not closed)."""
+        if self._parquet is not None:
+            self._flush()
+            self._parquet.close()
+        elif self.target is None:
+            self.text.flush()
+            return
+        else:
+            self.text.close()
+        if self._partial is not None:  # (None: a device or a FIFO, written in place)
+            os.replace(self._partial, self.target)  # type: ignore[arg-type]
+            self._partial = None
+
+    def discard(self) -> None:
+        """Give up: the temporary file is removed and the target left as it was (idempotent; a device or a
+        FIFO is closed)."""
+        if self._partial is None:
+            if self.target is not None:
+                try:
+                    (self._parquet or self.text).close()
+                except (OSError, pa.ArrowException):
+                    pass
+            return
+        try:
+            if self._parquet is not None:
+                self._parquet.close()
+            else:
+                self.text.close()
+        except (OSError, pa.ArrowException):  # (a full disk: the file goes anyway)
+            pass
+        self._partial.unlink(missing_ok=True)
+        self._partial = None
+
+
+__all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "PARQUET_SCHEMA"]
