@@ -13,6 +13,7 @@ from pathlib import Path
 from cer_theory.core.errors import ExerciseError
 
 from cer_theory.cli.common import read_text_argument
+from cer_theory.cli.options import whole_number
 
 
 def cmd_check_exercise(args: argparse.Namespace) -> int:
@@ -103,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                               "exercises, or for all bundled ones")
     s.add_argument("names", nargs="*",
                    help="exercise names (bundled or gen_[<logic>_]<kind>_<difficulty>_<seed>)")
-    s.add_argument("--seed", type=int, help="one generated instance per kind and difficulty for this seed")
+    s.add_argument("--seed", type=whole_number(), help="one generated instance per kind and difficulty for this seed (a whole number)")
     s.add_argument("--logic", choices=("cel", "ceql", "socel"), default="cel",
                    help="the formalism of the generated instances (CEQL and SO-CEL: formula and predict kinds)")
     s.add_argument("--format", choices=("md", "html"), default="md")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cer_theory.cli.options import whole_number
 from cer_theory.cli.common import add_budget_option, compile_cel, read_formula, read_text_argument
 
 
@@ -69,10 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--engine", choices=("CCES", "tECS"), type=lambda t: {"cces": "CCES", "tecs": "tECS"}.get(
         t.lower(), t), help="show seed 000's CCES (Algorithm 2) or CORE's tECS (seed 001) instead of the automaton")
     s.add_argument("-o", "--output", required=True, help="the HTML file to write")
-    s.add_argument("--positions", type=int, metavar="N", help="step through the first N events only")
-    s.add_argument("--max-positions", type=int, default=MAX_POSITIONS, metavar="N",
-                   help=f"refuse streams longer than N events (default {MAX_POSITIONS})")
-    s.add_argument("--max-runs", type=int, default=MAX_ROWS, metavar="N",
-                   help=f"refuse a position with more than N active runs (default {MAX_ROWS})")
+    s.add_argument("--positions", type=whole_number(minimum=1), metavar="N", help="step through the first N events only (a whole number ≥ 1)")
+    s.add_argument("--max-positions", type=whole_number(minimum=1), default=MAX_POSITIONS, metavar="N",
+                   help=f"refuse streams longer than N events (a whole number ≥ 1; default {MAX_POSITIONS})")
+    s.add_argument("--max-runs", type=whole_number(minimum=1), default=MAX_ROWS, metavar="N",
+                   help=f"refuse a position with more than N active runs (a whole number ≥ 1; default {MAX_ROWS})")
     add_budget_option(s)
     s.set_defaults(func=cmd_step)

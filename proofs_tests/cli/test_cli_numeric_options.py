@@ -41,7 +41,7 @@ def _required(parser: argparse.ArgumentParser) -> list[str]:
     for action in parser._actions:
         if not action.option_strings and action.nargs not in ("?", "*", argparse.REMAINDER):
             words.append(action.choices[0] if action.choices else "x")
-        elif action.required:
+        elif action.required and action.option_strings:
             words += [action.option_strings[0], action.choices[0] if action.choices else "x"]
     return words
 
