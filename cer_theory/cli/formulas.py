@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Iterator
@@ -17,16 +18,23 @@ from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level
 from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula, read_text_argument
 
 
-def _events(path: str) -> Iterator[Any]:
-    """The stream file's events, read one at a time (``-``: standard input)."""
-    return (event for _, event in iter_file(path))
+class _Events:
+    """The stream file's events, read one at a time (``-``: standard input), counting how many were taken."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.taken = path, 0
+
+    def __iter__(self) -> Iterator[Any]:
+        for _, event in iter_file(self.path):
+            self.taken += 1
+            yield event
 
 
-def _lines(level: Level, evaluator: Evaluator, ast: Any, path: str, options: dict[str, Any]) -> Iterator[str]:
+def _lines(level: Level, evaluator: Evaluator, ast: Any, events: _Events, options: dict[str, Any]) -> Iterator[str]:
     """The JSON lines ``eval`` prints, each as soon as its position's outputs are known: a streaming evaluator
     reads the file one event at a time, so memory is bounded by its state, not by the stream (D183). A *flat*
     level is sorted over the whole stream (ACEL's complex events, D69), so it is printed at the end."""
-    found = evaluator.stream(ast, _events(path), **options)
+    found = evaluator.stream(ast, iter(events), **options)
     if level.flat:
         seen = set().union(*(level.outputs([out])[0] for _, out in found))
         yield from (json.dumps(level.to_json(x)) for x in sorted(seen, key=level.sort_key))
@@ -56,25 +64,49 @@ def cmd_eval(args: argparse.Namespace) -> int:
     options = {"bind": args.bind} if args.bind else {}
     if options and "bind" not in evaluator.options:
         raise UnsupportedError(f"--bind is for ACEL's evaluators (--logic acel), not {logic.name}'s {evaluator.name}")
-    lines = _lines(level, evaluator, ast, args.stream, options)
-    with work_budget(args.budget):
+    events, live = _Events(args.stream), not rereadable(args.stream)
+    try:
+        _print(_lines(level, evaluator, ast, events, options), args.budget, live=live)
+    except _NothingPrinted as unbuilt:
+        exc = unbuilt.exc
+        if args.via is not None or evaluator.name == "semantics" or (events.taken and live):
+            raise exc from None
+        # the default evaluator's automaton is too big to build: the semantics gives the same outputs, under a
+        # budget of its own
+        print(f"cer-theory eval: {exc.for_command_line()}; evaluating by the reference semantics instead (slow "
+              f"on long streams)", file=sys.stderr)
         try:
-            first = next(lines, None)  # (the automaton is built before the first line; no output is lost here)
-        except SizeBudgetExceeded as exc:
-            if args.via is not None or evaluator.name == "semantics" or not rereadable(args.stream):
-                raise
-            # the default evaluator's automaton is too big to build: the semantics gives the same outputs, under
-            # the same budget
-            print(f"cer-theory eval: {exc.for_command_line()}; evaluating by the reference semantics instead (slow "
-                  f"on long streams)", file=sys.stderr)
-            lines = _lines(level, logic.evaluator("semantics"), ast, args.stream, options)
-            first = next(lines, None)
-        if first is not None:
-            out = sys.stdout
-            out.write(first + "\n")
-            for line in lines:
-                out.write(line + "\n")
+            _print(_lines(level, logic.evaluator("semantics"), ast, _Events(args.stream), options), args.budget,
+                   live=live)
+        except _NothingPrinted as again:
+            raise again.exc from None
     return 0
+
+
+class _NothingPrinted(Exception):
+    """The budget ran out before the first line was printed (so another evaluator may start afresh)."""
+
+    def __init__(self, exc: SizeBudgetExceeded) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def _print(lines: Iterator[str], budget: int, *, live: bool) -> None:
+    """Write the lines as they come, under a work budget of ``budget``, each flushed at once from a ``live``
+    source (standard input, a pipe); :class:`_NothingPrinted` when the budget is exceeded before the first line
+    (building the automaton comes before any output)."""
+    with work_budget(budget):
+        try:
+            first = next(lines, None)
+        except SizeBudgetExceeded as exc:
+            raise _NothingPrinted(exc) from None
+        if first is None:
+            return
+        out = sys.stdout
+        for line in itertools.chain((first,), lines):
+            out.write(line + "\n")
+            if live:
+                out.flush()
 
 
 def cmd_draw(args: argparse.Namespace) -> int:

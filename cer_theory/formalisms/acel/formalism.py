@@ -49,7 +49,7 @@ ACEL = Formalism(
     parse=parse,
     format=format,
     semantics=run_semantics,
-    compile="cer_theory.formalisms.acel.compile:compile_acea",
+    compile="cer_theory.formalisms.acel.compile:compile_automaton",
     evaluators={
         "semantics": Evaluator("semantics", "the event-based bag semantics of Fig. 1 and §5, brute force",
                                "complex events", run=run_semantics, options=("bind",)),
