@@ -318,3 +318,27 @@ def test_draw_other_formalisms(capsys, logic: str, formula: str, shows: str) -> 
 def test_draw_a_formalism_without_automata_exits_2(capsys) -> None:
     assert main(["draw", "--logic", "focel", "R AS x"]) == 2
     assert "no automaton model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("logic, formula, expected", [
+    ("cel", "R : T", {"n": 1, "complex_events": [[0, 1]]}),
+    ("ceql", "SELECT * FROM S WHERE R ; T", {"n": 1, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}]}),
+    ("sremo", '<type = "R"> . <type = "T">', {"k": 1, "matches": [[0, 1]]}),
+])
+def test_eval_streams_each_output_before_the_stream_ends(logic: str, formula: str, expected: dict) -> None:
+    """eval reads a live stream one event at a time (D183): the output at position 1 is printed while the input is
+    still open, so memory is bounded by the evaluator's state and a pipe sees each output as it is found."""
+    proc = subprocess.Popen([sys.executable, "-m", "cer_theory.cli", "eval", formula, "--logic", logic, "--stream",
+                             "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write('{"type": "R"}\n{"type": "T"}\n')
+        proc.stdin.flush()
+        line = proc.stdout.readline()  # blocks until eval prints: it must do so before stdin is closed
+        assert json.loads(line) == expected, line
+        proc.stdin.write('{"type": "U"}\n')
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0 and proc.stdout.read() == ""
+    finally:
+        proc.kill()
+        proc.wait()

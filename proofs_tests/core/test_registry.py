@@ -228,3 +228,26 @@ def test_a_wrong_evaluator_fails_its_property_with_the_report() -> None:
     text = str(info.value)
     assert "semantics and forgetful disagree on valuations at n = " in text
     assert "formula: " in text and "stream:  0:" in text and "only in semantics:" in text
+
+
+STREAMING = [(name, ev) for name in names() for ev, evaluator in get(name).evaluators.items()
+             if evaluator.iterate is not None]
+
+
+@pytest.mark.parametrize("name, via", STREAMING, ids=[f"{n}: {v}" for n, v in STREAMING])
+def test_a_streaming_evaluator_gives_its_whole_stream_outputs(name: str, via: str) -> None:
+    """The fast path is checked against the plain one: ``iterate`` (what ``eval`` prints from, one event at a
+    time) yields exactly the positions with outputs of the evaluator's ``run``, in order, with the same sets."""
+    from hypothesis import given, settings
+
+    record = get(name)
+    evaluator = record.evaluators[via]
+
+    @settings(max_examples=40)
+    @given(ast=record.formulas().filter(evaluator.handles), stream=record.streams())
+    def check(ast, stream) -> None:
+        whole = [(n, out) for n, out in enumerate(evaluator(ast, stream)) if out]
+        streamed = list(evaluator.stream(ast, iter(stream)))
+        assert streamed == whole, f"{record.format(ast)} on {stream!r}:\n streamed {streamed}\n whole    {whole}"
+
+    check()

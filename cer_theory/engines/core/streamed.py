@@ -14,17 +14,15 @@ from cer_theory.formalisms.ceql.ast import Query
 
 def iterate_query(query: Query | str, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[tuple[int, frozenset]]:
     """``(j, out_j)`` for each position j where the engine reports something, in stream order: the same sets as
-    ``evaluate_query(query, stream)[j]``, each yielded once the engine has moved past j."""
-    end: int | None = None
-    found: set = set()
-    for m in Engine(query).process(events):
-        if m.end != end:
-            if found:
-                yield end, frozenset(found)  # type: ignore[misc]
-            end, found = m.end, set()
-        found.add((m.complex_event, m.aggregates) if isinstance(m, AggregatedMatch) else m.complex_event)
-    if found:
-        yield end, frozenset(found)  # type: ignore[misc]
+    ``evaluate_query(query, stream)[j]``, each yielded as soon as the event at j is read."""
+    engine = Engine(query)
+    for j, event in enumerate(events):
+        # one event at a time (the engine's one step, D51): position j's outputs are complete once its event is
+        # read, and are yielded before the next event is asked for, so a live source sees them at once
+        found = {(m.complex_event, m.aggregates) if isinstance(m, AggregatedMatch) else m.complex_event
+                 for m in engine.process_event(event)}
+        if found:
+            yield j, frozenset(found)
 
 
 __all__ = ["iterate_query"]
