@@ -14,23 +14,22 @@ from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import Stream
-from cer_theory.core.protocols import get
 
 from cer_theory.cli import socel
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, read_formula, show
+from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula, show
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
     """The formula's automaton and its deterministic equivalent, by ``--logic``'s construction (seed 000 Prop.
     5.5; seed 002 Thm 41 for a windowed SREMO expression)."""
-    logic = get(args.logic)
+    logic = having(args.logic, "determinize")
     phi = read_formula(args.formula, logic)
     show(construct(logic, "determinize", phi, budget=args.budget, trim=args.trim, window=args.window), args)
     return 0
 
 
 def cmd_normal_form(args: argparse.Namespace) -> int:
-    logic = get(args.logic)
+    logic = having(args.logic, "normal-form")
     show(construct(logic, "normal-form", read_formula(args.formula, logic), budget=args.budget), args)
     return 0
 
@@ -40,7 +39,7 @@ def cmd_star_property(args: argparse.Namespace) -> int:
         return socel.star_property_of_file(args)  # seed 004's decider on a UCEA or CEA file (§5.3)
     if args.formula is None:
         raise UnsupportedError("a formula is needed (or --automaton FILE)")
-    logic = get(args.logic)
+    logic = having(args.logic, "star-property")
     show(construct(logic, "star-property", read_formula(args.formula, logic), budget=args.budget), args,
          stages=False)
     return 0
@@ -48,10 +47,9 @@ def cmd_star_property(args: argparse.Namespace) -> int:
 
 def cmd_to_cel(args: argparse.Namespace) -> int:
     """Compile, then translate the automaton back (Theorem 6.3, or Theorem 8.9 with --star)."""
-    logic = get(args.logic)
+    logic = having(args.logic, "to-formula")  # refused before anything is read or compiled
     phi = read_formula(args.formula, logic)
     relations = args.relations.split(",") if args.relations else None
-    logic.construction("to-formula")  # a formalism without a way back is refused before anything is compiled
     with work_budget(args.budget):
         automaton = logic.automaton(phi).trim().relabel_states()
     which, formula = construct(logic, "to-formula", automaton, relations, budget=args.budget, star=args.star)
@@ -61,7 +59,7 @@ def cmd_to_cel(args: argparse.Namespace) -> int:
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
-    logic = get(args.logic)
+    logic = having(args.logic, "rewrite")
     title, phi = construct(logic, "rewrite", args.kind, read_formula(args.formula, logic))
     print(f"# {title}")
     print(logic.format(phi))
@@ -69,7 +67,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 
 
 def cmd_cces(args: argparse.Namespace) -> int:
-    logic = get(args.logic)
+    logic = having(args.logic, "cces")
     phi = read_formula(args.formula, logic)
     evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = Stream.load(args.stream)

@@ -53,6 +53,13 @@ def read_text_argument(text: str) -> str:
                        f"are read as UTF-8") from None
 
 
+def having(logic: str, construction: str) -> Formalism:
+    """The record of ``logic``, refused at once (before any formula is read) when it lacks ``construction``."""
+    record = get(logic)
+    record.construction(construction)
+    return record
+
+
 def read_formula(text: str, logic: Formalism | str = "cel") -> Any:
     """A formula of ``logic`` from its text or ``@FILE``, by the record's parse (the one users get)."""
     record = get(logic) if isinstance(logic, str) else logic

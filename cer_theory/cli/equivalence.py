@@ -10,15 +10,13 @@ import argparse
 import sys
 
 from cer_theory.core.drawing import write_drawing
-from cer_theory.core.protocols import get
-
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, read_text_argument
+from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_text_argument
 
 
 def cmd_equiv(args: argparse.Namespace) -> int:
     """Equivalence or containment by ``--logic``'s record: a formalism without a decision procedure is refused
     with the record's reason (docs/decisions.md D109)."""
-    logic = get(args.logic)
+    logic = having(args.logic, "contained" if args.contained else "equivalent")
     left, right = read_text_argument(args.formula1), read_text_argument(args.formula2)
     verdict = construct(logic, "contained" if args.contained else "equivalent", left, right, level=args.level,
                         budget=args.budget, schema=args.schema)

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import argparse
 
-from cer_theory.core.protocols import get
-
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, read_formula, read_text_argument, show
+from cer_theory.cli.common import (add_budget_option, add_logic_option, construct, having, read_formula,
+                                   read_text_argument, show)
 
 
 def cmd_complement(args: argparse.Namespace) -> int:
     """``complement EXPR --window W``: the complement construction of ``--logic``'s record (seed 002: Alg. 8's
     complement of the dSRA, which accepts the strings of length ≤ w that the expression rejects, and every longer
     string)."""
-    logic = get(args.logic)
+    logic = having(args.logic, "complement")
     show(construct(logic, "complement", read_formula(args.formula, logic), budget=args.budget, window=args.window),
          args)
     return 0
