@@ -30,7 +30,7 @@ DEFAULT_WORK = 200_000
 construction. The library's constructions keep their own state budgets (``core.errors.DEFAULT_BUDGET``) and are
 bounded by this one only inside a ``with work_budget(...)`` block, which the command line opens."""
 
-WORK = "units of work (states, transitions, minterms and solver calls)"
+WORK = "units of work (states, transitions, minterms, solver calls and outputs of the semantics' rules)"
 """What a :class:`WorkBudget` counts, as its messages say it."""
 
 

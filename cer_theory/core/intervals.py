@@ -57,6 +57,7 @@ class IntervalSemantics(Generic[Outputs]):
                 continue
             lefts = self.interval(left, i1, j1)
             if lefts:
+                charge(SEMANTICS, len(lefts))
                 out.update(m1.union(m2) for m1 in lefts for m2 in self.interval(right, i2, j2))
         return frozenset(out)
 
