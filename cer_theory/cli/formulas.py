@@ -15,7 +15,7 @@ from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import iter_file, rereadable
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula, read_text_argument
+from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
 
 
 class _Events:

@@ -12,9 +12,10 @@ first state is built, and a few hundred states can carry hundreds of thousands o
 A budget is *active* inside ``with work_budget(n):``; the constructions :func:`charge` it as they go (nothing
 is counted when none is active, so the library's behaviour is unchanged). While one is active it also replaces
 the fixed cap on the number of minterms. The reference semantics charge one unit per output of a rule they
-compute (seed 000 Fig. 3 and the others: the memoised ⟦φ⟧(S, i, j)), so a budget binds them too. The command line activates one for each construction command from its
-``--budget N``, so that ``cer-theory determinize F --budget 100`` stops after about 100 units of work whatever F
-is, with a message in command-line terms.
+compute (seed 000 Fig. 3 and the others: the memoised ⟦φ⟧(S, i, j)) and one per pair a sequence joins, so a budget
+binds them too. The command line activates one for each command from its ``--budget N``, so that ``cer-theory
+determinize F --budget 100`` stops after about 100 units of work whatever F is, with a message in command-line
+terms.
 """
 
 from __future__ import annotations

@@ -344,7 +344,7 @@ def test_eval_streams_each_output_before_the_stream_ends(logic: str, formula: st
         proc.wait()
 
 
-# ---------------------------------------------------------------------------------------------- the registry as the seam
+# ------------------------------------------------------------------------------------ the registry as the seam
 
 CONSTRUCTION_COMMANDS = {"equivalent": ["equiv", "A", "B"], "determinize": ["determinize", "A"],
                          "complement": ["complement", "A"], "normal-form": ["normal-form", "A"],
@@ -381,8 +381,8 @@ def test_the_command_line_compares_no_logic_by_hand() -> None:
     found = []
     for path in sorted(cli.glob("*.py")):
         for node in pyast.walk(pyast.parse(path.read_text())):
-            if isinstance(node, pyast.Compare) and any(
-                    isinstance(side, pyast.Attribute) and side.attr == "logic" for side in [node.left, *node.comparators]):
+            sides = [node.left, *node.comparators] if isinstance(node, pyast.Compare) else []
+            if any(isinstance(side, pyast.Attribute) and side.attr == "logic" for side in sides):
                 found.append(f"{path.name}:{node.lineno}: compares --logic by hand")
             if isinstance(node, pyast.keyword) and node.arg == "choices":
                 values = [c.value for c in pyast.walk(node.value) if isinstance(c, pyast.Constant)]

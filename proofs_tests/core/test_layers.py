@@ -1,7 +1,7 @@
 """The house rule of the layout (docs/architecture.md): dependencies point one way, down this list of ranks:
 
-core → streams, automata → formalisms → engines → stepper → examples, exercises → testing → spark → conformance →
-cli
+core → streams, automata → formalisms → engines → stepper → examples, exercises → testing → spark →
+conformance → cli
 
 A module may import its own package's rank or a lower one; packages of one rank (streams and automata, examples
 and exercises) do not import each other. Within ``formalisms``, ``ceql``, ``socel`` and ``acel`` may import
@@ -285,7 +285,8 @@ def test_a_planted_function_local_import_is_caught() -> None:
 def test_a_planted_upward_registry_reference_is_caught() -> None:
     source = 'RUN = "cer_theory.cli.formulas:cmd_eval"\nOK = "cer_theory.engines.core.engine:evaluate_query"\n'
     found = list(source_references(source))
-    assert [t for _, t in found] == ["cer_theory.cli.formulas:cmd_eval", "cer_theory.engines.core.engine:evaluate_query"]
+    assert [t for _, t in found] == ["cer_theory.cli.formulas:cmd_eval",
+                                     "cer_theory.engines.core.engine:evaluate_query"]
     me = "cer_theory.formalisms.ceql.formalism"
     assert "above what a reference may name" in (reference_check(me, found[0][1]) or "")
     assert reference_check(me, found[1][1]) is None
