@@ -60,10 +60,9 @@ def having(logic: str, construction: str) -> Formalism:
     return record
 
 
-def read_formula(text: str, logic: Formalism | str = "cel") -> Any:
-    """A formula of ``logic`` from its text or ``@FILE``, by the record's parse (the one users get)."""
-    record = get(logic) if isinstance(logic, str) else logic
-    return record.parse(read_text_argument(text))
+def read_formula(text: str, logic: Formalism) -> Any:
+    """A formula of ``logic`` from its text or ``@FILE``, by the record's parse (the one users get, D182)."""
+    return logic.parse(read_text_argument(text))
 
 
 def construct(record: Formalism, name: str, *arguments: Any, **options: Any) -> Any:
