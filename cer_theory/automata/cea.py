@@ -227,10 +227,12 @@ class CEA(Drawable):
 
     def run(self, stream: Sequence[Event]) -> list[frozenset[Valuation]]:
         """``[⟦A⟧ᵛ_0(S), ⟦A⟧ᵛ_1(S), …]`` (Def. 5.2)."""
-        out = []
+        return list(self.iter_run(stream))
+
+    def iter_run(self, stream: Iterable[Event]) -> Iterator[frozenset[Valuation]]:
+        """``⟦A⟧ᵛ_0(S), ⟦A⟧ᵛ_1(S), …`` one position at a time, as the events arrive (Def. 5.2)."""
         for config in self.configurations(stream):
-            out.append(frozenset(_valuation(mu) for q, mu in config if q in self.final))
-        return out
+            yield frozenset(_valuation(mu) for q, mu in config if q in self.final)
 
     def run_complex_events(self, stream: Sequence[Event]) -> list[frozenset[ComplexEvent]]:
         """``[⟦A⟧_0(S), ⟦A⟧_1(S), …]``."""

@@ -4,7 +4,10 @@ event files.
 eval            evaluate a formula (CEL, or --logic ceql, ...) on a stream file, one JSON object per output
                 position, by the fastest evaluator that handles it (--via semantics: the reference semantics);
 draw            draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; --logic for the others);
+logics          the registered formalisms (the names --logic takes), their evaluators and constructions;
 determinize     its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (seed 002 Thm 41);
+                every construction command takes --logic and runs that formalism's construction, or says why
+                it has none;
 normal-form     single-variable + I/O-det (§9.2);
 complement      the complement of a windowed SREMO expression's dSRA (seed 002 Cor 43);
 star-property   decide the *-property (Def. 8.4; seed 004 §5.3 with --logic socel or --automaton), with a

@@ -15,94 +15,63 @@ from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.streams.rows import load
 
-from cer_theory.cli import socel, sremo
-from cer_theory.cli.common import CLI_BUDGET, add_budget_option, compile_cel, read_formula, show_automaton
+from cer_theory.cli import socel
+from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula, show
 from cer_theory.cli.options import whole_number
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
-    from cer_theory.automata.determinize.eager import io_determinize
-
-    if args.logic == "sremo":
-        return sremo.determinize(args)  # seed 002: unroll to w, then Alg. 7
-    if args.window is not None:
-        raise UnsupportedError("--window is for --logic sremo")
-    phi = read_formula(args.formula)
-    with work_budget(args.budget):
-        cea = compile_cel(phi, budget=args.budget)
-        det = io_determinize(cea, budget=args.budget, complete=not args.trim)
-    if args.trim:
-        det = det.restrict((det.reachable() & det.coreachable()) | det.initial)
-    show_automaton(cea, argparse.Namespace(dot=None), f"CEA of {phi}")
-    show_automaton(det.relabel_states(), args, f"IOdet (Prop. 5.5) of {phi}", by_construction="Prop. 5.5")
+    """The formula's automaton and its deterministic equivalent, by ``--logic``'s construction (seed 000 Prop.
+    5.5; seed 002 Thm 41 for a windowed SREMO expression)."""
+    logic = having(args.logic, "determinize")
+    phi = read_formula(args.formula, logic)
+    show(construct(logic, "determinize", phi, budget=args.budget, trim=args.trim, window=args.window), args)
     return 0
 
 
 def cmd_normal_form(args: argparse.Namespace) -> int:
-    from cer_theory.formalisms.cel.normal_form import normal_form
-
-    phi = read_formula(args.formula)
-    with work_budget(args.budget):
-        nf = normal_form(compile_cel(phi, budget=args.budget), budget=args.budget)
-    show_automaton(nf, args, f"normal form (§9.2) of {phi}", by_construction="Prop. 5.5")
+    logic = having(args.logic, "normal-form")
+    show(construct(logic, "normal-form", read_formula(args.formula, logic), budget=args.budget), args)
     return 0
 
 
 def cmd_star_property(args: argparse.Namespace) -> int:
-    from cer_theory.formalisms.cel.star_property import has_star_property
-
-    if args.logic != "cel" or args.automaton is not None:
-        return socel.star_property(args)  # seed 004's decider, with labels (§5.3)
+    if args.automaton is not None:
+        return socel.star_property_of_file(args)  # seed 004's decider on a UCEA or CEA file (§5.3)
     if args.formula is None:
         raise UnsupportedError("a formula is needed (or --automaton FILE)")
-    phi = read_formula(args.formula)
-    with work_budget(args.budget):
-        cea = compile_cel(phi, budget=args.budget)
-        answer = has_star_property(cea, budget=args.budget)
-    print(f"{phi}\n{answer}")
-    if args.dot:
-        show_automaton(cea, args, f"CEA of {phi}")
+    logic = having(args.logic, "star-property")
+    show(construct(logic, "star-property", read_formula(args.formula, logic), budget=args.budget), args,
+         stages=False)
     return 0
 
 
 def cmd_to_cel(args: argparse.Namespace) -> int:
-    from cer_theory.formalisms.cel.to_cel import cea_to_cel, cea_to_cel_star, formula_size
-
-    phi = read_formula(args.formula)
+    """Compile, then translate the automaton back (Theorem 6.3, or Theorem 8.9 with --star)."""
+    logic = having(args.logic, "to-formula")  # refused before anything is read or compiled
+    phi = read_formula(args.formula, logic)
     relations = args.relations.split(",") if args.relations else None
     with work_budget(args.budget):
-        cea = compile_cel(phi, trim=True, budget=args.budget)
-        back = (cea_to_cel_star if args.star else cea_to_cel)(cea, relations, budget=args.budget)
-    which = "Theorem 8.9 (CE level, *-semantics)" if args.star else "Theorem 6.3 (valuation level)"
-    print(f"# {which}: CEA with {len(cea.states)} states → formula of size {formula_size(back)}")
-    print(back)
+        automaton = logic.automaton(phi).trim().relabel_states()
+    which, formula = construct(logic, "to-formula", automaton, relations, budget=args.budget, star=args.star)
+    print(f"# {which}")
+    print(logic.format(formula))
     return 0
 
 
-REWRITES = {
-    "strict-to-contiguous": ("strict_to_contiguous", "Prop. 8.13: CEL*∪{STRICT} → CEL*∪{:,⊕}"),
-    "contiguize": ("contiguize", "Prop. 8.13: STRICT(φ) as φ with every ; → : and + → ⊕"),
-    "contig-to-strict": ("contig_to_strict", "Prop. 8.12: CEL*∪{:} → CEL*∪{STRICT}"),
-    "cplus-to-strict": ("cplus_to_strict", "Prop. 8.15: unary CEL*∪{:,⊕} → CEL*∪{STRICT} (CE level)"),
-}
-
-
 def cmd_rewrite(args: argparse.Namespace) -> int:
-    from cer_theory.formalisms.cel import rewrites
-
-    name, title = REWRITES[args.kind]
-    phi = read_formula(args.formula)
+    logic = having(args.logic, "rewrite")
+    title, phi = construct(logic, "rewrite", args.kind, read_formula(args.formula, logic))
     print(f"# {title}")
-    print(getattr(rewrites, name)(phi))
+    print(logic.format(phi))
     return 0
 
 
 def cmd_cces(args: argparse.Namespace) -> int:
-    from cer_theory.engines.cces import CcesEvaluator, compile_formula
-
-    phi = read_formula(args.formula)
+    logic = having(args.logic, "cces")
+    phi = read_formula(args.formula, logic)
+    evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
-    evaluator = CcesEvaluator(compile_formula(phi))
     for n, event in enumerate(stream):
         ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
         if ces:
@@ -123,6 +92,7 @@ def _fmt(ces: frozenset) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     from cer_theory.examples.seed000 import FORMULAS, fire_stream
     from cer_theory.formalisms.cel.parser import parse
+    from cer_theory.formalisms.cel.selection import compile_with_selection as compile_cel
     from cer_theory.formalisms.cel.semantics import evaluate_complex_events
 
     t0 = time.perf_counter()
@@ -164,12 +134,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    def construction(name: str, func, helptext: str, description: str, *, budget: int = CLI_BUDGET,
-                     optional: bool = False):
+    def construction(name: str, func, helptext: str, description: str, *, optional: bool = False):
         c = sub.add_parser(name, help=helptext, description=description)
-        c.add_argument("formula", help="CEL text, or @FILE", nargs="?" if optional else None)
+        c.add_argument("formula", help="the formula's text (CEL unless --logic), or @FILE",
+                       nargs="?" if optional else None)
+        add_logic_option(c, f"a {name} construction")
         c.add_argument("--dot", metavar="FILE", help="write a drawing; the extension picks the format")
-        add_budget_option(c, budget)
+        add_budget_option(c)
         c.add_argument("-v", "--verbose", action="store_true", help="list every transition")
         c.set_defaults(func=func)
         return c
@@ -180,9 +151,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "I/O-deterministic CEA of Prop. 5.5 over the reachable subsets of states; prints the sizes of "
                      "both, and draws the result with --dot. With --logic sremo: the windowed SREMO expression's "
                      "deterministic symbolic register automaton (seed 002 Thm 41), with its state, register and "
-                     "minterm counts.")
+                     "minterm counts; with --logic socel: the I/O-determinized UCEA (seed 004 §4).")
     d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
-    d.add_argument("--logic", default="cel", choices=("cel", "sremo"), help="cel (default) or sremo")
     # (0 passes the type: the command refuses it with the message it gives for (e) WITHIN 0)
     d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 1 (default: the "
                                                                    "expression's (e) WITHIN w)")
@@ -194,22 +164,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "its outputs under the *-semantics, Prop. 8.8); when it does not, print a shortest "
                      "counterexample stream. With --logic socel or --automaton FILE: seed 004's decider (§5.3) on "
                      "the formula's UCEA or on a UCEA/CEA written in JSON.", optional=True)
-    s.add_argument("--logic", default="cel", choices=("cel", "socel"),
-                   help="cel (default; seed 000 Def. 8.4) or socel (the formula's UCEA, seed 004 §5.3)")
     s.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
     t = construction("to-cel", cmd_to_cel, "compile, then translate the CEA back to CEL (Theorem 6.3)",
                      "Compile a CEL formula to its CEA and translate the automaton back into an equivalent CEL "
                      "formula: Theorem 6.3 (valuations), or Theorem 8.9 with --star (complex events under the "
-                     "*-semantics). Here --budget also bounds the size of the formula built.",
-                     budget=1_000_000)
+                     "*-semantics). Here --budget also bounds the size of the formula built. With --logic: the "
+                     "formalism's own way back from its automata (SO-CEL: Thm 6.2).")
     t.add_argument("--star", action="store_true", help="Theorem 8.9 back-translation (*-semantics, CE level)")
     t.add_argument("--relations", help="comma-separated relation names of the schema (default: those mentioned)")
 
     r = sub.add_parser("rewrite", help="the formula rewrites of seed 000 §8",
-                       description="Rewrite a CEL formula by one of seed 000's §8 translations: "
-                                   + "; ".join(f"{k}: {v[1]}" for k, v in sorted(REWRITES.items())) + ".")
-    r.add_argument("kind", choices=sorted(REWRITES))
+                       description="Rewrite a CEL formula by one of seed 000's §8 translations (Props. 8.12, 8.13, "
+                                   "8.15): strict-to-contiguous, contiguize, contig-to-strict, cplus-to-strict.")
+    r.add_argument("kind", help="the rewrite (an unknown name lists the formalism's rewrites)")
     r.add_argument("formula", help="CEL text, or @FILE")
+    add_logic_option(r, "rewrites")
     r.set_defaults(func=cmd_rewrite)
 
     c = sub.add_parser("cces", help="evaluate with the §9 algorithm and draw the final CCES",
@@ -219,6 +188,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("formula", help="CEL text, or @FILE")
     c.add_argument("--stream", required=True, help="stream file (.csv or JSON Lines)")
     c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
+    add_logic_option(c, "a CCES algorithm")
     c.set_defaults(func=cmd_cces)
 
     m = sub.add_parser("demo", help="the running example of seed 000, semantics vs automaton",

@@ -1,13 +1,17 @@
-"""What the commands share: reading a formula or @FILE argument, compiling CEL, printing an automaton, the
-``--budget`` option, and the check that no output goes over an input."""
+"""What the commands share: reading a formula or @FILE argument in the formalism of ``--logic``, calling a
+construction of that formalism's registry record with the options the user gave, showing what it built, and the
+``--budget`` option (one default for every command, :data:`cer_theory.core.budget.DEFAULT_WORK`), and the check that
+no output goes over an input."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 from pathlib import Path
+from typing import Any
 
+from cer_theory.core.budget import DEFAULT_WORK, work_budget
 from cer_theory.core.drawing import write_drawing
-from cer_theory.core.errors import CerError
 from cer_theory.streams.paths import check_outputs
 
 OUTPUT_OPTIONS = {"output": "--output", "late": "--late", "dot": "--dot", "rejected": "--rejected",
@@ -32,18 +36,25 @@ def check_output_paths(args: argparse.Namespace) -> None:
                if isinstance(value := values.get(dest), str) and value.startswith("@")]
     outputs = [(option, value) for dest, option in OUTPUT_OPTIONS.items() if isinstance(value := values.get(dest), str)]
     check_outputs(outputs, inputs)
+from cer_theory.core.errors import CerError, UnsupportedError
+from cer_theory.core.protocols import Built, Formalism, get
 
 
-CLI_BUDGET = 200_000
-"""The default ``--budget``: units of work (core.budget), a few seconds of the slowest construction."""
-
-
-def add_budget_option(parser: argparse.ArgumentParser, default: int = CLI_BUDGET) -> None:
+def add_budget_option(parser: argparse.ArgumentParser) -> None:
     """``--budget N``: one bound on the work of the command's exponential constructions (core.budget)."""
-    parser.add_argument("--budget", type=_budget, default=default, metavar="N",
-                        help=f"the most work the command's constructions may do, in units: one per state, "
-                             f"transition, minterm (a type, seed 000 Def. 5.6) and solver call; past it the "
-                             f"command stops with exit status 2 and says which construction (default {default:,})")
+    parser.add_argument("--budget", type=_budget, default=DEFAULT_WORK, metavar="N",
+                        help=f"the most work the command's constructions and evaluators may do, in units: one per "
+                             f"state, transition, minterm (a type, seed 000 Def. 5.6), solver call and output of a "
+                             f"reference semantics' rule; past it the command stops with exit status 2 and says "
+                             f"which construction (default {DEFAULT_WORK:,})")
+
+
+def add_logic_option(parser: argparse.ArgumentParser, what: str, default: str = "cel") -> None:
+    """``--logic NAME``: the registered formalism whose ``what`` (a construction, an evaluator) the command runs;
+    any registered name is accepted here and the record refuses what it lacks, with the reason."""
+    parser.add_argument("--logic", default=default, metavar="NAME",
+                        help=f"the formalism's registry name (default {default}); a formalism without {what} is "
+                             f"refused with the reason (cer-theory logics lists them)")
 
 
 def _budget(text: str) -> int:
@@ -67,34 +78,44 @@ def read_text_argument(text: str) -> str:
                        f"are read as UTF-8") from None
 
 
-def read_formula(text: str):
-    """A CEL formula (seed 000) from its text or ``@FILE``; a FILTER on a variable its formula never binds is
-    refused, as CEQL's parser does."""
-    from cer_theory.formalisms.cel.parser import parse
-
-    return parse(read_text_argument(text), check_variables=True)
-
-
-def compile_cel(phi, *, trim: bool = False, budget: int | None = None):
-    """Theorem 6.2, with Theorem 7.2 for selection strategies at any depth (``budget``: of each exponential step's
-    states; the work of all of them is bounded by the command's active work budget, core.budget)."""
-    from cer_theory.formalisms.cel.selection import compile_with_selection
-
-    cea = compile_with_selection(phi) if budget is None else compile_with_selection(phi, budget=budget)
-    return cea.trim().relabel_states() if trim else cea
+def having(logic: str, construction: str) -> Formalism:
+    """The record of ``logic``, refused at once (before any formula is read) when it lacks ``construction``."""
+    record = get(logic)
+    record.construction(construction)
+    return record
 
 
-def show_automaton(cea, args: argparse.Namespace, title: str, *, by_construction: str | None = None) -> None:
-    """Print a summary of an automaton and write its drawing when ``--dot FILE`` was given. ``by_construction``
-    names the result that makes it I/O-deterministic (Prop. 5.5): then Def. 5.4 is not checked again pair by pair
-    (quadratic in the transitions of a state, with a solver call each)."""
-    if by_construction:
-        det = f"I/O-deterministic ({by_construction})"
-    else:
-        det = "I/O-deterministic" if cea.is_io_deterministic() else "not I/O-deterministic"
-    print(f"{title}: {len(cea.states)} states, {len(cea.transitions)} transitions, {det}")
-    if getattr(args, "verbose", False):
-        print(cea.describe())
-    if args.dot:
-        write_drawing(cea.to_dot(title=title), args.dot)
-        print(f"wrote {args.dot}")
+def read_formula(text: str, logic: Formalism) -> Any:
+    """A formula of ``logic`` from its text or ``@FILE``, by the record's parse (the one users get, D182)."""
+    return logic.parse(read_text_argument(text))
+
+
+def construct(record: Formalism, name: str, *arguments: Any, **options: Any) -> Any:
+    """Run construction ``name`` of ``record`` (refused with the record's reason when it has none). ``options``
+    are the command's: one its callable does not take is refused when the user gave it (not None, not False),
+    and dropped otherwise; a ``budget`` also bounds the work of the call (core.budget)."""
+    build = record.construction(name)
+    takes = inspect.signature(build).parameters
+    for key, value in options.items():
+        if key not in takes and value not in (None, False):
+            raise UnsupportedError(f"--{key.replace('_', '-')} is not an option of {record.name}'s {name}")
+    given = {key: value for key, value in options.items() if key in takes}
+    with work_budget(options.get("budget")):
+        return build(*arguments, **given)
+
+
+def show(built: Built, args: argparse.Namespace, *, stages: bool = True) -> None:
+    """Print what a construction built: its heading, a line per stage (``stages``), the result's transitions with
+    ``--verbose``, and its drawing with ``--dot FILE``."""
+    if built.heading is not None:
+        print(built.heading)
+    dot = getattr(args, "dot", None)
+    if stages or dot:
+        for stage in built.stages:
+            print(f"{stage.title}: {stage.summary()}")
+    result = built.result
+    if getattr(args, "verbose", False) and hasattr(result.automaton, "describe"):
+        print(result.automaton.describe())
+    if dot:
+        write_drawing(result.automaton.to_dot(title=result.caption or result.title), dot)
+        print(f"wrote {dot}")

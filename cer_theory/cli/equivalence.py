@@ -7,50 +7,19 @@ stdout, so it can be replayed with ``cer-theory eval``, and the explanation on s
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
 from cer_theory.core.drawing import write_drawing
-from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
-
-from cer_theory.cli.common import read_text_argument
-from cer_theory.cli.options import whole_number
-
-WHY_UNDECIDED = {
-    "ceql": "CEQL's time windows and equality filters between events (seed 001) need more than the unary "
-            "complex event automata that the decision procedure compares; write the pattern in CEL",
-    "focel": "FO-CEL's global valuation compares events with each other (binary predicates, seed 004 §3), "
-             "which no unary automaton checks",
-    "sremo": "SREMO's symbolic register transducers (seed 002) store events in registers: equivalence of "
-             "automata with registers is undecidable in general, and the register-free fragment is not "
-             "separated here",
-}
-"""Why formalisms without an ``equivalence`` module have no decision procedure."""
-
-
-def _procedure(logic: str):
-    from cer_theory.core.protocols import get
-
-    get(logic)  # an unknown name lists the known ones
-    try:
-        return importlib.import_module(f"cer_theory.formalisms.{logic}.equivalence")
-    except ModuleNotFoundError:
-        why = WHY_UNDECIDED.get(logic, "its automata are not complex event automata over unary predicates")
-        raise UnsupportedError(f"--logic {logic}: equivalence is not decided for this formalism: {why}") from None
+from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_text_argument
 
 
 def cmd_equiv(args: argparse.Namespace) -> int:
-    procedure = _procedure(args.logic)
+    """Equivalence or containment by ``--logic``'s record: a formalism without a decision procedure is refused
+    with the record's reason (docs/decisions.md D109)."""
+    logic = having(args.logic, "contained" if args.contained else "equivalent")
     left, right = read_text_argument(args.formula1), read_text_argument(args.formula2)
-    kwargs = {"level": args.level, "budget": args.budget}
-    if args.schema:
-        if args.logic != "cel":
-            raise UnsupportedError("--schema is for CEL formulas (--logic cel)")
-        from cer_theory.formalisms.cel.equivalence import parse_schema
-
-        kwargs["schema"] = parse_schema(args.schema)
-    decide = procedure.contained if args.contained else procedure.equivalent
-    verdict = decide(left, right, **kwargs)
+    verdict = construct(logic, "contained" if args.contained else "equivalent", left, right, level=args.level,
+                        budget=args.budget, schema=args.schema)
     if verdict.holds:
         print("contained" if args.contained else "equivalent")
         print(verdict.explanation(), file=sys.stderr)
@@ -68,12 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "distinguishing stream")
     e.add_argument("formula1", help="formula text, or @FILE")
     e.add_argument("formula2", help="formula text, or @FILE")
-    e.add_argument("--logic", default="cel", help="the formalism of both formulas (cel, socel, sremo without registers; default cel)")
+    add_logic_option(e, "a decision procedure")
     e.add_argument("--contained", action="store_true", help="decide ⟦formula1⟧ ⊆ ⟦formula2⟧ instead")
     e.add_argument("--level", choices=("valuations", "complex_events"), default="valuations",
                    help="compare valuations (default) or only their complex events")
     e.add_argument("--schema", help='the stream schema both formulas must keep to, e.g. "T(id,tmp) H(id,hum)"')
-    e.add_argument("--budget", type=whole_number(minimum=1), default=DEFAULT_BUDGET,
-                   help=f"size budget of each exponential step, a whole number ≥ 1 (default {DEFAULT_BUDGET})")
+    add_budget_option(e)
     e.add_argument("--dot", metavar="FILE", help="draw the product path that distinguishes them")
     e.set_defaults(func=cmd_equiv)

@@ -1,26 +1,58 @@
-"""``eval`` and ``draw``: any formalism of the registry, by its name (``--logic``)."""
+"""``eval``, ``draw`` and ``logics``: any formalism of the registry, by its name (``--logic``)."""
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
-from cer_theory.streams.rows import load
-from cer_theory.core.protocols import get
+from cer_theory.streams.rows import iter_file, rereadable
+from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
-from cer_theory.cli.common import add_budget_option, compile_cel, read_formula, read_text_argument
+from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
+
+
+class _Events:
+    """The stream file's events, read one at a time (``-``: standard input), counting how many were taken."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.taken = path, 0
+
+    def __iter__(self) -> Iterator[Any]:
+        for _, event in iter_file(self.path):
+            self.taken += 1
+            yield event
+
+
+def _lines(level: Level, evaluator: Evaluator, ast: Any, events: _Events, options: dict[str, Any]) -> Iterator[str]:
+    """The JSON lines ``eval`` prints, each as soon as its position's outputs are known: a streaming evaluator
+    reads the file one event at a time, so memory is bounded by its state, not by the stream (D183). A *flat*
+    level is sorted over the whole stream (ACEL's complex events, D69), so it is printed at the end."""
+    found = evaluator.stream(ast, iter(events), **options)
+    if level.flat:
+        seen = set().union(*(level.outputs([out])[0] for _, out in found))
+        yield from (json.dumps(level.to_json(x)) for x in sorted(seen, key=level.sort_key))
+        return
+    for n, out in found:
+        projected = frozenset(level.project(x) for x in out)
+        if projected:
+            yield json.dumps(level.json_line(n, projected))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate a formula of a registered formalism with one of its evaluators: one JSON line per position that
-    has outputs, printed at the coarsest level (complex events) or, with ``--valuations``, the finest."""
+    has outputs, printed at the coarsest level (complex events) or, with ``--valuations``, the finest, as the
+    stream is read. ``--budget`` bounds the work of every evaluator: the constructions behind an automaton (A_SEL,
+    UNLESS's determinization, a windowed dSRA) and the rules of a reference semantics."""
     logic = get(args.logic)
-    ast = read_formula(args.formula) if args.logic == "cel" else logic.parse(read_text_argument(args.formula))
+    ast = read_formula(args.formula, logic)
     evaluator = logic.evaluator(args.via or logic.default)
     if args.via is None and not evaluator.handles(ast):
         # the default is the fast evaluator; a formula outside its fragment falls back to the reference semantics
@@ -33,41 +65,63 @@ def cmd_eval(args: argparse.Namespace) -> int:
     options = {"bind": args.bind} if args.bind else {}
     if options and "bind" not in evaluator.options:
         raise UnsupportedError(f"--bind is for ACEL's evaluators (--logic acel), not {logic.name}'s {evaluator.name}")
-    stream = load(args.stream)
-    out = sys.stdout
+    events, live = _Events(args.stream), not rereadable(args.stream)
     try:
-        with work_budget(args.budget):  # the constructions behind an evaluator (A_SEL, UNLESS's determinization)
-            outputs = evaluator(ast, stream, **options)
-    except SizeBudgetExceeded as exc:
-        if args.via is not None or evaluator.name == "semantics" or "semantics" not in logic.evaluators:
-            raise
-        # the default evaluator's automaton is too big to build: the semantics gives the same outputs
-        print(f"cer-theory eval: {exc.for_command_line()}; evaluating by the reference semantics instead (slow on "
-              f"long streams)", file=sys.stderr)
-        evaluator = logic.evaluator("semantics")
-        outputs = evaluator(ast, stream, **options)
-    for line in level.json_lines(outputs):
-        out.write(json.dumps(line) + "\n")
+        _print(_lines(level, evaluator, ast, events, options), args.budget, live=live)
+    except _NothingPrinted as unbuilt:
+        exc = unbuilt.exc
+        if args.via is not None or evaluator.name == "semantics" or (events.taken and live):
+            raise exc from None
+        # the default evaluator's automaton is too big to build: the semantics gives the same outputs, under a
+        # budget of its own
+        print(f"cer-theory eval: {exc.for_command_line()}; evaluating by the reference semantics instead (slow "
+              f"on long streams)", file=sys.stderr)
+        try:
+            _print(_lines(level, logic.evaluator("semantics"), ast, _Events(args.stream), options), args.budget,
+                   live=live)
+        except _NothingPrinted as again:
+            raise again.exc from None
     return 0
 
 
+class _NothingPrinted(Exception):
+    """The budget ran out before the first line was printed (so another evaluator may start afresh)."""
+
+    def __init__(self, exc: SizeBudgetExceeded) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def _print(lines: Iterator[str], budget: int, *, live: bool) -> None:
+    """Write the lines as they come, under a work budget of ``budget``, each flushed at once from a ``live``
+    source (standard input, a pipe); :class:`_NothingPrinted` when the budget is exceeded before the first line
+    (building the automaton comes before any output)."""
+    with work_budget(budget):
+        try:
+            first = next(lines, None)
+        except SizeBudgetExceeded as exc:
+            raise _NothingPrinted(exc) from None
+        if first is None:
+            return
+        out = sys.stdout
+        for line in itertools.chain((first,), lines):
+            out.write(line + "\n")
+            if live:
+                out.flush()
+
+
 def cmd_draw(args: argparse.Namespace) -> int:
-    """Draw the automaton of a formula: CEL's CEA (Theorems 6.2 and 7.2), or the automaton another registered
-    formalism compiles to (SO-CEL's UCEA, SREMO's SRT)."""
-    if args.logic == "cel":
-        phi = read_formula(args.formula)
-        with work_budget(args.budget):
-            automaton = compile_cel(phi, trim=args.trim, budget=args.budget)
-        title = args.title or str(phi)
-    else:
-        if args.trim:
-            raise UnsupportedError("--trim is for CEL's automata (--logic cel)")
-        logic = get(args.logic)
-        text = read_text_argument(args.formula)
-        ast = logic.parse(text)
-        with work_budget(args.budget):
-            automaton = logic.automaton(ast)
-        title = args.title or text
+    """Draw the automaton a formula of ``--logic`` compiles to (CEL's CEA by Theorems 6.2 and 7.2, SO-CEL's UCEA,
+    SREMO's SRT, CEQL's CEA, ACEL's ACEA)."""
+    logic = get(args.logic)
+    ast = read_formula(args.formula, logic)
+    with work_budget(args.budget):
+        automaton = logic.automaton(ast)
+    if args.trim:
+        if not hasattr(automaton, "trim"):
+            raise UnsupportedError(f"--trim: {logic.name}'s automaton ({type(automaton).__name__}) has no trimming")
+        automaton = automaton.trim().relabel_states()
+    title = args.title or logic.format(ast)
     if args.all_states and not isinstance(automaton, CEA):
         raise UnsupportedError(f"--all-states is for complex event automata; {type(automaton).__name__} drawings "
                                f"show every state")
@@ -77,6 +131,26 @@ def cmd_draw(args: argparse.Namespace) -> int:
     else:
         write_drawing(dot, args.output)
         print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def describe(record: Formalism, *, verbose: bool = False) -> list[str]:
+    """What ``logics`` prints of a record: name, paper, evaluators and constructions (with -v, why the others are
+    missing)."""
+    lines = [f"{record.name:7} {record.summary} ({record.paper})",
+             f"        evaluators: {', '.join(record.evaluators)} (default {record.default})",
+             f"        constructions: {', '.join(c for c in CONSTRUCTIONS if record.supports(c)) or 'none'}"]
+    if verbose:
+        for name in CONSTRUCTIONS:
+            target = record.constructions[name]
+            if isinstance(target, Unsupported):
+                lines.append(f"          no {name}: {target.reason}")
+    return lines
+
+
+def cmd_logics(args: argparse.Namespace) -> int:
+    for record in records():
+        print("\n".join(describe(record, verbose=args.verbose)))
     return 0
 
 
@@ -91,7 +165,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "--via is refused with the list of choices.")
     e.add_argument("formula", help="the formula's text, or @FILE to read it from a file")
     e.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
-    e.add_argument("--logic", default="cel", help="the formalism's registry name (default cel)")
+    add_logic_option(e, "the evaluator asked for")
     e.add_argument("--via", help="the evaluator (default: the formalism's fast one, the reference semantics for a "
                                  "formula outside its fragment; semantics: the oracle)")
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
@@ -106,8 +180,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "UCEA, SREMO's SRT, CEQL's CEA). SVG/PNG/PDF need Graphviz's dot program or its "
                                    "WebAssembly build; DOT text always works.")
     d.add_argument("formula", help="the formula's text, or @FILE")
-    d.add_argument("--logic", default="cel",
-                   help="the formalism: cel (default), ceql, socel, sremo or acel (FO-CEL has no automaton)")
+    add_logic_option(d, "an automaton model")
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")
@@ -117,3 +190,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="draw every state, also those no accepting run visits (left out by default)")
     add_budget_option(d)
     d.set_defaults(func=cmd_draw)
+
+    g = sub.add_parser("logics", help="list the registered formalisms, their evaluators and constructions",
+                       description="List every formalism of the registry (the names --logic takes), with its seed "
+                                   "paper, its evaluators (--via) and the constructions it has; with -v, the reason "
+                                   "for each construction it lacks.")
+    g.add_argument("-v", "--verbose", action="store_true", help="say why each missing construction is missing")
+    g.set_defaults(func=cmd_logics)

@@ -11,9 +11,11 @@ first state is built, and a few hundred states can carry hundreds of thousands o
 
 A budget is *active* inside ``with work_budget(n):``; the constructions :func:`charge` it as they go (nothing
 is counted when none is active, so the library's behaviour is unchanged). While one is active it also replaces
-the fixed cap on the number of minterms. The command line activates one for each construction command from its
-``--budget N``, so that ``cer-theory determinize F --budget 100`` stops after about 100 units of work whatever F
-is, with a message in command-line terms.
+the fixed cap on the number of minterms. The reference semantics charge one unit per output of a rule they
+compute (seed 000 Fig. 3 and the others: the memoised ⟦φ⟧(S, i, j)) and one per pair a sequence joins, so a budget
+binds them too. The command line activates one for each command from its ``--budget N``, so that ``cer-theory
+determinize F --budget 100`` stops after about 100 units of work whatever F is, with a message in command-line
+terms.
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from contextvars import ContextVar
 
 from cer_theory.core.errors import SizeBudgetExceeded
 
-WORK = "units of work (states, transitions, minterms and solver calls)"
+DEFAULT_WORK = 200_000
+"""The one default budget of every command (``--budget``), in units of work: a few seconds of the slowest
+construction. The library's constructions keep their own state budgets (``core.errors.DEFAULT_BUDGET``) and are
+bounded by this one only inside a ``with work_budget(...)`` block, which the command line opens."""
+
+WORK = "units of work (states, transitions, minterms, solver calls and outputs of the semantics' rules)"
 """What a :class:`WorkBudget` counts, as its messages say it."""
 
 
@@ -73,4 +80,11 @@ def work_budget(limit: int | None) -> Iterator[WorkBudget | None]:
         _ACTIVE.reset(token)
 
 
-__all__ = ["WorkBudget", "WORK", "active", "charge", "work_budget"]
+def states(default: int) -> int:
+    """The state budget of a construction its caller gave none: the active work budget's limit (so that a command's
+    ``--budget`` is the one bound it states), else ``default``."""
+    budget = _ACTIVE.get()
+    return default if budget is None else budget.limit
+
+
+__all__ = ["DEFAULT_WORK", "WorkBudget", "WORK", "active", "charge", "states", "work_budget"]

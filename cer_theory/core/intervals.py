@@ -12,9 +12,14 @@ import itertools
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
+from cer_theory.core.budget import charge
 from cer_theory.core.events import Event
 
 Outputs = TypeVar("Outputs")
+
+SEMANTICS = "the reference semantics"
+"""What the work budget's message names: each rule computed costs one unit plus one per output (core.budget), so
+``eval --via semantics --budget N`` stops where brute force would run for hours."""
 
 
 class IntervalSemantics(Generic[Outputs]):
@@ -34,6 +39,7 @@ class IntervalSemantics(Generic[Outputs]):
         if hit is None:
             self._keep.append(phi)
             hit = self._memo[key] = self._rule(phi, i, j)
+            charge(SEMANTICS, 1 + len(hit))  # type: ignore[arg-type]
         return hit
 
     def at(self, phi: Any, n: int) -> Outputs:
@@ -51,6 +57,7 @@ class IntervalSemantics(Generic[Outputs]):
                 continue
             lefts = self.interval(left, i1, j1)
             if lefts:
+                charge(SEMANTICS, len(lefts))
                 out.update(m1.union(m2) for m1 in lefts for m2 in self.interval(right, i2, j2))
         return frozenset(out)
 

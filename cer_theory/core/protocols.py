@@ -1,47 +1,39 @@
 """The seam between formalisms and their users: one :class:`Formalism` record per language, one registry.
 
-Every formalism of the seed papers has a denotational semantics (brute force, the reference) and one or more
-evaluators that must agree with it (the compiled automaton, an engine). A formalism says so once, in its own
-``formalism.py``, by calling :func:`register`; the CLI (``cer-theory eval --logic NAME --via …``), the
-differential harness (:mod:`cer_theory.testing.harness`) and the registry tests read the records through
-:func:`get` and :func:`names` and never list formalisms by hand.
+Every formalism of the seed papers has a denotational semantics (brute force, the reference), one or more
+evaluators that must agree with it (the compiled automaton, an engine) and the paper's constructions
+(equivalence, determinization, the *-property, the way back from automata to formulas, …). A formalism says so
+once, in its own ``formalism.py``, and declares the record as a packaging entry point of the group
+``cer_theory.formalisms`` (``pyproject.toml``). Every command of the command line (``cer-theory eval --logic NAME
+--via …``, ``equiv``, ``determinize``, …), the differential harness (:mod:`cer_theory.testing.harness`) and the
+registry tests read the records through :func:`get` and :func:`names` and never list formalisms by hand; the
+kernel holds no list of them either (docs/decisions.md, D180).
 
 The record lives in ``core`` and imports no formalism. Parts of a record that live in a *higher* layer (an engine
-evaluator, hypothesis strategies in ``cer_theory.testing``) are named by a ``"module:attribute"`` reference and
-imported on first use, as packaging entry points are: the formalism names its engine without importing it, so
-dependencies still point one way and looking up a record stays cheap (docs/decisions.md, D53).
+evaluator, hypothesis strategies in ``cer_theory.testing``) or that are costly to import (a construction) are
+named by a ``"module:attribute"`` reference and imported on first use, as entry points are: the formalism names
+its engine without importing it, so dependencies still point one way and looking up a record stays cheap
+(docs/decisions.md, D53).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from cer_theory.core.errors import RegistryError
+from cer_theory.core.errors import RegistryError, UnsupportedError
 from cer_theory.core.events import Event, Stream
+from cer_theory.core.lazy import Ref, resolve
 
 Outputs = Sequence[frozenset]
 """Per-position outputs ``[out_0, out_1, …]``: ``out_n`` is the set of outputs at position n (valuations,
 complex events, interval complex events, … as the formalism defines them)."""
 
-Ref = str
-"""A ``"package.module:attribute"`` reference to a callable, imported on first use."""
-
-
-def resolve(target: Ref | Callable[..., Any]) -> Callable[..., Any]:
-    """The callable ``target`` names (a callable is returned as it is)."""
-    if callable(target):
-        return target
-    module, sep, attribute = target.partition(":")
-    if not sep or not module or not attribute:
-        raise RegistryError(f"bad reference {target!r}: expected 'package.module:attribute'")
-    obj: Any = importlib.import_module(module)
-    for part in attribute.split("."):
-        obj = getattr(obj, part)
-    return obj
+ENTRY_POINTS = "cer_theory.formalisms"
+"""The entry-point group under which a distribution declares its formalism records (``name = "module:RECORD"``)."""
 
 
 @runtime_checkable
@@ -121,6 +113,10 @@ class Evaluator:
     accepts: Ref | Callable[[Any], bool] | None = None
     options: tuple[str, ...] = ()
     """Keyword options ``run`` accepts besides (ast, stream), e.g. ACEL's ``bind`` (``eval --bind``)."""
+    iterate: Ref | Callable[[Any, Iterable[Event]], Iterator[tuple[int, frozenset]]] | None = None
+    """The same outputs read as a stream, when the evaluator is a streaming one: ``iterate(ast, events)`` takes the
+    events one at a time and yields ``(n, out_n)`` for each position n with outputs as soon as they are known, so
+    ``eval`` prints in memory bounded by the evaluator's state rather than by the stream (D183)."""
 
     def __post_init__(self) -> None:
         if (self.run is None) == (self.compile is None):
@@ -133,6 +129,14 @@ class Evaluator:
         if self.compile is not None:
             return resolve(self.compile)(ast).run(stream)
         return resolve(self.run)(ast, stream, **options)  # type: ignore[arg-type]
+
+    def stream(self, ast: Any, events: Iterable[Event], **options: Any) -> Iterator[tuple[int, frozenset]]:
+        """``(n, out_n)`` for each position with outputs, in order: by ``iterate`` as the events arrive, else from
+        the whole stream at once."""
+        if self.iterate is not None and not options:
+            return resolve(self.iterate)(ast, events)
+        outputs = self(ast, Stream(events), **options)
+        return ((n, out) for n, out in enumerate(outputs) if out)
 
     def handles(self, ast: Any) -> bool:
         """Whether ``ast`` is in the fragment this evaluator handles."""
@@ -151,6 +155,56 @@ class Strategies:
 
 
 @dataclass(frozen=True)
+class Unsupported:
+    """A construction a formalism does not have, with the reason a user is given (why the paper's model has no
+    such procedure, or which fragment lacks it)."""
+
+    reason: str
+
+
+CONSTRUCTIONS: Mapping[str, str] = MappingProxyType({
+    "equivalent": "(text1, text2, *, level, budget[, schema]) → a verdict: ⟦φ1⟧ = ⟦φ2⟧, else a shortest "
+                  "distinguishing stream",
+    "contained": "(text1, text2, *, level, budget[, schema]) → a verdict: ⟦φ1⟧ ⊆ ⟦φ2⟧",
+    "determinize": "(ast, *, budget, …) → Built: the automaton and its deterministic equivalent",
+    "complement": "(ast, *, budget, …) → Built: a deterministic automaton and its complement",
+    "normal-form": "(ast, *, budget) → Built: the automaton the streaming algorithm runs",
+    "star-property": "(ast, *, budget) → Built: whether outputs equal outputs under the *-semantics",
+    "to-formula": "(automaton, relations, *, budget, …) → an AST: an automaton of the model back to a formula",
+    "rewrite": "(kind, ast) → (title, ast): the paper's formula rewrites; REWRITES names the kinds",
+    "cces": "(automaton) → an evaluator with process(event), stats and to_dot(): Algorithm 2 over the CCES",
+})
+"""The constructions a record declares, each as a callable (or reference) or :class:`Unsupported` with the reason;
+the value says the shape of the call. A command reads the construction of ``--logic``'s record, so a refusal
+names that formalism and its reason (docs/decisions.md, D181)."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One automaton a construction built: ``title`` and a one-line ``summary`` (sizes, determinism) for a reader;
+    ``summary`` is a function, as a check such as Def. 5.4's I/O-determinism may cost solver calls."""
+
+    title: str
+    automaton: Any
+    summary: Callable[[], str]
+    caption: str | None = None
+    """The drawing's caption (default: ``title``)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a construction returns for a reader: an optional ``heading``, then its ``stages`` in order; the last
+    stage is the result (the one a command draws and describes)."""
+
+    stages: tuple[Stage, ...]
+    heading: str | None = None
+
+    @property
+    def result(self) -> Stage:
+        return self.stages[-1]
+
+
+@dataclass(frozen=True)
 class Formalism:
     """Everything a user of a formalism needs, with the paper it comes from.
 
@@ -160,6 +214,10 @@ class Formalism:
     ``evaluators`` always include ``"semantics"``; ``default`` is the one ``cer-theory eval`` uses when no
     ``--via`` is given. ``levels`` are the output levels, finest first; the last one (complex events) is printed
     unless a finer one is asked for.
+
+    ``constructions`` maps every name of :data:`CONSTRUCTIONS` to its callable (or reference) or to
+    :class:`Unsupported` with the reason; ``step`` is the slot of the formalism's per-event stepper (a reference,
+    or None until one is written).
     """
 
     name: str
@@ -173,8 +231,17 @@ class Formalism:
     default: str
     levels: tuple[Level, ...]
     strategies: Strategies
+    constructions: Mapping[str, Ref | Callable[..., Any] | Unsupported] = field(default_factory=dict)
+    step: Ref | Callable[..., Any] | Unsupported | None = None
 
     def __post_init__(self) -> None:
+        missing = sorted(set(CONSTRUCTIONS) - set(self.constructions))
+        unknown = sorted(set(self.constructions) - set(CONSTRUCTIONS))
+        if missing or unknown:
+            raise RegistryError(f"formalism {self.name!r}: declare every construction, or Unsupported with the "
+                                f"reason (missing: {', '.join(missing) or 'none'}; unknown: "
+                                f"{', '.join(unknown) or 'none'})")
+        object.__setattr__(self, "constructions", MappingProxyType(dict(self.constructions)))
         if "semantics" not in self.evaluators:
             raise RegistryError(f"formalism {self.name!r}: its evaluators must include 'semantics'")
         if self.default not in self.evaluators:
@@ -207,6 +274,21 @@ class Formalism:
         order = [lv.name for lv in self.levels]
         return self.levels[max(order.index(a), order.index(b))]
 
+    def supports(self, construction: str) -> bool:
+        """Whether the record declares ``construction`` (a name of :data:`CONSTRUCTIONS`) as available."""
+        return not isinstance(self.constructions[construction], Unsupported)
+
+    def construction(self, name: str) -> Callable[..., Any]:
+        """The callable of construction ``name``; :class:`UnsupportedError` with the record's reason otherwise."""
+        if name not in CONSTRUCTIONS:
+            raise RegistryError(f"no construction {name!r}; the constructions are {', '.join(CONSTRUCTIONS)}")
+        target = self.constructions[name]
+        if isinstance(target, Unsupported):
+            others = [r.name for r in records() if r.supports(name)]
+            raise UnsupportedError(f"--logic {self.name}: {name} is not available for this formalism: "
+                                   f"{target.reason} (available for: {', '.join(others) or 'none'})")
+        return resolve(target)
+
     def automaton(self, ast: Any) -> Automaton:
         """The automaton of ``ast`` by the paper's compilation."""
         if self.compile is None:
@@ -228,51 +310,46 @@ class Formalism:
 
 # ---------------------------------------------------------------------------------------------- the registry
 
-KNOWN: Mapping[str, str] = MappingProxyType({
-    "cel": "cer_theory.formalisms.cel.formalism",
-    "ceql": "cer_theory.formalisms.ceql.formalism",
-    "socel": "cer_theory.formalisms.socel.formalism",
-    "focel": "cer_theory.formalisms.socel.formalism",
-    "sremo": "cer_theory.formalisms.sremo.formalism",
-    "acel": "cer_theory.formalisms.acel.formalism",
-})
-"""The one table of formalism modules: each registers its record when imported. A module that does not exist
-in this checkout (a formalism still being written) is skipped by :func:`names`."""
-
 _REGISTRY: dict[str, Formalism] = {}
 
 
+@cache
+def _declared() -> Mapping[str, Any]:
+    """The entry points of :data:`ENTRY_POINTS` of every installed distribution, by name (read once)."""
+    from importlib.metadata import entry_points  # (here: its import costs start-up time of commands without it)
+
+    return MappingProxyType({ep.name: ep for ep in entry_points(group=ENTRY_POINTS)})
+
+
 def register(formalism: Formalism) -> Formalism:
-    """Add ``formalism`` to the registry (re-registering the same name replaces it: a module reload)."""
+    """Add ``formalism`` to the registry at run time (a notebook's experiment; re-registering a name replaces
+    it). Distributions declare theirs as entry points instead, found without being listed."""
     _REGISTRY[formalism.name] = formalism
     return formalism
 
 
-def _load(name: str) -> bool:
-    """Import the module of a known formalism; False when that module is absent from this checkout."""
-    module = KNOWN[name]
-    try:
-        importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        # only the formalism's own module (or its package) missing means "not here"; any other missing
-        # import is a real error and propagates
-        if exc.name is not None and module.startswith(exc.name):
-            return False
-        raise
-    return True
+def _load(name: str) -> None:
+    """Load the record entry point ``name`` declares; a module that fails to import is an error, never a
+    formalism silently missing."""
+    record = _declared()[name].load()
+    if not isinstance(record, Formalism) or record.name != name:
+        raise RegistryError(f"entry point {name!r} of {ENTRY_POINTS} names {record!r}, not the Formalism record "
+                            f"called {name!r}")
+    _REGISTRY.setdefault(name, record)
 
 
 def names() -> list[str]:
-    """The names of every available formalism, in the table's order (loading their modules)."""
-    for name in KNOWN:
+    """The names of every available formalism (loading their records), by seed paper and then as declared."""
+    order = {name: k for k, name in enumerate(_declared())}
+    for name in order:
         if name not in _REGISTRY:
             _load(name)
-    return [n for n in KNOWN if n in _REGISTRY] + sorted(n for n in _REGISTRY if n not in KNOWN)
+    return sorted(_REGISTRY, key=lambda n: (_REGISTRY[n].paper.seed, order.get(n, len(order)), n))
 
 
 def get(name: str) -> Formalism:
     """The record of formalism ``name``; :class:`RegistryError` listing the available ones otherwise."""
-    if name not in _REGISTRY and name in KNOWN:
+    if name not in _REGISTRY and name in _declared():
         _load(name)
     if name not in _REGISTRY:
         raise RegistryError(f"unknown logic {name!r}; choose one of {', '.join(names())}")
@@ -284,5 +361,6 @@ def records() -> Iterator[Formalism]:
     return (get(n) for n in names())
 
 
-__all__ = ["Automaton", "Evaluator", "Formalism", "KNOWN", "Level", "Outputs", "Paper", "Ref", "RegistryError",
-           "Strategies", "get", "names", "records", "register", "resolve"]
+__all__ = ["Automaton", "Built", "CONSTRUCTIONS", "ENTRY_POINTS", "Evaluator", "Formalism", "Level", "Outputs",
+           "Paper", "Ref", "RegistryError", "Stage", "Strategies", "Unsupported", "get", "names", "records",
+           "register", "resolve"]

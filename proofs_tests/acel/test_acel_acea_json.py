@@ -11,7 +11,7 @@ from hypothesis import given, settings
 
 from cer_theory.core.errors import AutomatonError
 from cer_theory.formalisms.acel.acea_json import acea_to_json, dumps_acea, load_acea, loads_acea, save_acea
-from cer_theory.formalisms.acel.compile import compile_acea, schema_of
+from cer_theory.formalisms.acel.compile import compile_automaton, schema_of
 from cer_theory.formalisms.acel.examples import ones, w1_doubling, w2_prefix_sums
 from cer_theory.testing.strategies.acel import acel_streams, formulas
 
@@ -28,7 +28,7 @@ def test_witnesses_round_trip_through_a_file(tmp_path: Path) -> None:
 @settings(max_examples=40)
 @given(formulas(), acel_streams())
 def test_compiled_automata_round_trip_with_identities_nulls_and_post_maps(phi, stream) -> None:
-    a = compile_acea(phi, schema_of(stream))
+    a = compile_automaton(phi, schema_of(stream))
     back = loads_acea(dumps_acea(a))
     assert back == a and back.complex_events(stream) == a.complex_events(stream)
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import Event, Stream
-from cer_theory.formalisms.acel.compile import (cea_complex_events, cea_to_acea, compile_acea, formula_schema,
+from cer_theory.formalisms.acel.compile import (cea_complex_events, cea_to_acea, compile_automaton, formula_schema,
                                                 run_acea, schema_of)
 from cer_theory.formalisms.acel.parser import parse
 from cer_theory.formalisms.acel.semantics import complex_events, evaluate
@@ -26,7 +26,7 @@ def show(cs) -> list[str]:
 def test_thm_6_2_semantics_equals_the_compiled_acea(phi, stream) -> None:
     """Thm 6.2 on generated formulas over every operator, nested Agg included (sum/min/max/count/avg), and the
     invariants (I1) and (I2) of the compiled automaton."""
-    automaton = compile_acea(phi, schema_of(stream))
+    automaton = compile_automaton(phi, schema_of(stream))
     assert automaton.invariant_violations() == []
     got, want = automaton.complex_events(stream), complex_events(phi, stream)
     assert got == want, f"φ = {phi}\nS = {stream}\nACEA = {show(got)}\nsemantics = {show(want)}"
@@ -38,7 +38,7 @@ def test_thm_6_2_plus_redirect_erratum_allows_any_number_of_iterations(text, str
     """Redirecting only Δ's transitions into F (as the paper does) stops a one-step body after two iterations; with
     the fix the ACEA has the run that iterates over the whole stream."""
     s = Stream.from_types(stream)
-    got = compile_acea(parse(text), schema_of(s)).complex_events(s)
+    got = compile_automaton(parse(text), schema_of(s)).complex_events(s)
     assert got == complex_events(parse(text), s)
     assert max(len(c["R"]) for c in got) == iterations
 
@@ -49,14 +49,14 @@ def test_thm_6_2_agg_init_and_one_step_errata() -> None:
     for text in ("AGG Y[s <- sum(R.x), m <- max(R.x), n <- count(R.x)](R)",
                  "AGG Y[s <- sum(R.x), a <- avg(R.x)](R+)", "AGG Y[s <- sum(X.x)](R)"):
         phi = parse(text)
-        assert compile_acea(phi, schema_of(s)).complex_events(s) == complex_events(phi, s), text
+        assert compile_automaton(phi, schema_of(s)).complex_events(s) == complex_events(phi, s), text
     (c, *_) = sorted(complex_events(parse("AGG Y[s <- sum(R.x), m <- max(R.x)](R)"), s), key=lambda c: c.sort_key())
     assert c.to_json()["bags"]["Y"] == [{"time": 0, "m": 5, "s": 5}]
 
 
 def test_the_compiler_refuses_multiset_predicates_and_the_set_bind_mode_clearly() -> None:
     with pytest.raises(UnsupportedError, match=r"multiset predicate X\[x\] .* not covered by Thm 6.2"):
-        compile_acea(parse("(R AS X)+ FILTER X[x]"))
+        compile_automaton(parse("(R AS X)+ FILTER X[x]"))
     with pytest.raises(UnsupportedError, match="--bind set needs --via semantics"):
         run_acea(parse("R"), Stream.from_types("R"), bind="set")
     with pytest.raises(UnsupportedError, match="over a schema .* type R"):
@@ -72,7 +72,7 @@ def test_the_acea_evaluator_gives_per_position_outputs_like_the_semantics() -> N
 def test_the_drawing_schema_names_every_attribute_the_formula_reads() -> None:
     phi = parse("AGG Y[s <- sum(X.price)](PI[X(name)](R AS X) FILTER X[qty > 1])")
     assert formula_schema(phi) == {"R": frozenset({"price", "name", "qty"})}
-    dot = compile_acea(phi).to_dot()
+    dot = compile_automaton(phi).to_dot()
     assert "r1.price ← price" in dot and "c2.s" in dot
 
 

@@ -318,3 +318,111 @@ def test_draw_other_formalisms(capsys, logic: str, formula: str, shows: str) -> 
 def test_draw_a_formalism_without_automata_exits_2(capsys) -> None:
     assert main(["draw", "--logic", "focel", "R AS x"]) == 2
     assert "no automaton model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("logic, formula, expected", [
+    ("cel", "R : T", {"n": 1, "complex_events": [[0, 1]]}),
+    ("ceql", "SELECT * FROM S WHERE R ; T", {"n": 1, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}]}),
+    ("sremo", '<type = "R"> . <type = "T">', {"k": 1, "matches": [[0, 1]]}),
+])
+def test_eval_streams_each_output_before_the_stream_ends(logic: str, formula: str, expected: dict) -> None:
+    """eval reads a live stream one event at a time (D183): the output at position 1 is printed while the input is
+    still open, so memory is bounded by the evaluator's state and a pipe sees each output as it is found."""
+    proc = subprocess.Popen([sys.executable, "-m", "cer_theory.cli", "eval", formula, "--logic", logic, "--stream",
+                             "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write('{"type": "R"}\n{"type": "T"}\n')
+        proc.stdin.flush()
+        line = proc.stdout.readline()  # blocks until eval prints: it must do so before stdin is closed
+        assert json.loads(line) == expected, line
+        proc.stdin.write('{"type": "U"}\n')
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0 and proc.stdout.read() == ""
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# ------------------------------------------------------------------------------------ the registry as the seam
+
+CONSTRUCTION_COMMANDS = {"equivalent": ["equiv", "A", "B"], "determinize": ["determinize", "A"],
+                         "complement": ["complement", "A"], "normal-form": ["normal-form", "A"],
+                         "star-property": ["star-property", "A"], "to-formula": ["to-cel", "A"],
+                         "rewrite": ["rewrite", "contiguize", "A"], "cces": ["cces", "A", "--stream", FIRE]}
+
+
+def _refusals() -> list[tuple[str, str]]:
+    from cer_theory.core.protocols import get, names
+
+    return [(name, c) for name in names() for c in CONSTRUCTION_COMMANDS if not get(name).supports(c)]
+
+
+@pytest.mark.parametrize("logic, construction", _refusals())
+def test_every_command_refuses_with_the_records_reason(capsys, logic: str, construction: str) -> None:
+    """Every construction command is generic over --logic: a formalism whose record declares the construction
+    Unsupported is refused before its formula is read, with the record's reason and the formalisms that have it."""
+    from cer_theory.core.protocols import get
+
+    assert main([*CONSTRUCTION_COMMANDS[construction], "--logic", logic]) == 2
+    err = capsys.readouterr().err
+    reason = get(logic).constructions[construction].reason
+    assert f"--logic {logic}: {construction} is not available for this formalism: {reason}" in err, err
+
+
+def test_the_command_line_compares_no_logic_by_hand() -> None:
+    """No ``args.logic == …`` (or !=, in) and no hard-coded ``choices`` of formalism names in cli/: the records
+    decide what each formalism has."""
+    import ast as pyast
+
+    from cer_theory.core.protocols import names
+
+    cli = Path(__file__).resolve().parents[2] / "cer_theory" / "cli"
+    found = []
+    for path in sorted(cli.glob("*.py")):
+        for node in pyast.walk(pyast.parse(path.read_text())):
+            sides = [node.left, *node.comparators] if isinstance(node, pyast.Compare) else []
+            if any(isinstance(side, pyast.Attribute) and side.attr == "logic" for side in sides):
+                found.append(f"{path.name}:{node.lineno}: compares --logic by hand")
+            if isinstance(node, pyast.keyword) and node.arg == "choices":
+                values = [c.value for c in pyast.walk(node.value) if isinstance(c, pyast.Constant)]
+                if set(values) & set(names()):
+                    found.append(f"{path.name}:{node.lineno}: choices={values}")
+    assert not found, "\n".join(found)
+
+
+def test_logics_lists_every_record_with_its_constructions(capsys) -> None:
+    from cer_theory.core.protocols import names
+
+    assert main(["logics", "-v"]) == 0
+    out = capsys.readouterr().out
+    for name in names():
+        assert f"\n{name} " in f"\n{out}"
+    assert "no complement: a CEA outputs valuations" in out
+
+
+def test_socel_determinizes_through_its_record(capsys) -> None:
+    assert main(["determinize", "--logic", "socel", "R ; T+"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("UCEA of R ; T+: ") and lines[1].startswith("IOdet (seed 004 §4) of R ; T+: ")
+    assert lines[1].endswith("I/O-deterministic (Prop. 5.5)")
+
+
+def test_an_option_the_construction_lacks_is_refused_by_name(capsys) -> None:
+    assert main(["determinize", "--logic", "socel", "R", "--trim"]) == 2
+    assert "--trim is not an option of socel's determinize" in capsys.readouterr().err
+
+
+def test_eval_dsrt_names_the_budget_it_was_given(capsys, tmp_path: Path) -> None:
+    """One default budget for every command: the windowed dSRA's state budget is the command's --budget, so the
+    message names the budget that was in force (the default one when none was given)."""
+    stream = tmp_path / "s.jsonl"
+    stream.write_text('{"type": "B", "id": 1}\n{"type": "S", "id": 1}\n')
+    expr = '(<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>) WITHIN 12'
+    assert main(["eval", "--logic", "sremo", "--via", "dsrt", expr, "--stream", str(stream), "--budget", "30"]) == 2
+    assert "past --budget 30;" in capsys.readouterr().err
+    from cer_theory.core.budget import DEFAULT_WORK, states, work_budget
+
+    assert states(20_000) == 20_000
+    with work_budget(DEFAULT_WORK):
+        assert states(20_000) == DEFAULT_WORK

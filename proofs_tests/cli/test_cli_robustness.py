@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,19 @@ def test_eval_via_cea_has_a_budget_and_the_default_falls_back_to_the_semantics(t
     assert "past --budget 100" in capsys.readouterr().err
     assert main(["eval", f"MAX({F})", "--stream", str(stream), "--budget", "100"]) == 0
     assert "evaluating by the reference semantics instead" in capsys.readouterr().err
+
+
+def test_the_budget_binds_the_reference_semantics(tmp_path, capsys) -> None:
+    """``--via semantics`` is brute force: the budget counts its rules' outputs, so a query whose valuations
+    explode stops in command-line terms instead of running for minutes (40 events, 2^39 subsets of R)."""
+    stream = tmp_path / "s.jsonl"
+    stream.write_text("".join(f'{{"type": "R", "x": {200 + k}}}\n' for k in range(39)) + '{"type": "T"}\n')
+    started = time.perf_counter()
+    assert main(["eval", "(R+ ; R+ ; T) FILTER R.x > 100", "--stream", str(stream), "--via", "semantics",
+                 "--budget", "20000"]) == 2
+    err = capsys.readouterr().err
+    assert "the reference semantics stopped after" in err and "past --budget 20000" in err, err
+    assert time.perf_counter() - started < 20
 
 
 def test_the_work_budget_counts_every_unit_and_stops_just_past_the_limit() -> None:
@@ -202,8 +216,8 @@ def test_eval_defaults_to_the_automaton_with_the_semantics_output(tmp_path, caps
     stream.write_text("".join(f'{{"type": "{t}", "x": {k}}}\n' for k, t in enumerate("RTRRT")))
     calls = []
     cea = get("cel").evaluators["cea"]
-    monkeypatch.setattr(type(cea), "__call__", lambda self, ast, s, _orig=type(cea).__call__: (
-        calls.append(self.name), _orig(self, ast, s))[1])
+    monkeypatch.setattr(type(cea), "stream", lambda self, ast, events, _orig=type(cea).stream: (
+        calls.append(self.name), _orig(self, ast, events))[1])
     for formula in ("R ; T", "(R ; T) FILTER R.x < T.x"):  # unary, then n-ary (outside the CEA's fragment)
         calls.clear()
         assert main(["eval", formula, "--stream", str(stream)]) == 0

@@ -44,7 +44,7 @@ def test_complement_adds_the_dead_state(capsys, tmp_path: Path) -> None:
     (["complement", THM38, "--window", "0"], "a window is a positive integer"),
     (["determinize", "--logic", "sremo", "<type = >", "--window", "2"], "line 1, column"),
     (["determinize", "--logic", "sremo", THM38, "--window", "40", "--budget", "100"], "past --budget 100; give a larger --budget"),
-    (["determinize", "R ; T", "--window", "3"], "--window is for --logic sremo"),
+    (["determinize", "R ; T", "--window", "3"], "--window is not an option of cel's determinize"),
 ])
 def test_bad_input_exits_2(capsys, argv: list[str], message: str) -> None:
     assert main(argv) == 2

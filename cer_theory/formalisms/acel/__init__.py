@@ -22,7 +22,7 @@ _EXPORTS = {
     "complex_events": "semantics",
     "evaluate": "semantics",
     "ACEA": "acea",
-    "compile_acea": "compile",
+    "compile_automaton": "compile",
     "cea_to_acea": "compile",
     "w1_doubling": "examples",
     "w2_prefix_sums": "examples",

@@ -277,7 +277,7 @@ class _Compiler:
         return a
 
 
-def compile_acea(phi: Formula, schema: Schema | None = None) -> ACEA:
+def compile_automaton(phi: Formula, schema: Schema | None = None) -> ACEA:
     """``A_φ`` of Thm 6.2 with ``⟦φ⟧(S) = ⟦A_φ⟧(S)`` for every stream over ``schema`` (default: the formula's own
     attributes, :func:`formula_schema`; the evaluator passes the stream's). Multiset predicates are refused."""
     parts = _Compiler(formula_schema(phi) if schema is None else schema)(phi)
@@ -318,7 +318,7 @@ def run_acea(phi: Formula, stream: Sequence[Event], bind: str = "bag") -> list:
     if bind != "bag":
         raise UnsupportedError("the ACEA of Thm 6.2 implements the literal (bag) AS of Fig. 1; --bind set needs "
                                "--via semantics (docs/decisions.md D67)")
-    return compile_acea(phi, schema_of(stream)).run(stream)
+    return compile_automaton(phi, schema_of(stream)).run(stream)
 
 
 # ---------------------------------------------------------------------------------------------- Thm 6.1
@@ -360,4 +360,4 @@ def cea_complex_events(cea: CEA, stream: Sequence[Event]) -> frozenset:
                      for i, j, mu in from_positions)
 
 
-__all__ = ["Schema", "cea_complex_events", "cea_to_acea", "compile_acea", "formula_schema", "run_acea", "schema_of"]
+__all__ = ["Schema", "cea_complex_events", "cea_to_acea", "compile_automaton", "formula_schema", "run_acea", "schema_of"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cer_theory.core.events import Event
-from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, Unsupported
 from cer_theory.formalisms.acel.ast import Formula, has_multiset
 from cer_theory.formalisms.acel.compile import run_acea
 from cer_theory.formalisms.acel.events import ComplexEvent, complex_event_from_json
@@ -21,6 +21,8 @@ from cer_theory.formalisms.acel.parser import parse
 from cer_theory.formalisms.acel.printer import format
 from cer_theory.formalisms.acel.semantics import evaluate
 
+UNDECIDED = ("ACEL's aggregates compare values computed over bags of events (seed 003 §5), which no automaton "
+             "without registers checks; equivalence of automata with registers is undecidable in general")
 PAPER = Paper("003", "A formal query language and automata model for aggregation in complex event recognition")
 
 
@@ -40,14 +42,14 @@ def compilable(phi: Formula) -> bool:
 COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, ComplexEvent.sort_key, ComplexEvent.to_json,
                        complex_event_from_json, flat=True)
 
-ACEL = register(Formalism(
+ACEL = Formalism(
     name="acel",
     paper=PAPER,
     summary="ACEL formulas with aggregation (Agg), and aggregation automata (ACEA)",
     parse=parse,
     format=format,
     semantics=run_semantics,
-    compile="cer_theory.formalisms.acel.compile:compile_acea",
+    compile="cer_theory.formalisms.acel.compile:compile_automaton",
     evaluators={
         "semantics": Evaluator("semantics", "the event-based bag semantics of Fig. 1 and §5, brute force",
                                "complex events", run=run_semantics, options=("bind",)),
@@ -60,6 +62,20 @@ ACEL = register(Formalism(
     strategies=Strategies(formulas="cer_theory.testing.strategies.acel:formulas",
                           streams="cer_theory.testing.strategies.acel:acel_streams",
                           printable="cer_theory.testing.strategies.acel:printable"),
-))
+    constructions={
+        "equivalent": Unsupported(UNDECIDED),
+        "contained": Unsupported(UNDECIDED),
+        "determinize": Unsupported("seed 003's ACEA carry registers that aggregate values (§6), and the paper "
+                                   "gives no determinization of them"),
+        "complement": Unsupported("seed 003 defines no complement; complement is seed 002's windowed dSRA "
+                                  "(--logic sremo)"),
+        "normal-form": Unsupported("the §9.2 normal form is seed 000's, for CEA without registers (--logic cel)"),
+        "star-property": Unsupported("the *-property is seed 000's and seed 004's, for automata without "
+                                     "registers; ACEL's outputs carry aggregated values"),
+        "to-formula": Unsupported("seed 003 gives no translation from an ACEA back to ACEL"),
+        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL"),
+        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's, without aggregates (--logic cel)"),
+    },
+)
 
 __all__ = ["ACEL", "COMPLEX_EVENTS", "compilable", "run_semantics"]

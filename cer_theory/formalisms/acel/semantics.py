@@ -15,7 +15,9 @@ from typing import Any
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.budget import charge
 from cer_theory.core.events import Event
+from cer_theory.core.intervals import SEMANTICS
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.formalisms.acel.ast import (Agg, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula, Multiset,
                                             Or, Plus, Proj, Seq)
@@ -78,6 +80,7 @@ class AcelSemantics:
         out = self._memo.get(phi)
         if out is None:
             out = self._memo[phi] = self._rule(phi)
+            charge(SEMANTICS, 1 + len(out))  # a work budget binds the brute force too (core.budget)
         return out
 
     def _merge(self, *bags: Bag) -> list[TimedEvent]:

@@ -8,12 +8,31 @@ unary formulas whose normal form it builds).
 
 from __future__ import annotations
 
-from cer_theory.core.events import ComplexEvent, Valuation
-from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
-from cer_theory.formalisms.cel.ast import is_unary
+from collections.abc import Iterable, Iterator
+
+from cer_theory.core.events import ComplexEvent, Event, Valuation
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, Unsupported
+from cer_theory.formalisms.cel.ast import Formula, is_unary
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.formalisms.cel.printer import format
+from cer_theory.formalisms.cel.selection import compile_with_selection
 from cer_theory.formalisms.cel.semantics import evaluate
+
+CONSTRUCTIONS = "cer_theory.formalisms.cel.constructions"
+
+
+def parse_formula(text: str) -> Formula:
+    """The parse users get (the command line, the record): a FILTER on a variable its formula never binds is
+    refused, as CEQL's parser does (D95). The library's :func:`parse` keeps accepting it, as seed 000 §4 defines
+    it."""
+    return parse(text, check_variables=True)
+
+
+def iterate_cea(phi: Formula, events: Iterable[Event]) -> Iterator[tuple[int, frozenset[Valuation]]]:
+    """The compiled automaton's outputs (Theorems 6.2 and 7.2, Def. 5.2) position by position as events arrive."""
+    for n, out in enumerate(compile_with_selection(phi).iter_run(events)):
+        if out:
+            yield n, out
 
 
 def support(output: Valuation | ComplexEvent) -> ComplexEvent:
@@ -40,11 +59,11 @@ def _ce_from_json(positions: list[int]) -> ComplexEvent:
 VALUATIONS = Level("valuations", "valuations", _valuation, Valuation.sort_key, Valuation.to_json)
 COMPLEX_EVENTS = Level("complex events", "complex_events", support, _ce_sort_key, _ce_json, _ce_from_json)
 
-CEL = register(Formalism(
+CEL = Formalism(
     name="cel",
     paper=Paper("000", "A Formal Framework for Complex Event Recognition"),
     summary="CEL formulas and complex event automata",
-    parse=parse,
+    parse=parse_formula,
     format=format,
     semantics=evaluate,
     compile="cer_theory.formalisms.cel.selection:compile_with_selection",
@@ -52,7 +71,8 @@ CEL = register(Formalism(
         "semantics": Evaluator("semantics", "the reference semantics (Fig. 3), n-ary filters included",
                                "valuations", run=evaluate),
         "cea": Evaluator("cea", "the compiled automaton (Theorems 6.2 and 7.2) run as in Def. 5.2", "valuations",
-                         compile="cer_theory.formalisms.cel.selection:compile_with_selection", accepts=is_unary),
+                         compile="cer_theory.formalisms.cel.selection:compile_with_selection", accepts=is_unary,
+                         iterate=iterate_cea),
         "cces": Evaluator("cces", "Algorithm 2 over the CCES of §9 (complex events only)", "complex events",
                           run="cer_theory.engines.cces.evaluator:evaluate_formula", accepts=is_unary),
     },
@@ -62,6 +82,18 @@ CEL = register(Formalism(
     levels=(VALUATIONS, COMPLEX_EVENTS),
     strategies=Strategies(formulas="cer_theory.testing.strategies.cel:registry_formulas",
                           streams="cer_theory.testing.strategies:streams"),
-))
+    constructions={
+        "equivalent": f"{CONSTRUCTIONS}:equivalent",
+        "contained": f"{CONSTRUCTIONS}:contained",
+        "determinize": f"{CONSTRUCTIONS}:determinize",
+        "complement": Unsupported("a CEA outputs valuations, and the complement of a set of valuations is not "
+                                  "the output of a CEA in seed 000; complement is seed 002's windowed dSRA"),
+        "normal-form": f"{CONSTRUCTIONS}:normal_form",
+        "star-property": f"{CONSTRUCTIONS}:star_property",
+        "to-formula": f"{CONSTRUCTIONS}:to_formula",
+        "rewrite": f"{CONSTRUCTIONS}:rewrite",
+        "cces": "cer_theory.engines.cces.evaluator:CcesEvaluator",
+    },
+)
 
-__all__ = ["CEL", "COMPLEX_EVENTS", "VALUATIONS", "support"]
+__all__ = ["CEL", "COMPLEX_EVENTS", "VALUATIONS", "iterate_cea", "parse_formula", "support"]

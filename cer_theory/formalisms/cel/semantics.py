@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 
-from cer_theory.core.intervals import IntervalSemantics
+from cer_theory.core.budget import charge
+from cer_theory.core.intervals import SEMANTICS, IntervalSemantics
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq,
@@ -158,6 +159,7 @@ class CelSemantics(IntervalSemantics[Valuations]):
             if not lefts:
                 continue
             rights = self.interval(right, k + 1, j)
+            charge(SEMANTICS, len(lefts) * len(rights))  # each pair is a union to build (core.budget)
             if contiguous:
                 lefts = [m for m in lefts if m.support().end == k]
                 rights = [m for m in rights if m.support().start == k + 1]

@@ -15,11 +15,14 @@ import math
 
 from cer_theory.core.aggregates import NULL, json_value
 from cer_theory.core.events import CoreComplexEvent
-from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, Unsupported
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.formalisms.ceql.semantics import AggregatedCE, evaluate
+
+UNDECIDED = ("CEQL's time windows and equality filters between events (seed 001) need more than the unary "
+             "complex event automata that the decision procedure compares; write the pattern in CEL")
 
 COMPILED_STRATEGIES = frozenset({"ALL", "ANY", "STRICT"})
 """The selection strategies ``compile_automaton`` compiles for runs that start anywhere (seed 001 Theorem 1)."""
@@ -62,7 +65,7 @@ def _from_json(obj: dict) -> CoreComplexEvent | AggregatedCE:
 
 COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json, _from_json)
 
-CEQL = register(Formalism(
+CEQL = Formalism(
     name="ceql",
     paper=Paper("001", "CORE: a Complex Event Recognition Engine"),
     summary="CEQL queries, evaluated by CORE's engine",
@@ -77,13 +80,31 @@ CEQL = register(Formalism(
                          "complex events", run="cer_theory.formalisms.ceql.compile:evaluate_compiled",
                          accepts=compiles),
         "engine": Evaluator("engine", "the engine: Algorithm 1 over the tECS (§4)", "complex events",
-                            run="cer_theory.engines.core.engine:evaluate_query"),
+                            run="cer_theory.engines.core.engine:evaluate_query",
+                            iterate="cer_theory.engines.core.streamed:iterate_query"),
     },
     default="engine",
     levels=(COMPLEX_EVENTS,),
     strategies=Strategies(formulas="cer_theory.testing.strategies.ceql:evaluable_queries",
                           streams="cer_theory.testing.strategies.ceql:timed_streams",
                           printable="cer_theory.testing.strategies.ceql:queries"),
-))
+    constructions={
+        "equivalent": Unsupported(UNDECIDED),
+        "contained": Unsupported(UNDECIDED),
+        "determinize": Unsupported("the engine determinizes CEQL's CEA lazily, one state at a time as events "
+                                   "arrive (seed 001 §4), and no eager construction is wired; write the pattern "
+                                   "in CEL to see the whole deterministic automaton"),
+        "complement": Unsupported("seed 001 defines no complement of a query; complement is seed 002's "
+                                  "windowed dSRA (--logic sremo)"),
+        "normal-form": Unsupported("the §9.2 normal form is seed 000's, for the CCES algorithm; CEQL's engine "
+                                   "runs the tECS (seed 001 §4)"),
+        "star-property": Unsupported("the *-property (seed 000 Def. 8.4) is decided for unary CEL and SO-CEL "
+                                     "automata; CEQL's windows and filters between events leave that fragment"),
+        "to-formula": Unsupported("seed 001 gives no translation from an automaton back to CEQL"),
+        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL"),
+        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's; CEQL's engine is the tECS (eval "
+                            "--via engine, cer-theory run)"),
+    },
+)
 
 __all__ = ["CEQL", "COMPILED_STRATEGIES", "COMPLEX_EVENTS", "compiles"]

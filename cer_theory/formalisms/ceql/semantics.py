@@ -45,8 +45,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from cer_theory.core.budget import charge
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.core.intervals import IntervalSemantics
+from cer_theory.core.intervals import SEMANTICS, IntervalSemantics
 from cer_theory.core.events import CoreComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, kind
 from cer_theory.core.strategies import Strategy, ceql_strategy, consume_policy
@@ -152,6 +153,7 @@ class CoreSemantics(IntervalSemantics[Valuations]):
                 break
             lefts = self.interval(left, i, k)
             rights = self.interval(right, k + 1, j) if contiguous else self.starting_from(right, k + 1, j)
+            charge(SEMANTICS, len(lefts) * len(rights))  # each pair is a union to build (core.budget)
             out.update(m1.union(m2) for m1 in lefts for m2 in rights)
         return frozenset(out)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, Unsupported
 from cer_theory.formalisms.socel.evaluators import (compilable, format_fo, match_sort_key, match_to_json, parse_fo,
                                                     run_fo, run_prop_5_1, run_semantics, run_ucea, run_ucea_star,
                                                     star_compilable, valuation_from_json, valuation_sort_key,
@@ -20,6 +20,11 @@ from cer_theory.formalisms.socel.parser import parse
 from cer_theory.formalisms.socel.printer import format
 
 PAPER = Paper("004", "A Second-Order Approach to Complex Event Recognition")
+CONSTRUCTIONS = "cer_theory.formalisms.socel.constructions"
+FO_UNDECIDED = ("FO-CEL's global valuation compares events with each other (binary predicates, seed 004 §3), "
+                "which no unary automaton checks")
+FO_HAS_NO_AUTOMATON = ("FO-CEL has no automaton model in seed 004 (§3 defines its semantics only); translate a "
+                       "unary formula to SO-CEL (Thm 4.3) and use --logic socel")
 
 
 def _identity(x: Any) -> Any:
@@ -33,7 +38,7 @@ def _match_from_json(data: Any) -> frozenset[int]:
 VALUATIONS = Level("valuations", "valuations", _identity, valuation_sort_key, valuation_to_json, valuation_from_json)
 MATCHES = Level("matches", "matches", frozenset, match_sort_key, match_to_json, _match_from_json)
 
-SOCEL = register(Formalism(
+SOCEL = Formalism(
     name="socel",
     paper=PAPER,
     summary="SO-CEL and SO-CEL+ formulas, with unary complex event automata",
@@ -55,9 +60,24 @@ SOCEL = register(Formalism(
     levels=(VALUATIONS,),
     strategies=Strategies(formulas="cer_theory.testing.strategies.socel:formulas",
                           streams="cer_theory.testing.strategies.socel:socel_streams"),
-))
+    constructions={
+        "equivalent": "cer_theory.formalisms.socel.equivalence:equivalent",
+        "contained": "cer_theory.formalisms.socel.equivalence:contained",
+        "determinize": f"{CONSTRUCTIONS}:determinize",
+        "complement": Unsupported("seed 004 defines no complement; complement is seed 002's windowed dSRA "
+                                  "(--logic sremo)"),
+        "normal-form": Unsupported("the §9.2 normal form is seed 000's (--logic cel); seed 004's streaming "
+                                   "evaluator runs the I/O-determinized UCEA (determinize --logic socel)"),
+        "star-property": f"{CONSTRUCTIONS}:star_property",
+        "to-formula": f"{CONSTRUCTIONS}:to_formula",
+        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL; seed 004's Thm 6.5 rewrite is "
+                               "cer_theory.formalisms.socel.contiguity"),
+        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's (--logic cel); seed 004's streaming "
+                            "evaluator is eval --via prop-5-1"),
+    },
+)
 
-FOCEL = register(Formalism(
+FOCEL = Formalism(
     name="focel",
     paper=PAPER,
     summary="FO-CEL (CEPL) formulas with the global valuation (§3)",
@@ -71,6 +91,14 @@ FOCEL = register(Formalism(
     levels=(MATCHES,),
     strategies=Strategies(formulas="cer_theory.testing.strategies.socel:fo_formulas",
                           streams="cer_theory.testing.strategies.socel:socel_streams"),
-))
+    constructions={
+        **{name: Unsupported(FO_HAS_NO_AUTOMATON) for name in ("determinize", "complement", "normal-form",
+                                                               "star-property", "to-formula", "cces")},
+        "equivalent": Unsupported(FO_UNDECIDED),
+        "contained": Unsupported(FO_UNDECIDED),
+        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL; FO-CEL's translations to SO-CEL are "
+                               "cer_theory.formalisms.socel.unary_fo and binary_fo"),
+    },
+)
 
 __all__ = ["FOCEL", "MATCHES", "SOCEL", "VALUATIONS"]

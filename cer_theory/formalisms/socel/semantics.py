@@ -12,7 +12,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from cer_theory.core.intervals import IntervalSemantics
+from cer_theory.core.budget import charge
+from cer_theory.core.intervals import SEMANTICS, IntervalSemantics
 from cer_theory.formalisms.cel.semantics import is_interval  # STRICT's gap test, as in seed 000 §7.1
 from cer_theory.core.events import Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, compare
@@ -137,6 +138,7 @@ class SoCelSemantics(IntervalSemantics[ComplexEvents]):
             if not lefts:
                 continue
             rights = self.interval(right, k + 1, j)
+            charge(SEMANTICS, len(lefts) * len(rights))  # each pair is a union to build (core.budget)
             for c1 in lefts:
                 s1 = c1.support()
                 for c2 in rights:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cer_theory.core.budget import states
 from cer_theory.core.errors import DEFAULT_BUDGET, StreamFormatError, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.registers import Check, compiled
@@ -139,7 +140,7 @@ class DeterministicRecognizer(StreamingRecognizer):
 
 def run_dsrt(e: Expr, stream: Sequence[Event]) -> list[frozenset[Match]]:
     """The streaming matches of ``(e) WITHIN w`` by the determinized, unrolled SRA, one set per position."""
-    return per_position(DeterministicRecognizer(build(e)).run(stream), len(stream))
+    return per_position(DeterministicRecognizer(build(e, budget=states(DEFAULT_BUDGET))).run(stream), len(stream))
 
 
 __all__ = ["fragment_violation", "handles", "WindowedDSRA", "build", "DeterministicRecognizer", "run_dsrt"]

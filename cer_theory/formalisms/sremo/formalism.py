@@ -9,16 +9,17 @@ with a complement ``!e`` have no SRT here and are evaluated by the semantics onl
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import Event
-from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, register
+from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, Unsupported
 from cer_theory.formalisms.sremo.ast import Expr
 from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.printer import format
 from cer_theory.formalisms.sremo.semantics import evaluate
+from cer_theory.formalisms.sremo.srt import Recognizer
 
 Outputs = list[frozenset]
 
@@ -37,6 +38,12 @@ def run_srt(e: Expr, stream: Sequence[Event]) -> Outputs:
     return compile_automaton(e).run(stream)
 
 
+def iterate_srt(e: Expr, events: Iterable[Event]) -> Iterator[tuple[int, frozenset[int]]]:
+    """The streaming matches by Alg. 1 (:class:`Recognizer`) as the events arrive: ``(k, matches ending at k)``."""
+    for output in Recognizer(compile_automaton(e)).run(events):
+        yield output.k, output.matches
+
+
 def _sorted(match: frozenset[int]) -> list[int]:
     return sorted(match)
 
@@ -51,7 +58,7 @@ def _from_json(data: list) -> frozenset[int]:
 
 MATCHES = Level("matches", "matches", frozenset, _sort_key, _sorted, _from_json, position="k")
 
-SREMO = register(Formalism(
+SREMO = Formalism(
     name="sremo",
     paper=Paper("002", "Complex Event Recognition with Symbolic Register Transducers"),
     summary="SREMO expressions, with symbolic register transducers",
@@ -63,7 +70,7 @@ SREMO = register(Formalism(
         "semantics": Evaluator("semantics", "the reference semantics (Defs. 17-18, 32, 39), brute force", "matches",
                                run=evaluate),
         "srt": Evaluator("srt", "the SRT of Thm. 27 run by Alg. 1 (the streaming run-pool recognizer)", "matches",
-                         run=run_srt, accepts=compiles),
+                         run=run_srt, accepts=compiles, iterate=iterate_srt),
         "dsrt": Evaluator("dsrt", "(e) WITHIN w by the unrolled, determinized SRA (Lemma 46, Thm. 41), one "
                                   "deterministic run per start in the window; matches must begin with a mark",
                           "matches", run="cer_theory.formalisms.sremo.dsrt:run_dsrt",
@@ -73,6 +80,19 @@ SREMO = register(Formalism(
     levels=(MATCHES,),
     strategies=Strategies(formulas="cer_theory.testing.strategies.sremo:expressions",
                           streams="cer_theory.testing.strategies.sremo:streams"),
-))
+    constructions={
+        "equivalent": "cer_theory.formalisms.sremo.equivalence:equivalent",
+        "contained": "cer_theory.formalisms.sremo.equivalence:contained",
+        "determinize": "cer_theory.formalisms.sremo.constructions:determinize",
+        "complement": "cer_theory.formalisms.sremo.constructions:complement",
+        "normal-form": Unsupported("the §9.2 normal form is seed 000's, for CEA without registers (--logic cel)"),
+        "star-property": Unsupported("the *-property is seed 000's and seed 004's, for automata without "
+                                     "registers; an SRT's outputs are streaming matches (Def. 32)"),
+        "to-formula": Unsupported("seed 002 gives no translation from an SRT back to SREMO"),
+        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL"),
+        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's; SREMO streams by Alg. 1 (eval --via srt) "
+                            "and by its detector (cer-theory detect)"),
+    },
+)
 
-__all__ = ["MATCHES", "SREMO", "compiles", "run_srt"]
+__all__ = ["MATCHES", "SREMO", "compiles", "iterate_srt", "run_srt"]

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from cer_theory.automata.registers import EMPTY as EMPTY_VALUATION
 from cer_theory.automata.registers import Valuation
+from cer_theory.core.budget import charge
 from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.intervals import SEMANTICS
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.registers import satisfies
 from cer_theory.formalisms.sremo.ast import (Any, Complement, Concat, Cond, Empty, Eps, Expr, Inter, Next, Plus,
@@ -48,6 +50,7 @@ class Evaluator:
         if hit is None:
             hit = frozenset(self._den(node, i, j, v))
             self._memo[key] = hit
+            charge(SEMANTICS, 1 + len(hit))  # a work budget binds the brute force too (core.budget)
         return hit
 
     def _den(self, e: Expr, i: int, j: int, v: Valuation) -> set[Derivation]:

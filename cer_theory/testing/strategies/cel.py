@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
+from cer_theory.core.errors import SyntaxErrorCER
 from cer_theory.core.predicates.ast import FALSE, OPS, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq,
                               Start, Strategy, Unless)
+from cer_theory.formalisms.cel.parser import check_filter_variables
 
 OPERATORS = tuple(OPS)
 
@@ -182,8 +184,19 @@ def formulas(relations: Sequence[str] = ("R", "T", "U"), variables: Sequence[str
 def registry_formulas() -> st.SearchStrategy[Formula]:
     """The formulas of CEL's registry record (the standard differential properties, ``conformance_cases``):
     unary, every operator and strategy, nesting at most 3 (deeper UNLESS products make the compiled automaton
-    large without finding other disagreements)."""
-    return formulas(max_depth=3)
+    large without finding other disagreements). A FILTER on a variable its formula never binds is left out: the
+    record's parse, the one users get, refuses it (docs/decisions.md D95); the generic :func:`formulas` keeps
+    such filters for the theorems' own tests (Theorem 6.2's among them)."""
+    return formulas(max_depth=3).filter(binds_its_filter_variables)
+
+
+def binds_its_filter_variables(phi: Formula) -> bool:
+    """Whether every FILTER of φ reads only variables its formula binds (what the user-facing parse accepts)."""
+    try:
+        check_filter_variables(phi)
+    except SyntaxErrorCER:
+        return False
+    return True
 
 
 def unary_formulas(**kwargs: object) -> st.SearchStrategy[Formula]:
