@@ -9,7 +9,6 @@ import json
 import shlex
 import sys
 import time
-from pathlib import Path
 
 from cer_theory.cli.options import seconds, whole_number
 
