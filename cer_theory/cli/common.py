@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import CerError
+from cer_theory.core.textfiles import read_text_file
 
 CLI_BUDGET = 200_000
 """The default ``--budget``: units of work (core.budget), a few seconds of the slowest construction."""
@@ -33,13 +33,7 @@ def _budget(text: str) -> int:
 
 def read_text_argument(text: str) -> str:
     """A formula or query given on the command line: the text itself, or ``@FILE`` to read it from a file."""
-    if not text.startswith("@"):
-        return text
-    try:
-        return Path(text[1:]).read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise CerError(f"{text[1:]}: not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}); formulas "
-                       f"are read as UTF-8") from None
+    return read_text_file(text[1:], "formula files") if text.startswith("@") else text
 
 
 def read_formula(text: str):

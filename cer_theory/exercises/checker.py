@@ -24,6 +24,7 @@ from typing import Any, Literal
 from cer_theory.automata.equivalence import LEVELS, LevelName, Verdict, show_output
 from cer_theory.core.errors import CerError, ExerciseError, SyntaxErrorCER, UnsupportedError
 from cer_theory.core.events import Stream
+from cer_theory.core.textfiles import read_text_file
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.formalisms.cel.equivalence import automaton, check_schema, equivalent, format_schema
 from cer_theory.formalisms.cel.parser import parse
@@ -99,7 +100,7 @@ def load_exercise(path: str | Path) -> Exercise:
         if p.suffix in ("", ".toml") and p.parent == Path(".") and bundled.is_file():
             return parse_exercise(bundled.read_text(encoding="utf-8"), name=p.stem)
         raise ExerciseError(f"{path}: no such exercise file (bundled ones: {', '.join(bundled_names())})")
-    return parse_exercise(p.read_text(encoding="utf-8"), name=p.stem)
+    return parse_exercise(read_text_file(p, "exercise files", ExerciseError), name=p.stem)
 
 
 def bundled_names() -> list[str]:

@@ -198,6 +198,17 @@ def check_filter_variables(phi: Formula, text: str = "") -> None:
                                      text=text)
 
 
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a relation or variable name of the CEL family's syntax (the grammar's NAME: a letter
+    or ``_``, then letters, digits and ``_``, and not a keyword), so that printing it gives text that parses back."""
+    return isinstance(text, str) and re.fullmatch(_name_pattern(), text) is not None
+
+
+@functools.cache
+def _name_pattern() -> str:
+    return _lark_plain().get_terminal("NAME").pattern.to_regexp()
+
+
 def parse_predicate(text: str) -> Predicate:
     """Parse a predicate: ``tmp > 40 AND type = "H"`` (unqualified) or with ``T.x`` / ``T[...]`` atoms."""
     return _pred(_run(text, "predicate_start"))
@@ -425,5 +436,5 @@ def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
 
 
 __all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "extension_syntax_error", "run_extension", "strip_imported",
-           "strip_imported_names", "parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
+           "strip_imported_names", "parse", "parse_predicate", "is_name", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
            "describe_cel_token", "describe_cel_expected", "cel_hint"]
