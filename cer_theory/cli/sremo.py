@@ -31,7 +31,7 @@ def _constructions(args: argparse.Namespace):
         e, w = e.body, e.w
     if w < 1:
         raise UnsupportedError(f"--window: a window is a positive integer, got {w}")
-    sra = unroll(compile_automaton(e, native_window=False), w, budget=args.budget)
+    sra = unroll(compile_automaton(e, native_window=False, windowed=True), w, budget=args.budget)
     return text, w, sra, determinize_sra(sra, budget=args.budget)
 
 

@@ -14,8 +14,7 @@ Faces, as module-level functions (ready for one registry record):
 """
 
 from cer_theory.formalisms.sremo.compile import compile_automaton
-from cer_theory.formalisms.sremo.determinize import (complement, counts, determinize_sra, determinize_steps,
-                                                     determinize_windowed)
+from cer_theory.formalisms.sremo.determinize import complement, counts, determinize_sra, determinize_steps
 from cer_theory.formalisms.sremo.detect import Detector, detect
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.parser import parse
@@ -23,7 +22,7 @@ from cer_theory.formalisms.sremo.printer import display, format
 from cer_theory.formalisms.sremo.semantics import accepts, match, evaluate, streaming_matches
 from cer_theory.formalisms.sremo.shared import SharedRecognizer, recognize_shared
 from cer_theory.formalisms.sremo.srt import SRT, Recognizer, Transition, recognize
-from cer_theory.formalisms.sremo.windowed import unroll
+from cer_theory.formalisms.sremo.windowed import determinize_windowed, unroll
 
 __all__ = ["parse", "format", "display", "match", "accepts", "streaming_matches", "evaluate", "compile_automaton",
            "SRT", "Transition", "Recognizer", "recognize", "SharedRecognizer", "recognize_shared", "Detector", "detect", "eliminate_epsilon", "unroll", "determinize_sra",
