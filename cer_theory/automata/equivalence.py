@@ -53,6 +53,8 @@ class ProductProof:
     types: int
     pairs: frozenset = frozenset()
     """The explored product: the reachable pairs of subsets (without the dead pair (∅, ∅))."""
+    domain: Predicate | None = None
+    """The events the streams were made of (:func:`compare`'s ``domain``), None for all."""
 
 
 @dataclass(frozen=True)
@@ -137,10 +139,28 @@ def _key(minterm: Minterm, index: Sequence[int]) -> int:
     return sum(1 << k for k, i in enumerate(index) if minterm.signs[i])
 
 
+def _letters(ta: MoveTable, tb: MoveTable, domain: Predicate | None,
+             minterm_budget: int | None) -> tuple[list[Minterm], list[tuple[int, int]]]:
+    """The types of the predicates of both tables, each with its key for either side; with a ``domain``, only the
+    types inside it (the domain is one more predicate of the union, and its negative types are dropped)."""
+    union = tuple(dict.fromkeys(ta.predicates + tb.predicates + ((domain,) if domain is not None else ())))
+    where = {p: i for i, p in enumerate(union)}
+    types = minterms(union, budget=minterm_budget)
+    if domain is not None:
+        types = [m for m in types if m.signs[where[domain]]]
+    ia, ib = [where[p] for p in ta.predicates], [where[p] for p in tb.predicates]
+    return types, [(_key(m, ia), _key(m, ib)) for m in types]
+
+
 def compare(left: CEA, right: CEA, *, level: LevelName = "valuations", contained: bool = False,
-            budget: int | None = DEFAULT_BUDGET, minterm_budget: int | None = 4096) -> Comparison:
+            budget: int | None = DEFAULT_BUDGET, minterm_budget: int | None = 4096,
+            domain: Predicate | None = None) -> Comparison:
     """Decide ``⟦left⟧ = ⟦right⟧`` (or ``⟦left⟧ ⊆ ⟦right⟧`` with ``contained=True``) at ``level``, for all
     streams S and positions n, where ``⟦A⟧`` is Def. 5.2's output (valuations, or their supports).
+
+    ``domain`` restricts "all streams" to the streams whose every event satisfies it (a schema: seed 000 fixes
+    the schema and quantifies over its streams): only the types inside it are letters, so the distinguishing
+    word, and the stream made from it, stay inside it.
 
     Returns a :class:`ProductProof` or a shortest :class:`DistinguishingWord` (breadth-first search: every
     shorter word was explored and agreed). Raises :class:`SizeBudgetExceeded` past ``budget`` product states
@@ -149,11 +169,7 @@ def compare(left: CEA, right: CEA, *, level: LevelName = "valuations", contained
     if level not in LEVELS:
         raise UnsupportedError(f"unknown output level {level!r}: choose one of {', '.join(LEVELS)}")
     ta, tb = _table(left, level), _table(right, level)
-    union = tuple(dict.fromkeys(ta.predicates + tb.predicates))
-    where = {p: i for i, p in enumerate(union)}
-    types = minterms(union, budget=minterm_budget)
-    ia, ib = [where[p] for p in ta.predicates], [where[p] for p in tb.predicates]
-    keys = [(_key(m, ia), _key(m, ib)) for m in types]
+    types, keys = _letters(ta, tb, domain, minterm_budget)
     labels = tuple(dict.fromkeys(ta.labels + tb.labels))  # a label neither automaton has leads nowhere
     fa, fb = left.final, right.final
 
@@ -180,7 +196,8 @@ def compare(left: CEA, right: CEA, *, level: LevelName = "valuations", contained
                 if budget is not None and len(parent) > budget:
                     raise SizeBudgetExceeded("equivalence product", budget, len(parent))
                 queue.append(nxt)
-    return ProductProof(level, contained, len(parent), len(types) * len(labels), len(types), frozenset(parent))
+    return ProductProof(level, contained, len(parent), len(types) * len(labels), len(types), frozenset(parent),
+                        domain)
 
 
 def certify(left: CEA, right: CEA, proof: ProductProof) -> bool:
@@ -188,10 +205,7 @@ def certify(left: CEA, right: CEA, proof: ProductProof) -> bool:
     letter (up to the dead pair) and all agree (for ⊆: none accepts on the left only). Such a set is an
     invariant of the product, hence no word distinguishes the automata."""
     ta, tb = _table(left, proof.level), _table(right, proof.level)
-    union = tuple(dict.fromkeys(ta.predicates + tb.predicates))
-    where = {p: i for i, p in enumerate(union)}
-    types = minterms(union, budget=None)
-    ia, ib = [where[p] for p in ta.predicates], [where[p] for p in tb.predicates]
+    _, keys = _letters(ta, tb, proof.domain, None)
     labels = tuple(dict.fromkeys(ta.labels + tb.labels))
     dead: Pair = (frozenset(), frozenset())
     if (frozenset(left.initial), frozenset(right.initial)) not in proof.pairs:
@@ -200,9 +214,9 @@ def certify(left: CEA, right: CEA, proof: ProductProof) -> bool:
         acc_a, acc_b = not left.final.isdisjoint(a), not right.final.isdisjoint(b)
         if (acc_a and not acc_b) if proof.contained else acc_a != acc_b:
             return False
-        for m in types:
-            ma = subset_moves(ta, a, _key(m, ia)).by_label
-            mb = subset_moves(tb, b, _key(m, ib)).by_label
+        for ka, kb in keys:
+            ma = subset_moves(ta, a, ka).by_label
+            mb = subset_moves(tb, b, kb).by_label
             for lab in labels:
                 nxt = (ma.get(lab, frozenset()), mb.get(lab, frozenset()))
                 if nxt != dead and nxt not in proof.pairs:

@@ -99,9 +99,21 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _leave(status: int) -> None:
+    """Flush what was printed and end the process at once, without the interpreter's teardown."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; exit statuses as in the module docstring. A command's own errors (:class:`CerError`)
     and the operating system's (a missing file) are one line on stderr, never a traceback."""
+    if argv is None:  # run as the program: Ctrl-C stops it even when it inherited SIGINT ignored (D203)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = build_parser().parse_args(argv)
     command = f"cer-theory {args.command}"
     try:
@@ -131,6 +143,8 @@ def _run(args: argparse.Namespace, command: str) -> int:
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
+        if argv is None:  # the program: leave now, not after freeing all the interrupted work built (D203)
+            _leave(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _quiet_stdout()

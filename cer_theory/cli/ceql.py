@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.textfiles import read_text_file
 from cer_theory.cli.options import seconds, whole_number
 
 
@@ -40,10 +41,7 @@ def _query_text(args: argparse.Namespace) -> tuple[str, str]:
     if not path.is_file():
         raise CerError(f"query file {file}: no such file (--query takes CEQL text, @FILE or a file name; "
                        f"text needs spaces, as in 'SELECT * WHERE A ; B')")
-    try:
-        return path.read_text(encoding="utf-8"), f"query file {file}"
-    except UnicodeDecodeError:
-        raise CerError(f"query file {file}: not UTF-8 text") from None
+    return read_text_file(path, "query files"), f"query file {file}"
 
 
 def _read_query(args: argparse.Namespace):
@@ -105,10 +103,9 @@ def _declarations(args: argparse.Namespace) -> list:
     path = Path(args.declare)
     if not path.is_file():
         raise CerError(f"declaration file {args.declare}: no such file")
+    text = read_text_file(path, "declaration files")
     try:
-        return parse_declarations(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise CerError(f"declaration file {args.declare}: not UTF-8 text") from None
+        return parse_declarations(text)
     except CerError as exc:
         raise CerError(f"declaration file {args.declare}: {exc}") from None
 
@@ -395,7 +392,7 @@ def cmd_spark(args: argparse.Namespace) -> int:
     if args.stream:
         from cer_theory.spark.streaming import stream_job
 
-        declaration = Path(args.declare).read_text(encoding="utf-8") if args.declare else None
+        declaration = read_text_file(args.declare, "declaration files") if args.declare else None
         counts = stream_job(session(), args.input, query, output=args.output, format=args.format,
                             checkpoint=args.checkpoint or f"{args.output.rstrip('/')}.checkpoint",
                             declaration=declaration, follow=args.follow, progress=emit,

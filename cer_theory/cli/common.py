@@ -12,6 +12,9 @@ from typing import Any
 
 from cer_theory.core.budget import DEFAULT_WORK, work_budget
 from cer_theory.core.drawing import write_drawing
+from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.protocols import Built, Formalism, get
+from cer_theory.core.textfiles import read_text_file
 from cer_theory.streams.paths import check_outputs
 
 OUTPUT_OPTIONS = {"output": "--output", "late": "--late", "dot": "--dot", "rejected": "--rejected",
@@ -36,8 +39,6 @@ def check_output_paths(args: argparse.Namespace) -> None:
                if isinstance(value := values.get(dest), str) and value.startswith("@")]
     outputs = [(option, value) for dest, option in OUTPUT_OPTIONS.items() if isinstance(value := values.get(dest), str)]
     check_outputs(outputs, inputs)
-from cer_theory.core.errors import CerError, UnsupportedError
-from cer_theory.core.protocols import Built, Formalism, get
 
 
 def add_budget_option(parser: argparse.ArgumentParser) -> None:
@@ -69,13 +70,7 @@ def _budget(text: str) -> int:
 
 def read_text_argument(text: str) -> str:
     """A formula or query given on the command line: the text itself, or ``@FILE`` to read it from a file."""
-    if not text.startswith("@"):
-        return text
-    try:
-        return Path(text[1:]).read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise CerError(f"{text[1:]}: not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}); formulas "
-                       f"are read as UTF-8") from None
+    return read_text_file(text[1:], "formula files") if text.startswith("@") else text
 
 
 def having(logic: str, construction: str) -> Formalism:

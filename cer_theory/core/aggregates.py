@@ -95,12 +95,19 @@ class Aggregator:
             return NULL
         try:
             return self.operation(left, right)
-        except TypeError as exc:  # e.g. max over a number and a string
+        except (TypeError, ArithmeticError) as exc:  # e.g. max over a number and a string
             raise AggregateError(f"{self.name} cannot combine {left!r} and {right!r}: {exc}") from None
 
     def finish(self, accumulated: Any) -> Any:
-        """``g(accumulated)``: the aggregate's value."""
-        return NULL if accumulated is NULL else self.post(accumulated)
+        """``g(accumulated)``: the aggregate's value. A value ``g`` cannot compute (``avg`` of integers whose mean
+        is past the range of a float, as over 400-digit values) is an :class:`AggregateError`, as CEQL's fold
+        reports it, not an arithmetic exception."""
+        if accumulated is NULL:
+            return NULL
+        try:
+            return self.post(accumulated)
+        except ArithmeticError as exc:
+            raise AggregateError(f"{self.name} of {_short(accumulated)}: {exc}") from None
 
     def fold(self, values: Iterable[Any]) -> Any:
         """The aggregate of a bag of values: ``g(⊕_{a ∈ X} f'(a))``, the identity's image on the empty bag."""
@@ -113,6 +120,12 @@ class Aggregator:
 
     def __repr__(self) -> str:
         return f"Aggregator({self.name!r})"
+
+
+def _short(value: Any) -> str:
+    """A value in an error message, a huge number by its digit count (a 400-digit integer would fill the line)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:25]}…{text[-10:]} ({len(text)} characters)"
 
 
 def _pair_sum(a: tuple, b: tuple) -> tuple:

@@ -9,14 +9,28 @@ asking the parser which terminals it would have accepted at that point, and buil
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
 import re
+import stat
+import sys
+import tempfile
 from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
 
+import lark
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 
 from cer_theory.core.errors import FormulaTooDeep, SyntaxErrorCER
 from cer_theory.core.tree import MAX_NESTING, nesting_depth
+
+LOG = logging.getLogger("cer_theory.parsing")
 
 DescribeToken = Callable[[Token], str]
 DescribeExpected = Callable[[set[str], "Token | None", str], list[str]]
@@ -132,3 +146,117 @@ def syntax_error(text: str, start: str, e: UnexpectedInput, *, plain: Lark, desc
     if hint is not None:
         message += hint(e, acc)
     return SyntaxErrorCER(message, line=line, column=column, text=text, expected=tuple(expected))
+
+
+# ---------------------------------------------------------------------------------------------- LALR table cache
+
+_TAG_DICT, _TAG_TUPLE = "\0dict", "\0tuple"
+"""How the table file writes what JSON has no form for: a dict with non-string keys (Lark's states are numbered)
+and a tuple (Lark's actions); no string in a grammar's tables starts with a NUL character."""
+
+
+def cache_folder() -> Path | None:
+    """The user's own cache directory for parser tables (``$XDG_CACHE_HOME/cer_theory``, else
+    ``~/.cache/cer_theory``, created private), or None when it cannot be made or is not private: owned by another
+    user, or writable by the group or by others (a shared home, a umask of 000). Such a folder is never read,
+    since anyone who can write there chooses the tables a later parse uses (D200)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "cer_theory"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return folder if _private(folder.stat()) else None
+    except OSError:
+        return None
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else (POSIX; elsewhere the mode bits carry no such meaning)."""
+    if not hasattr(os, "getuid"):  # pragma: no cover - Windows: ACLs, not mode bits
+        return True
+    return st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _encode(x: Any) -> Any:
+    if isinstance(x, dict):
+        if all(isinstance(k, str) and not k.startswith("\0") for k in x):
+            return {k: _encode(v) for k, v in x.items()}
+        return {_TAG_DICT: [[_encode(k), _encode(v)] for k, v in x.items()]}
+    if isinstance(x, tuple):
+        return {_TAG_TUPLE: [_encode(v) for v in x]}
+    if isinstance(x, list):
+        return [_encode(v) for v in x]
+    if x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    raise TypeError(f"parser tables hold a {type(x).__name__}, which the table file cannot write")
+
+
+def _decode(d: dict[str, Any]) -> Any:
+    if len(d) == 1:
+        if _TAG_DICT in d:
+            return {k: v for k, v in d[_TAG_DICT]}
+        if _TAG_TUPLE in d:
+            return tuple(d[_TAG_TUPLE])
+    return d
+
+
+def cached_lalr(grammar: str, name: str, **options: Any) -> Lark:
+    """The LALR parser of ``grammar``, its tables loaded from the user's cache when a previous process built
+    them, else built and saved there (D121, D200).
+
+    The file (``<name>-lalr-<key>.json`` in :func:`cache_folder`) is JSON: reading it can build only parse
+    tables, never run code, unlike Lark's own cache, which unpickles. ``key`` hashes the grammar, the options and
+    the versions of Lark and Python, and is stored in the file too, so a changed grammar never meets stale
+    tables. A file that is not this user's, is writable by others, or does not load (truncated, garbled, another
+    key) is ignored and the tables are rebuilt; the new file is written aside and renamed into place, so a
+    concurrent reader sees the old file or the new one, never half of one.
+    """
+    key = hashlib.sha256(f"{grammar}\0{sorted(options.items())!r}\0{lark.__version__}\0"
+                         f"{sys.version_info[:2]}".encode()).hexdigest()[:20]
+    folder = cache_folder()
+    path = folder / f"{name}-lalr-{key}.json" if folder is not None else None
+    if path is not None:
+        loaded = _load_tables(path, key)
+        if loaded is not None:
+            return loaded
+    parser = Lark(grammar, parser="lalr", **options)
+    if path is not None:
+        _save_tables(parser, path, key)
+    return parser
+
+
+def _load_tables(path: Path, key: str) -> Lark | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or not _private(os.fstat(f.fileno())):
+                LOG.debug("ignoring parser tables %s: not a private file of this user", path)
+                return None
+            stored = json.loads(f.read().decode("utf-8"), object_hook=_decode)
+        if not isinstance(stored, dict) or stored.get("key") != key:
+            return None
+        parser = Lark.load({"data": stored["data"], "memo": stored["memo"]})
+        LOG.debug("loaded parser tables from %s", path)
+        return parser
+    except Exception as e:  # noqa: BLE001 - any damage (truncated, garbled, hand-edited) only costs a rebuild
+        LOG.debug("rebuilding parser tables: %s does not load (%s)", path, e)
+        return None
+
+
+def _save_tables(parser: Lark, path: Path, key: str) -> None:
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    text = json.dumps(_encode({"key": key, "data": data, "memo": memo}), separators=(",", ":"))
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        LOG.debug("saved parser tables to %s", path)
+    except OSError as e:  # a full or read-only disk only costs the rebuild next time
+        LOG.debug("cannot save parser tables to %s (%s)", path, e)

@@ -33,7 +33,7 @@ def load_exercise(path: str | Path) -> Exercise:
         if p.suffix in ("", ".toml") and p.parent == Path(".") and bundled.is_file():
             return parse_exercise(bundled.read_text(encoding="utf-8"), name=p.stem)
         raise ExerciseError(f"{path}: no such exercise file (bundled ones: {', '.join(bundled_names())})")
-    return parse_exercise(p.read_text(encoding="utf-8"), name=p.stem)
+    return parse_exercise(read_text_file(p, "exercise files", ExerciseError), name=p.stem)
 
 
 def bundled_names() -> list[str]:

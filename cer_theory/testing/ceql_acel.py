@@ -49,7 +49,7 @@ Record = tuple[int, int, tuple[int, ...], tuple[Any, ...]]
 BIND = "set"
 """ACEL's bind mode matching CEQL's valuations (docs/decisions.md D67, D75)."""
 
-_BINARY = {cel.Seq: acel.Seq, cel.Contig: acel.Contig, cel.Disj: acel.Or}
+_BINARY = {cel.Seq: acel.Seq, cel.Contig: acel.Contig, cel.Disj: acel.Disj}
 _UNARY = {cel.Plus: acel.Plus, cel.CPlus: acel.CPlus}
 
 

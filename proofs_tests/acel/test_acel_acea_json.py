@@ -59,6 +59,8 @@ def _with(path: list, value) -> dict:
     (_with(["transitions", 0, "emit", "Y"], [{"b": "t"}]), "emits b from register t, which it does not assign"),
     (_with(["transitions", 0, "to"], 7), "transition 0 → 7 leaves the states"),
     (_with(["transitions", 0, "checks"], [{"why": 1}]), "unknown check ['why']"),
+    (_with(["kind"], []), "automaton.kind: expected 'acea', got []"),
+    (_with(["transitions", 0, "emit"], {"Y) OR (Z": []}), "transitions[0].emit: a mark is a variable name"),
 ])
 def test_malformed_files_are_refused_with_the_place_named(data, message: str) -> None:
     with pytest.raises(AutomatonError, match=None) as info:
@@ -71,3 +73,18 @@ def test_not_json_and_unreadable_files(tmp_path: Path) -> None:
         loads_acea("{,")
     with pytest.raises(AutomatonError, match="cannot read"):
         load_acea(tmp_path / "missing.json")
+
+
+def test_a_5000_digit_number_names_its_field() -> None:
+    text = json.dumps(GOOD).replace('"initial": 0', '"initial": ' + "9" * 5000)
+    with pytest.raises(AutomatonError, match=None) as info:
+        loads_acea(text)
+    assert "automaton.initial: a state is an integer, got a 5000-digit number" in str(info.value)
+
+
+def test_a_file_in_another_encoding_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_bytes(json.dumps(GOOD).encode("utf-16"))
+    with pytest.raises(AutomatonError, match=None) as info:
+        load_acea(path)
+    assert str(info.value).startswith(f"{path}: a UTF-16 file")

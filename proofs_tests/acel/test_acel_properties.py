@@ -31,7 +31,7 @@ def to_cel(phi: A.Formula) -> C.Formula:
     unary = {A.Plus: C.Plus, A.CPlus: C.CPlus}
     if type(phi) in unary:
         return unary[type(phi)](to_cel(phi.body))  # type: ignore[attr-defined]
-    binary = {A.Or: C.Disj, A.And: C.Conj, A.Seq: C.Seq, A.Contig: C.Contig}
+    binary = {A.Disj: C.Disj, A.Conj: C.Conj, A.Seq: C.Seq, A.Contig: C.Contig}
     return binary[type(phi)](to_cel(phi.left), to_cel(phi.right))  # type: ignore[attr-defined]
 
 
@@ -72,9 +72,9 @@ small = formulas(max_depth=2)
 @given(small, small, small, acel_streams())
 def test_algebraic_laws_OR_AND_commutative_associative_and_sequencing_associative(f, g, h, s) -> None:
     sem = lambda phi: complex_events(phi, s)  # noqa: E731
-    assert sem(A.Or(f, g)) == sem(A.Or(g, f)) and sem(A.And(f, g)) == sem(A.And(g, f))
-    assert sem(A.Or(A.Or(f, g), h)) == sem(A.Or(f, A.Or(g, h)))
-    assert sem(A.And(A.And(f, g), h)) == sem(A.And(f, A.And(g, h)))
+    assert sem(A.Disj(f, g)) == sem(A.Disj(g, f)) and sem(A.Conj(f, g)) == sem(A.Conj(g, f))
+    assert sem(A.Disj(A.Disj(f, g), h)) == sem(A.Disj(f, A.Disj(g, h)))
+    assert sem(A.Conj(A.Conj(f, g), h)) == sem(A.Conj(f, A.Conj(g, h)))
     for op in (A.Seq, A.Contig):
         assert sem(op(op(f, g), h)) == sem(op(f, op(g, h))), f"{op.__name__} not associative on {f}, {g}, {h}"
 

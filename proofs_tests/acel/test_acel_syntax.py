@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from cer_theory.core.errors import SyntaxErrorCER
 from cer_theory.core.predicates.ast import Attr, Cmp, Const
-from cer_theory.formalisms.acel.ast import (Agg, AggSpec, As, Atom, AttrProj, CPlus, Filter, Multiset, Or, Plus,
+from cer_theory.formalisms.acel.ast import (Agg, AggSpec, As, Atom, AttrProj, CPlus, Filter, Multiset, Disj, Plus,
                                             Proj, Seq)
 from cer_theory.formalisms.acel.parser import parse
 from cer_theory.formalisms.acel.printer import format
@@ -23,7 +23,7 @@ def test_every_operator_parses_to_its_node() -> None:
     assert isinstance(body, Filter) and body.condition == Cmp(Attr("price", "msft"), ">", Const(100))
     assert body.body == Seq(As(Atom("SELL"), "msft"), As(Plus(Atom("SELL")), "intel"))
     assert parse("PI[X(a, type)](R AS X)") == AttrProj(As(Atom("R"), "X"), "X", ("a", "type"))
-    assert parse("π[X](R:+ OR T⊕)") == Proj(Or(CPlus(Atom("R")), CPlus(Atom("T"))), ("X",))
+    assert parse("π[X](R:+ OR T⊕)") == Proj(Disj(CPlus(Atom("R")), CPlus(Atom("T"))), ("X",))
     assert parse("PI[](R)") == Proj(Atom("R"), ())
     assert parse("R IN X") == parse("R AS X")
     assert parse("R FILTER X[a]").condition == Multiset("equal", "X", "a")  # type: ignore[attr-defined]

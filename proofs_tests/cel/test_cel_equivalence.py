@@ -22,7 +22,7 @@ from cer_theory.core.errors import SizeBudgetExceeded, SyntaxErrorCER, Unsupport
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.solver import minterms, witness
 from cer_theory.formalisms.cel.ast import Atom, Disj, Formula, Seq
-from cer_theory.formalisms.cel.equivalence import automaton, contained, equivalent, parse_schema
+from cer_theory.formalisms.cel.equivalence import automaton, contained, equivalent, parse_schema, schema_domain
 from cer_theory.formalisms.cel.printer import format
 from cer_theory.formalisms.cel.semantics import complex_events, valuations
 from cer_theory.testing.strategies.cel import formulas
@@ -199,3 +199,54 @@ def test_proofs_are_certified_independently(pair: tuple[Formula, Formula], sub: 
         return
     assert certify(a, b, result) and len(result.pairs) == result.explored, _show(phi, psi)
     assert not certify(a, b, replace(result, pairs=frozenset()))
+
+
+# ---------------------------------------------------------------------------------------------- over a schema
+
+SCHEMAS = [{"R": ("x",), "T": ()}, {"R": (), "T": ("x",)}, {"R": ("x",), "T": ("x",), "U": ()}]
+
+
+def _schema_alphabet(phi: Formula, psi: Formula, schema) -> list[Event]:
+    """One witness per type of both automata's predicates that the schema's events can have."""
+    preds = tuple(dict.fromkeys(automaton(phi).predicates() + automaton(psi).predicates()))
+    domain = schema_domain(schema, ("x",))
+    return [witness(m.predicate) for m in minterms((*preds, domain)) if m.signs[-1]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(pairs(), st.sampled_from(SCHEMAS))
+def test_over_a_schema_the_distinguishing_stream_keeps_to_it_and_equivalence_is_sound(pair, schema) -> None:
+    """Seed 000 fixes the schema and quantifies over its streams: with ``schema`` the witness search stays inside
+    it (types and each relation's attributes), and "equivalent" means no stream of the schema tells them apart."""
+    phi, psi = pair
+    try:
+        v = equivalent(phi, psi, schema=schema)
+    except UnsupportedError:
+        return  # a formula outside the schema's vocabulary (tested above)
+    if v.holds:
+        alphabet = _schema_alphabet(phi, psi, schema)
+        for length in range(1, 4):
+            for events in itertools.product(alphabet, repeat=length):
+                s = Stream(events)
+                assert _outputs(phi, s, length - 1, "valuations") == _outputs(psi, s, length - 1, "valuations"), \
+                    f"{_show(phi, psi)} said equivalent over {schema}, but they differ on {s!r}"
+    else:
+        assert all(e.type in schema and set(e.attributes) <= set(schema[e.type]) for e in v.stream), \
+            f"{_show(phi, psi)} over {schema}: {v.stream!r} leaves the schema"
+
+
+def test_theorem_6_3_round_trip_is_equivalent_over_its_schema() -> None:
+    """The audit's case: to-cel of φ1 over the relations H, T against φ1, with the schema H(id,hum) T(id,tmp),
+    was "not equivalent" with a stream holding an event of type A. Over the schema's streams they are equivalent;
+    over all streams they are not (the back-translation's ANY is the OR of the schema's relations: seed 000
+    Theorem 6.3 fixes the schema), and the stream that shows it has an event of another type."""
+    from cer_theory.examples.seed000 import FORMULAS
+    from cer_theory.formalisms.cel.parser import parse
+    from cer_theory.formalisms.cel.to_cel import cea_to_cel
+
+    phi1 = parse(FORMULAS["φ1"])
+    back = cea_to_cel(automaton(phi1), relations=("H", "T"))
+    schema = parse_schema("H(id,hum) T(id,tmp)")
+    assert equivalent(phi1, back, schema=schema).holds
+    outside = equivalent(phi1, back)
+    assert not outside.holds and any(e.type not in schema for e in outside.stream)

@@ -346,3 +346,39 @@ def test_no_lark_exception_escapes(text: str) -> None:
             fn(text)
         except SyntaxErrorCER as e:
             assert e.line >= 1 and e.column >= 1
+
+
+# ---------------------------------------------------------------------------------------------- arithmetic (D204)
+
+def _arith_cmp(slot):
+    from cer_theory.core.predicates.ast import OPS, term_attrs
+    from cer_theory.testing.strategies.predicates import arith_terms
+
+    other = st.one_of(arith_terms(slot), st.integers(-5, 5).map(Const), st.just(Attr("x", slot)))
+    return st.builds(Cmp, arith_terms(slot).filter(lambda t: bool(term_attrs(t))), st.sampled_from(tuple(OPS)),
+                     other)
+
+
+@settings(max_examples=60)
+@given(_arith_cmp("R"), _arith_cmp(None), st.booleans())
+def test_arithmetic_conditions_round_trip_in_every_position(qualified: Cmp, unqualified: Cmp, flip: bool) -> None:
+    """CEQL's arithmetic (seed 001) in the CEL family's conditions: a qualified comparison in FILTER, an
+    unqualified one in R[…] and in parse_predicate, each printed and parsed back to the same AST."""
+    if flip:
+        qualified = Cmp(qualified.right, qualified.op, qualified.left)
+    for phi in (Filter(Atom("R"), qualified), Filter(Atom("R"), On("R", unqualified))):
+        assert parse(format(phi)) == phi, format(phi)
+    assert parse_predicate(format_predicate(unqualified)) == unqualified, format_predicate(unqualified)
+
+
+def test_arithmetic_reads_as_ceql_reads_it() -> None:
+    """Precedence and the minus sign: * / over + -, left-associative; -1 is the constant, -x is 0 - x."""
+    from cer_theory.core.predicates.ast import Arith
+
+    x, y = Attr("x", "T"), Attr("y", "T")
+    assert parse("T FILTER T.x - 1 * 2 > -1").condition == Cmp(Arith("-", x, Arith("*", Const(1), Const(2))), ">",
+                                                               Const(-1))
+    assert parse("T FILTER T.x - T.y - 1 = 0").condition == Cmp(Arith("-", Arith("-", x, y), Const(1)), "=", Const(0))
+    assert parse("T FILTER -T.x < (T.y + 1) / 2").condition == Cmp(Arith("-", Const(0), x), "<",
+                                                                   Arith("/", Arith("+", y, Const(1)), Const(2)))
+    assert parse("T FILTER T.x -1 > 0") == parse("T FILTER T.x - 1 > 0")  # no number swallows the minus

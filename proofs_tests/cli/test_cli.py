@@ -295,13 +295,14 @@ def test_eval_focel_prints_matches(capsys, tmp_path: Path) -> None:
 
 
 def test_eval_default_falls_back_to_the_semantics_outside_the_fast_fragment(capsys, tmp_path: Path) -> None:
-    """SREMO's default evaluator is the SRT; a complement has none, so the default is the semantics there, while
-    asking for the SRT explicitly is a clear error."""
+    """SREMO's default evaluator is the SRT; a complement over registers has none (D202), so the default is the
+    semantics there, while asking for the SRT explicitly is a clear error."""
     stream = _jsonl(tmp_path, TABLE_1)
-    assert main(["eval", "--logic", "sremo", '(!<type = "B">) WITHIN 1', "--stream", stream]) == 0
+    outside = '(<type = "B"> -> r1 . !<id = r1.id>) WITHIN 2'
+    assert main(["eval", "--logic", "sremo", outside, "--stream", stream]) == 0
     capsys.readouterr()
-    assert main(["eval", "--logic", "sremo", '(!<type = "B">) WITHIN 1', "--stream", stream, "--via", "srt"]) == 2
-    assert "cer-theory eval:" in capsys.readouterr().err
+    assert main(["eval", "--logic", "sremo", outside, "--stream", stream, "--via", "srt"]) == 2
+    assert "cer-theory eval: !e is built for an e without registers" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("logic, formula, shows", [

@@ -237,9 +237,12 @@ def test_demo_passes_without_graphviz(tmp_path, capsys, monkeypatch) -> None:
 
 def test_a_formula_file_that_is_not_utf8_and_a_nonsense_budget_are_refused(tmp_path, capsys) -> None:
     bad = tmp_path / "f.cel"
-    bad.write_bytes(b"\xff\xfeR")
+    bad.write_bytes(b"\xffR")
     assert main(["draw", f"@{bad}"]) == 2
-    assert "not UTF-8 text (byte 0xff at offset 0)" in capsys.readouterr().err
+    assert "not UTF-8 text (byte 0xff at offset 0" in capsys.readouterr().err
+    bad.write_bytes(b"\xff\xfeR\x00")  # UTF-16 with its byte-order mark: said so
+    assert main(["draw", f"@{bad}"]) == 2
+    assert f"{bad}: a UTF-16 file" in capsys.readouterr().err
     for value in ("-5", "0", "lots"):
         with pytest.raises(SystemExit) as info:
             main(["determinize", "R", "--budget", value])

@@ -73,3 +73,16 @@ def test_malformed_exercise_files_name_the_field(text: str, field: str) -> None:
 def test_unknown_exercise_lists_the_bundled_ones() -> None:
     with pytest.raises(ExerciseError, match="fire_01_later"):
         check_file("no_such_exercise", "T")
+
+
+def test_an_exercise_file_in_latin_1_is_refused_naming_the_file(tmp_path) -> None:
+    """A Latin-1 exercise file was a UnicodeDecodeError; it is an ExerciseError that names the file and the byte."""
+    from cer_theory.core.errors import ExerciseError
+    from cer_theory.exercises.checker import load_exercise
+
+    path = tmp_path / "ex.toml"
+    path.write_bytes('title = "Fenêtre"\ntext = "R"\nreference = "R"\ndifficulty = 1\n[schema]\nR = []\n'
+                     .encode("latin-1"))
+    with pytest.raises(ExerciseError, match=None) as info:
+        load_exercise(path)
+    assert str(info.value).startswith(f"{path}: not UTF-8 text (byte 0xea at offset 12, line 1)"), str(info.value)

@@ -7,13 +7,18 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Stream
 from cer_theory.formalisms.socel.automaton_json import (automaton_to_json, dumps_automaton, load_automaton,
                                                         loads_automaton, save_automaton)
+from cer_theory.formalisms.cel.to_cel import default_relations
 from cer_theory.formalisms.socel.examples import fig2_ucea
+from cer_theory.formalisms.socel.parser import parse as parse_socel
+from cer_theory.formalisms.socel.printer import format as format_socel
+from cer_theory.formalisms.socel.to_socel import ucea_to_socel_plus
 from cer_theory.formalisms.socel.star_property import has_star_property
 from cer_theory.formalisms.socel.ucea import UCEA
 from cer_theory.testing.strategies.automata import random_ceas
@@ -51,6 +56,13 @@ def _fig2() -> dict:
     (lambda d: d["transitions"][0].__setitem__("labels", [""]), "transitions\\[0\\].labels\\[0\\]"),
     (lambda d: d["transitions"][2].__setitem__("guard", "A.x > 1"), "transitions\\[2\\].guard: 'A.x > 1' is not unary"),
     (lambda d: d.__setitem__("final", ["q7"]), "final states"),
+    # the audit's hostile files: an unhashable kind, a label that is not a name (to-socel would print SO-CEL that
+    # does not parse back), a keyword as a label
+    (lambda d: d.__setitem__("kind", []), "automaton.kind: expected one of \\['cea', 'ucea'\\], got \\[\\]"),
+    (lambda d: d["transitions"][1].__setitem__("labels", ["A) OR (B"]),
+     "transitions\\[1\\].labels\\[0\\]: a label is a variable name"),
+    (lambda d: d["transitions"][1].__setitem__("labels", ["FILTER"]), "transitions\\[1\\].labels\\[0\\]"),
+    (lambda d: d["transitions"][1].__setitem__("labels", [7]), "transitions\\[1\\].labels\\[0\\]"),
 ])
 def test_malformed_files_name_the_place(mutate, message: str) -> None:
     data = _fig2()
@@ -64,3 +76,37 @@ def test_not_json_names_line_and_column(tmp_path: Path) -> None:
         loads_automaton("{,}")
     with pytest.raises(AutomatonError, match="cannot read"):
         load_automaton(tmp_path / "missing.json")
+
+
+def test_a_5000_digit_state_id_names_the_field() -> None:
+    text = dumps_automaton(fig2_ucea()).replace('"q0"', "9" * 5000, 1)
+    with pytest.raises(AutomatonError, match="automaton.states\\[0\\]: a state is a string or an integer of at most "
+                                             "100 digits, got a 5000-digit number"):
+        loads_automaton(text)
+
+
+@pytest.mark.parametrize("encoding, message", [("latin-1", "not UTF-8 text \\(byte 0xe9"),
+                                               ("utf-16", "a UTF-16 file"), ("utf-32", "a UTF-32 file")])
+def test_files_in_other_encodings_name_the_file(tmp_path: Path, encoding: str, message: str) -> None:
+    path = tmp_path / "a.json"
+    data = _fig2()
+    data["name"] = "Fig. 2, réécrit"
+    path.write_bytes(json.dumps(data, ensure_ascii=False).encode(encoding))
+    with pytest.raises(AutomatonError, match=f"^{path}: {message}"):
+        load_automaton(path)
+
+
+@settings(max_examples=60)
+@given(st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=2))
+def test_every_loadable_automaton_prints_socel_that_parses_back(labels: list[str]) -> None:
+    """The class of the label defect: whatever text a file gives as labels, it is refused naming the label, or
+    what to-socel prints from the automaton parses back to the same formula (Thm 6.2's output is SO-CEL text)."""
+    data = _fig2()
+    data["transitions"][1]["labels"] = labels
+    try:
+        a = loads_automaton(json.dumps(data))
+    except AutomatonError as e:
+        assert "transitions[1].labels[" in str(e), str(e)
+        return
+    phi = ucea_to_socel_plus(a, default_relations(a))
+    assert parse_socel(format_socel(phi)) == phi, format_socel(phi)

@@ -101,3 +101,22 @@ def test_lp_normal_form_push_down_examples(text: str, expected: set) -> None:
     fo = socel_to_fo(phi)
     n = 1
     assert matches(fo, s, n) == frozenset(c.support() for c in so_evaluate(phi, s)[n]) == frozenset(expected)
+
+
+WITNESS_4_6_TEXT = "R AS x ; ((S AS y ; S AS z) FILTER y.a + z.a = x.a)+"
+
+
+def test_thm_4_6_witness_is_reachable_from_text(tmp_path, capsys) -> None:
+    """FO-CEL(P_+) of Thm 4.6 was Python-only (the CEL-family text had no arithmetic: "unexpected '+'"); its
+    text parses to the same formula, prints back, and `eval --logic focel` gives the README's line."""
+    from cer_theory.cli import main
+    from cer_theory.formalisms.socel.evaluators import format_fo, parse_fo
+
+    assert parse_fo(WITNESS_4_6_TEXT) == WITNESS_4_6
+    assert parse_fo(format_fo(WITNESS_4_6)) == WITNESS_4_6
+    stream = tmp_path / "s.jsonl"
+    stream.write_text("".join(f'{{"type": "{t}", "a": {a}}}\n' for t, a in (("R", 10), ("S", 1), ("S", 9),
+                                                                             ("S", 3), ("S", 7))))
+    assert main(["eval", "--logic", "focel", WITNESS_4_6_TEXT, "--stream", str(stream)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == '{"n": 4, "matches": [[0, 1, 2, 3, 4], [0, 3, 4]]}', lines

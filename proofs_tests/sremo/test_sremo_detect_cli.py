@@ -36,5 +36,9 @@ def test_detect_bad_input_exits_2(tmp_path):
     stream = _write(tmp_path, TABLE_1)
     bad = _cli("detect", '<type = "B"', "--stream", stream)
     assert bad.returncode == 2 and "line 1, column 12" in bad.stderr and "Traceback" not in bad.stderr
+    # a windowed complement is built (seed 002 §5.1.2); this one marks nothing, and a window needs a marked
+    # position (Def. 39), so it never matches, as the semantics says; over registers !e is refused saying why
     comp = _cli("detect", '(!<type = "B">) WITHIN 2', "--stream", stream)
-    assert comp.returncode == 2 and "!e" in comp.stderr
+    assert comp.returncode == 0 and comp.stdout == "", comp.stderr
+    over_registers = _cli("detect", '(<type = "B"> -> r . !<id = r.id> . <TRUE>) WITHIN 3', "--stream", stream)
+    assert over_registers.returncode == 2 and "!e is built for an e without registers" in over_registers.stderr

@@ -14,8 +14,8 @@ from cer_theory.core.predicates.ast import conj, neg
 from cer_theory.core.predicates.registers import with_def_flags
 from cer_theory.core.predicates.solver import minterms
 from cer_theory.formalisms.sremo.compile import compile_automaton
-from cer_theory.formalisms.sremo.determinize import (complement, determinize_sra, determinize_steps,
-                                                     determinize_windowed, move_table)
+from cer_theory.formalisms.sremo.determinize import complement, determinize_sra, determinize_steps, move_table
+from cer_theory.formalisms.sremo.windowed import determinize_windowed
 from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.srt import SRT, Transition
 from cer_theory.formalisms.sremo.windowed import unroll

@@ -9,11 +9,12 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.formalisms.sremo.compile import compile_automaton
-from cer_theory.formalisms.sremo.determinize import complement, counts, determinize_sra, determinize_windowed
+from cer_theory.formalisms.sremo.determinize import complement, counts, determinize_sra
 from cer_theory.formalisms.sremo.parser import parse
-from cer_theory.formalisms.sremo.semantics import accepts, streaming_matches
-from cer_theory.formalisms.sremo.windowed import unroll
-from cer_theory.testing.strategies.sremo import expressions, streams
+from cer_theory.formalisms.sremo.printer import format
+from cer_theory.formalisms.sremo.semantics import accepts, match, streaming_matches
+from cer_theory.formalisms.sremo.windowed import determinize_windowed, unroll
+from cer_theory.testing.strategies.sremo import expressions, streams, with_complements
 
 THM38 = '[TRUE]* . [type = "B"] -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
 THM38_EVENTS = st.builds(lambda t, i: Event(t, id=i), st.sampled_from("BSX"), st.integers(0, 2))
@@ -136,3 +137,49 @@ def test_a_string_bounded_automaton_cannot_stream_every_window():
         assert [o.k for o in streaming_matches(e, s)] == [gap + 1]
     d = determinize_windowed(e)
     assert not any(d.accepts(s[m:]) for m in range(len(s)))
+
+
+# ---------------------------------------------------------------------------------------------- !e in a window
+
+@settings(max_examples=80, deadline=None)
+@given(with_complements(3), streams(5))
+def test_theorem_27_with_a_windowed_complement_sremo_equals_srt(e, s):
+    """``!n`` inside a window, n register-free (seed 002 §5.1.2, Cor. 43 on a symbolic automaton): the compiled SRT
+    matches exactly what the reference semantics matches (Thm. 27, pure and last-• readings)."""
+    t = compile_automaton(e)
+    want = match(e, s)
+    assert t.match(s) == want, (format(e), s)
+    assert compile_automaton(e).match(s, pure=False) == {m for m in want if len(s) - 1 in m}
+
+
+@settings(max_examples=40, deadline=None)
+@given(with_complements(3), st.lists(streams(4), min_size=1, max_size=3))
+def test_windowed_complement_dsra_accepts_what_the_body_rejects_up_to_w(e, strings):
+    """Cor. 43 on an expression holding a complement: the dSRA of (e) WITHIN w and its complement split every
+    string of length ≤ w (exactly one accepts), and the dSRA accepts what e's SRT accepts there."""
+    d = determinize_windowed(e)
+    comp = complement(d)
+    body = compile_automaton(e.body, native_window=False, windowed=True)
+    for s in strings:
+        if len(s) <= e.w:
+            assert d.accepts(s) != comp.accepts(s)
+            assert d.accepts(s) == body.accepts(s), (format(e), s)
+
+
+def test_the_audits_windowed_complement_is_built_and_agrees_with_the_semantics():
+    """``(!([type = "B"]) . <TRUE>) WITHIN 3`` was refused with "allowed only inside a window" by complement,
+    determinize and eval's SRT, though it is inside one."""
+    e = parse('(!([type = "B"]) . <TRUE>) WITHIN 3')
+    s = [Event(t) for t in "ABBC"]
+    assert compile_automaton(e).match(s) == match(e, s)
+    d = determinize_windowed(e)
+    assert complement(d).accepts([Event("B"), Event("B")]) != d.accepts([Event("B"), Event("B")])
+
+
+def test_a_complement_over_registers_is_refused_saying_why():
+    e = parse('(<type = "A"> -> r . !([x = r.x]) . <TRUE>) WITHIN 3')
+    with pytest.raises(UnsupportedError, match="!e is built for an e without registers, and this e uses the "
+                                               "registers r: SRT are not closed under complement"):
+        compile_automaton(e)
+    with pytest.raises(UnsupportedError, match="allowed only inside a window"):  # the body without its window
+        compile_automaton(parse('(!([type = "B"]) . <TRUE>) WITHIN 3').body)

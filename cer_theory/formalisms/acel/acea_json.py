@@ -26,9 +26,10 @@ from typing import Any
 
 from cer_theory.core.aggregates import NULL, aggregator
 from cer_theory.core.errors import AutomatonError, CerError
+from cer_theory.core.textfiles import loads_json, read_text_file
 from cer_theory.formalisms.acel.acea import (ACEA, BagsEqual, Check, Combine, Const, Emits, Expr, Finish, Lift, Ref,
                                              Template, Transition, TypeIs)
-from cer_theory.formalisms.cel.parser import parse_predicate
+from cer_theory.formalisms.cel.parser import is_name, parse_predicate
 from cer_theory.formalisms.cel.printer import format_predicate
 
 KIND = "acea"
@@ -188,7 +189,7 @@ def _read_check(c: Any, where: str) -> Check:
         except CerError as e:
             raise _fail(f"{where}.emits", str(e)) from None
         slot = c.get("slot")
-        if slot is not None and not isinstance(slot, str):
+        if slot is not None and not is_name(slot):
             raise _fail(f"{where}.slot", f"a variable name or null, got {slot!r}")
         return Emits(pred, _read_template(c.get("template"), f"{where}.template"), slot)
     if "bags_equal" in c:
@@ -219,6 +220,9 @@ def acea_from_json(data: Any, *, source: str = "automaton") -> ACEA:
         checks = [_read_check(c, f"{where}.checks[{m}]") for m, c in enumerate(_field(t, "checks", where, list))]
         emit = {}
         for x, ts in _field(t, "emit", where, dict).items():
+            if not is_name(x):
+                raise _fail(f"{where}.emit", f"a mark is a variable name (a letter or _, then letters, digits and _; "
+                                             f"not a keyword), got {x!r}")
             if not isinstance(ts, list):
                 raise _fail(f"{where}.emit.{x}", f"expected a list of templates, got {type(ts).__name__}")
             emit[x] = [_read_template(tau, f"{where}.emit.{x}[{m}]") for m, tau in enumerate(ts)]
@@ -232,21 +236,12 @@ def acea_from_json(data: Any, *, source: str = "automaton") -> ACEA:
 
 
 def loads_acea(text: str, *, source: str = "automaton") -> ACEA:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail(source, f"line {e.lineno}, column {e.colno}: not JSON ({e.msg})") from None
-    return acea_from_json(data, source=source)
+    return acea_from_json(loads_json(text, source, AutomatonError), source=source)
 
 
 def load_acea(path: str | Path) -> ACEA:
     """Read an ACEA file; the messages name the file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise AutomatonError(f"{p}: cannot read ({e.strerror})") from None
-    return loads_acea(text, source=str(p))
+    return loads_acea(read_text_file(path, "automaton files", AutomatonError), source=str(path))
 
 
 __all__ = ["KIND", "acea_from_json", "acea_to_json", "dumps_acea", "load_acea", "loads_acea", "save_acea"]

@@ -119,14 +119,14 @@ class AttrProj(Formula):
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class Or(Formula):
+class Disj(Formula):
     left: Formula
     right: Formula
     operator: ClassVar[str] = "OR"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class And(Formula):
+class Conj(Formula):
     left: Formula
     right: Formula
     operator: ClassVar[str] = "AND"
@@ -197,7 +197,7 @@ class Agg(Formula):
             aggregator(s.function)  # an unknown aggregate is refused when the formula is built
 
 
-BINARY = (Or, And, Seq, Contig)
+BINARY = (Disj, Conj, Seq, Contig)
 
 
 def variables(phi: Formula) -> frozenset[str]:
@@ -221,6 +221,6 @@ def has_multiset(phi: Formula) -> bool:
     return any(isinstance(n, Filter) and isinstance(n.condition, Multiset) for n in phi.walk())
 
 
-__all__ = ["Agg", "AggSpec", "And", "As", "Atom", "AttrProj", "BINARY", "CPlus", "Condition", "Contig", "Filter",
-           "Formula", "MULTISET_KINDS", "Multiset", "Or", "Plus", "Proj", "Seq", "has_multiset", "relations",
+__all__ = ["Agg", "AggSpec", "As", "Atom", "AttrProj", "BINARY", "CPlus", "Condition", "Contig", "Filter",
+           "Conj", "Disj", "Formula", "MULTISET_KINDS", "Multiset", "Plus", "Proj", "Seq", "has_multiset", "relations",
            "variables"]

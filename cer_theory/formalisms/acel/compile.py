@@ -25,7 +25,7 @@ from cer_theory.core.predicates.ast import Attr
 from cer_theory.formalisms.acel.acea import (ACEA, BagsEqual, Combine, Const, Emits, Expr, Finish, Lift, Ref, Template,
                                              Transition, TypeIs)
 from cer_theory.formalisms.acel.events import ComplexEvent, TimedEvent
-from cer_theory.formalisms.acel.ast import (Agg, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula, Multiset, Or,
+from cer_theory.formalisms.acel.ast import (Agg, Conj, As, Atom, AttrProj, Contig, CPlus, Filter, Formula, Multiset, Disj,
                                             Plus, Proj, Seq)
 from cer_theory.formalisms.cel.ast import filter_literals
 
@@ -140,9 +140,9 @@ class _Compiler:
                                                                    for tau in t.lam[phi.var]]})
                              if phi.var in t.lam else t for t in a.transitions]
             return a
-        if isinstance(phi, Or):
+        if isinstance(phi, Disj):
             return self._or(self(phi.left), self(phi.right))
-        if isinstance(phi, And):
+        if isinstance(phi, Conj):
             return self._and(self(phi.left), self(phi.right))
         if isinstance(phi, (Seq, Contig)):
             return self._sequence(self(phi.left), self(phi.right), gap=isinstance(phi, Seq))

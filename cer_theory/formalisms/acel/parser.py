@@ -18,8 +18,8 @@ from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.formalisms.acel.ast import (Agg, AggSpec, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
-                                            Multiset, Or, Plus, Proj, Seq)
+from cer_theory.formalisms.acel.ast import (Agg, AggSpec, Conj, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
+                                            Multiset, Disj, Plus, Proj, Seq)
 from cer_theory.formalisms.cel import parser as cel_parser
 
 GRAMMAR_PATH = Path(__file__).with_name("acel.lark")
@@ -97,10 +97,10 @@ class _Builder(cel_parser.ConditionBuilder):
             raise SyntaxErrorCER(str(e), line=target.line, column=target.column) from None
 
     def disj(self, c: list) -> Formula:
-        return Or(c[0], c[1])
+        return Disj(c[0], c[1])
 
     def conj(self, c: list) -> Formula:
-        return And(c[0], c[1])
+        return Conj(c[0], c[1])
 
 
 cel_parser.install_condition_callbacks(_Builder)

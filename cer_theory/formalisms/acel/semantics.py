@@ -19,8 +19,8 @@ from cer_theory.core.budget import charge
 from cer_theory.core.events import Event
 from cer_theory.core.intervals import SEMANTICS
 from cer_theory.core.predicates.ast import Predicate
-from cer_theory.formalisms.acel.ast import (Agg, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula, Multiset,
-                                            Or, Plus, Proj, Seq)
+from cer_theory.formalisms.acel.ast import (Agg, Conj, As, Atom, AttrProj, Contig, CPlus, Filter, Formula, Multiset,
+                                            Disj, Plus, Proj, Seq)
 from cer_theory.formalisms.acel.events import Bag, ComplexEvent, TimedEvent, by_end, timed_stream
 from cer_theory.formalisms.cel.ast import filter_literals, literal_variables
 
@@ -107,9 +107,9 @@ class AcelSemantics:
             return frozenset(ComplexEvent.make(c.start, c.end, {**c.mu, phi.var: [e.project(phi.attributes)
                                                                                   for e in c[phi.var]]})
                              for c in self(phi.body))
-        if isinstance(phi, Or):
+        if isinstance(phi, Disj):
             return self(phi.left) | self(phi.right)
-        if isinstance(phi, And):
+        if isinstance(phi, Conj):
             # AND (Fig. 1): intersection; equal interval and equal bags for every variable.
             return self(phi.left) & self(phi.right)
         if isinstance(phi, Seq):

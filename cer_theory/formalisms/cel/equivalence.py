@@ -21,7 +21,7 @@ from cer_theory.automata.cea import CEA
 from cer_theory.automata.equivalence import LevelName, Verdict, compare, verdict
 from cer_theory.core.errors import DEFAULT_BUDGET, NotUnaryError, SyntaxErrorCER, UnsupportedError
 from cer_theory.core.events import TYPE_KEY, Stream
-from cer_theory.core.predicates.ast import Attr, IsType, Predicate
+from cer_theory.core.predicates.ast import Attr, Cmp, IsType, Not, Predicate, conj, disj, is_type
 from cer_theory.formalisms.cel.ast import Formula, is_unary
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.formalisms.cel.printer import format
@@ -83,6 +83,15 @@ def check_schema(phi: Formula, cea: CEA, schema: Schema, *, role: str = "formula
                                f"{format_schema(schema)}")
 
 
+def schema_domain(schema: Schema, attributes: Iterable[str]) -> Predicate:
+    """The events of ``schema``'s streams, as a predicate: the type is one of its relations, and the event has
+    none of ``attributes`` (those the formulas read) that its relation lacks. An absent attribute is ``NOT a = a``:
+    every comparison on an absent attribute is false (seed 000 §4), and ``a = a`` holds of every value."""
+    return disj(*(conj(is_type(relation), *(Not(Cmp(Attr(a), "=", Attr(a))) for a in sorted(attributes)
+                                            if a not in fields))
+                  for relation, fields in schema.items()))
+
+
 def automaton(phi: Formula, *, budget: int | None = DEFAULT_BUDGET, role: str = "formula") -> CEA:
     """The CEA of Theorems 6.2 and 7.2, or :class:`UnsupportedError` for an n-ary filter, which no CEA checks."""
     if not is_unary(phi):
@@ -104,10 +113,12 @@ def _decide(phi: Formula | str, psi: Formula | str, *, contained: bool, level: L
     f, g = _formula(phi), _formula(psi)
     a = automaton(f, budget=budget, role="left formula")
     b = automaton(g, budget=budget, role="right formula")
+    domain = None
     if schema is not None:
         check_schema(f, a, schema, role="left formula")
         check_schema(g, b, schema, role="right formula")
-    result = compare(a, b, level=level, contained=contained, budget=budget)
+        domain = schema_domain(schema, vocabulary(a.predicates() + b.predicates())[1])
+    result = compare(a, b, level=level, contained=contained, budget=budget, domain=domain)
     by_side = {"left": f, "right": g}
 
     def semantics(side: str, stream: Stream, n: int) -> frozenset:
@@ -121,7 +132,9 @@ def equivalent(phi: Formula | str, psi: Formula | str, *, level: LevelName = "va
                budget: int | None = DEFAULT_BUDGET, schema: Schema | None = None) -> Verdict:
     """Whether ``⟦φ⟧_n(S) = ⟦ψ⟧_n(S)`` for all S and n at ``level`` (seed 000 §4); otherwise a shortest
     distinguishing stream, confirmed by the reference semantics. Formulas may be given as text. ``budget`` bounds
-    each exponential step (UNLESS and selection automata, the product); ``schema`` restricts the vocabulary."""
+    each exponential step (UNLESS and selection automata, the product). With a ``schema`` the formulas must keep
+    to its vocabulary and S ranges over the schema's streams (seed 000 fixes the schema and quantifies over its
+    streams): a distinguishing stream has only its types, each event only its relation's attributes."""
     return _decide(phi, psi, contained=False, level=level, budget=budget, schema=schema)
 
 
@@ -133,4 +146,4 @@ def contained(phi: Formula | str, psi: Formula | str, *, level: LevelName = "val
 
 
 __all__ = ["equivalent", "contained", "automaton", "parse_schema", "format_schema", "check_schema", "vocabulary",
-           "Schema"]
+           "schema_domain", "Schema"]

@@ -37,7 +37,8 @@ from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitEr
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.predicates.ast import FALSE, TRUE, And, Attr, Cmp, Const, IsType, Not, On, Or, Predicate
+from cer_theory.core.predicates.ast import (FALSE, TRUE, And, Arith, Attr, Cmp, Const, IsType, Not, On, Or, Predicate,
+                                            term_attrs)
 from cer_theory.core.parsing import check_nesting, describe_token, number, position, syntax_error, unescape
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
                       Strategy, Unless, variables)
@@ -62,7 +63,7 @@ def _const(tok: Token) -> Const:
     return Const(unescape(tok[1:-1]))  # STRING
 
 
-def _term(x: Any) -> Attr | Const:
+def _term(x: Any) -> Attr | Const | Arith:
     return _const(x) if isinstance(x, Token) else x
 
 
@@ -130,6 +131,10 @@ class _Builder(Transformer):
 
     def cmp(self, c: list) -> Predicate:
         left, right = _term(c[0]), _term(c[2])
+        if not term_attrs(left) and not term_attrs(right):  # the grammar's terms allow it; a comparison does not
+            tok = c[2] if isinstance(c[2], Token) else c[1]
+            raise SyntaxErrorCER(f"unexpected {_describe_token(tok)}; expected {_NEEDS_ATTRIBUTE}", line=tok.line,
+                                 column=tok.column, expected=(_NEEDS_ATTRIBUTE,))
         op = _UNICODE_OPS.get(str(c[1]), str(c[1]))
         if (isinstance(left, Attr) and left.name == TYPE_KEY and op in ("=", "!=")
                 and isinstance(right, Const) and isinstance(right.value, str)):
@@ -139,6 +144,25 @@ class _Builder(Transformer):
 
     def on(self, c: list) -> Predicate:
         return On(str(c[0]), _pred(c[1]))
+
+    # arithmetic terms: CEQL's operators and precedence (seed 001), one condition language for every logic
+    def arith_add(self, c: list) -> Arith:
+        return Arith("+", _term(c[0]), _term(c[1]))
+
+    def arith_sub(self, c: list) -> Arith:
+        return Arith("-", _term(c[0]), _term(c[1]))
+
+    def arith_mul(self, c: list) -> Arith:
+        return Arith("*", _term(c[0]), _term(c[1]))
+
+    def arith_div(self, c: list) -> Arith:
+        return Arith("/", _term(c[0]), _term(c[1]))
+
+    def arith_neg(self, c: list) -> Attr | Const | Arith:
+        operand = _term(c[0])
+        if isinstance(operand, Const) and not isinstance(operand.value, (bool, str)):
+            return Const(-operand.value)  # a negative literal, as -1 always read
+        return Arith("-", Const(0), operand)
 
     def not_(self, c: list) -> Predicate:
         return Not(_pred(c[-1]))
@@ -198,6 +222,17 @@ def check_filter_variables(phi: Formula, text: str = "") -> None:
                                      text=text)
 
 
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a relation or variable name of the CEL family's syntax (the grammar's NAME: a letter
+    or ``_``, then letters, digits and ``_``, and not a keyword), so that printing it gives text that parses back."""
+    return isinstance(text, str) and re.fullmatch(_name_pattern(), text) is not None
+
+
+@functools.cache
+def _name_pattern() -> str:
+    return _lark_plain().get_terminal("NAME").pattern.to_regexp()
+
+
 def parse_predicate(text: str) -> Predicate:
     """Parse a predicate: ``tmp > 40 AND type = "H"`` (unqualified) or with ``T.x`` / ``T[...]`` atoms."""
     return _pred(_run(text, "predicate_start"))
@@ -212,9 +247,12 @@ def _run(text: str, start: str) -> Any:
         raise _syntax_error(text, start, e) from None
     except VisitError as e:  # a callback refused a node (should not happen: the grammar prevents it)
         raise SyntaxErrorCER(str(e.orig_exc), line=1, column=1, text=text) from None
-    except CerError as e:
-        if isinstance(e, SyntaxErrorCER):
+    except SyntaxErrorCER as e:
+        if e.text:
             raise
+        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text,
+                             expected=e.expected) from None
+    except CerError as e:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
     except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
@@ -228,7 +266,7 @@ _SHOW = {
     "_SEMI": "';'", "_COLON": "':'", "_PLUS": "'+'", "_CPLUS": "':+'", "_LPAR": "'('", "_RPAR": "')'",
     "_LSQB": "'['", "_RSQB": "']'", "_COMMA": "','", "_DOT": "'.'", "_PI_SYM": "'π'", "_WEDGE": "'∧'",
     "_VEE": "'∨'", "_NEG": "'¬'", "$END": "end of input",
-    "CMP_OP": "a comparison operator (=, !=, <, <=, >, >=)",
+    "CMP_OP": "a comparison operator (=, !=, <, <=, >, >=)", "_MINUS": "'-'", "_STAR": "'*'", "_SLASH": "'/'",
 }
 _KEYWORD_TERMINALS = {("_" + k if k not in ("STRICT", "NXT", "LAST", "MAX", "TRUE", "FALSE") else k): k
                       for k in KEYWORDS}
@@ -239,6 +277,9 @@ _FORMULA_ONLY_OPS = {"_SEMI", "_COLON", "_PLUS", "_CPLUS", "_IN", "_AS", "_FILTE
 _OPS_ORDER = ["_SEMI", "_COLON", "_PLUS", "_CPLUS", "_IN", "_FILTER", "_OR", "_AND", "_ALL", "_UNLESS"]
 _ALIASES = {"_AS": "_IN", "_PI_SYM": "_PI", "_WEDGE": "_AND", "_VEE": "_OR", "_NEG": "_NOT"}
 _CONSTANTS = {"NUMBER", "STRING", "BOOL"}
+_ARITH = {"_PLUS", "_MINUS", "_STAR", "_SLASH"}
+_NEEDS_ATTRIBUTE = "an attribute such as T.x (a comparison needs one)"
+"""After a term, its arithmetic operators (``+`` is also the formulas' postfix plus, but never where ``*`` is)."""
 _ORDER = ["NAME", "_NOT", "TRUE", "FALSE", "_LPAR", "_LSQB", "CMP_OP", "_DOT", "_COMMA", "_RPAR", "_RSQB", "$END"]
 
 
@@ -261,7 +302,10 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
     if acc == {"_DOT", "_LSQB"}:
         return ["'.' (attributes in a FILTER condition are qualified, as in T.x)", "'[' (as in T[x > 1])"]
     if acc == {"NAME"} and prev_type == "CMP_OP":
-        return ["an attribute such as T.x (a comparison needs one)"]
+        return [_NEEDS_ATTRIBUTE]
+    if {"_STAR", "_SLASH"} <= acc:
+        out.append("an arithmetic operator (+, -, *, /)")
+        acc -= _ARITH
     if prev_type == "_FILTER" or (prev_type in ("_NOT", "_NEG") and "_LSQB" in acc and start == "formula_start"
                                   and "NAME" in acc and "_DOT" not in acc):
         if "NAME" in acc and "_NOT" in acc:
@@ -296,7 +340,7 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
 
 
 def _hint(e: UnexpectedInput, acc: set[str]) -> str:
-    if isinstance(e, UnexpectedToken) and e.token.type == "_DOT" and acc == {"CMP_OP"}:
+    if isinstance(e, UnexpectedToken) and e.token.type == "_DOT" and acc - _ARITH == {"CMP_OP"}:
         return " (attributes inside Var[...] are unqualified: write x, not T.x)"
     if isinstance(e, UnexpectedToken) and e.token.type in ("_DOT", "_LSQB", "CMP_OP") and "_FILTER" in acc:
         # `φ FILTER T.x > 1 AND T.y < 2` reads as `(φ FILTER T.x > 1) AND T…`: the second comparison lands where a
@@ -362,7 +406,8 @@ def _delegate(name: str) -> Any:
 
 def install_condition_callbacks(builder: type) -> type:
     """Give ``builder`` CEL's condition callbacks under the imported (prefixed) rule names."""
-    for name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_"):
+    for name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_", "arith_add", "arith_sub", "arith_mul",
+                 "arith_div", "arith_neg"):
         setattr(builder, IMPORTED_PREFIX + name, _delegate(name))
     return builder
 
@@ -417,7 +462,8 @@ def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
                                  text=text) from None
         raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
     except SyntaxErrorCER as e:
-        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text) from None
+        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text,
+                             expected=e.expected) from None
     except CerError as e:
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
     except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
@@ -425,5 +471,5 @@ def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
 
 
 __all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "extension_syntax_error", "run_extension", "strip_imported",
-           "strip_imported_names", "parse", "parse_predicate", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
+           "strip_imported_names", "parse", "parse_predicate", "is_name", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
            "describe_cel_token", "describe_cel_expected", "cel_hint"]

@@ -35,7 +35,9 @@ DEFAULT_BUDGET = 1_000_000
 """Default bound on the printed (tree) size of the result, in AST nodes."""
 
 OTHER_TYPE = "Other"
-"""Base name of the fresh relation that stands for every type the CEA does not mention."""
+"""Base name of the fresh relation of the default schema, for the types the CEA does not mention: the formula is
+equivalent to the CEA on streams whose other types are renamed to it (the CEA reads all of them alike); it is a
+relation like any other, not a wildcard (docs/decisions.md D13, D201)."""
 
 COR_6_4_OPERATORS = (Atom, In, Filter, Contig, CPlus, Proj, Start, Disj)
 """The node types of :func:`cea_to_cel` outputs (seed 000, Corollary 6.4: IN, FILTER, :, ⊕, π, START, OR)."""
@@ -75,7 +77,8 @@ def _fresh(base: str, taken: Iterable[str]) -> str:
 
 
 def default_relations(cea: CEA) -> tuple[str, ...]:
-    """The mentioned types (sorted) plus a fresh name (``Other``, ``Other1``, …) standing for all other types."""
+    """The mentioned types (sorted) plus a fresh relation (``Other``, ``Other1``, …) for the other types (to which
+    a stream's other types must be renamed: :data:`OTHER_TYPE`)."""
     types = mentioned_types(cea)
     return (*sorted(types), _fresh(OTHER_TYPE, types | cea.variables()))
 

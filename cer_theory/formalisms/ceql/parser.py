@@ -42,20 +42,16 @@ Every error is a :class:`~cer_theory.core.errors.SyntaxErrorCER` with line, colu
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
-import lark
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.parsing import check_nesting, describe_token, number, syntax_error, unescape
+from cer_theory.core.parsing import cached_lalr, check_nesting, describe_token, number, syntax_error, unescape
 from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
                                             Predicate)
 from cer_theory.core.windows import Window
@@ -482,37 +478,13 @@ def _filter_atoms(p: Predicate) -> list[On]:
     return [p] if isinstance(p, On) else []
 
 
-def _table_cache(grammar: str) -> str | bool:
-    """Where Lark keeps the built LALR tables: a file in the user's own cache directory
-    (``$XDG_CACHE_HOME/cer_theory``, else ``~/.cache/cer_theory``, made private), named by a hash of the grammar,
-    Lark's version and Python's, or False (rebuild every time) when that directory cannot be made. Not Lark's
-    default of the shared temporary directory: Lark unpickles the file, and there another user could have
-    written it first (D121)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "cer_theory"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not os.access(folder, os.W_OK) or (hasattr(os, "getuid") and folder.stat().st_uid != os.getuid()):
-            return False
-    except OSError:
-        return False
-    key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:20]
-    return str(folder / f"ceql-lalr-{key}.lark")
-
-
 @functools.cache
 def _lark() -> Lark:
-    """The LALR parser (no inline transformer: the builder keeps per-parse state).
-
-    Lark keeps the built LALR tables in :func:`_table_cache`'s file, with a hash of the grammar, the options and
-    its version in the file's first line, so a later process (each ``cer-theory run``) loads them instead of
-    rebuilding the tables; a changed grammar gets a new file and a mismatched hash a rebuild, so stale tables are
-    never used, and a truncated or garbled file (a concurrent writer) is rebuilt too: Lark catches any error
-    while loading it (D121).
-    """
-    grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="basic", start=["query_start", "declarations_start"],
-                maybe_placeholders=False, cache=_table_cache(grammar))
+    """The LALR parser (no inline transformer: the builder keeps per-parse state), its tables loaded from the
+    user's cache by :func:`~cer_theory.core.parsing.cached_lalr` when a previous process built them, so each
+    ``cer-theory run`` does not rebuild them (D121, D200)."""
+    return cached_lalr(GRAMMAR_PATH.read_text(encoding="utf-8"), "ceql", lexer="basic",
+                       start=["query_start", "declarations_start"], maybe_placeholders=False)
 
 
 def parse(text: str, *, check_variables: bool = True) -> Query:

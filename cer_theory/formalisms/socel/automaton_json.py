@@ -21,11 +21,16 @@ from typing import Any
 
 from cer_theory.automata.cea import CEA, Transition
 from cer_theory.core.errors import AutomatonError, SyntaxErrorCER
-from cer_theory.formalisms.cel.parser import parse_predicate
+from cer_theory.core.textfiles import loads_json, read_text_file
+from cer_theory.formalisms.cel.parser import is_name, parse_predicate
 from cer_theory.formalisms.cel.printer import format_predicate
 from cer_theory.formalisms.socel.ucea import UCEA
 
 KINDS = {"ucea": UCEA, "cea": CEA}
+
+MAX_STATE_DIGITS = 100
+"""An integer state id is an identifier, not a quantity: longer ones are refused (naming the field) rather than
+converted."""
 
 
 def automaton_to_json(a: CEA) -> dict[str, Any]:
@@ -61,7 +66,8 @@ def _field(obj: dict, name: str, where: str, kind: type | tuple[type, ...]) -> A
 
 def _state(value: Any, where: str) -> str | int:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise AutomatonError(f"{where}: a state is a string or an integer, got {value!r}")
+        raise AutomatonError(f"{where}: a state is a string or an integer of at most {MAX_STATE_DIGITS} digits, "
+                             f"got {value!r}")
     return value
 
 
@@ -71,7 +77,7 @@ def automaton_from_json(data: Any, *, source: str = "automaton", io_deterministi
     if not isinstance(data, dict):
         raise AutomatonError(f"{source}: expected a JSON object, got {type(data).__name__}")
     kind = data.get("kind", "ucea")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise AutomatonError(f"{source}.kind: expected one of {sorted(KINDS)}, got {kind!r}")
     states = [_state(q, f"{source}.states[{k}]") for k, q in enumerate(_field(data, "states", source, list))]
     initial = [_state(q, f"{source}.initial[{k}]") for k, q in enumerate(_field(data, "initial", source, list))]
@@ -90,8 +96,9 @@ def automaton_from_json(data: Any, *, source: str = "automaton", io_deterministi
             raise AutomatonError(f"{where}.guard: {guard_text!r} is not unary; write attributes unqualified (x > 1)")
         labels = _field(t, "labels", where, list)
         for m, lab in enumerate(labels):
-            if not isinstance(lab, str) or not lab:
-                raise AutomatonError(f"{where}.labels[{m}]: a label is a non-empty string, got {lab!r}")
+            if not is_name(lab):
+                raise AutomatonError(f"{where}.labels[{m}]: a label is a variable name (a letter or _, then "
+                                     f"letters, digits and _; not a keyword), got {lab!r}")
         src, dst = _state(t.get("from"), f"{where}.from"), _state(t.get("to"), f"{where}.to")
         for end, name in ((src, "from"), (dst, "to")):
             if end not in states:
@@ -110,21 +117,14 @@ def automaton_from_json(data: Any, *, source: str = "automaton", io_deterministi
 
 
 def loads_automaton(text: str, *, source: str = "automaton", io_deterministic: bool = False) -> CEA:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise AutomatonError(f"{source}: line {e.lineno}, column {e.colno}: not JSON ({e.msg})") from None
+    data = loads_json(text, source, AutomatonError, max_int_digits=MAX_STATE_DIGITS)
     return automaton_from_json(data, source=source, io_deterministic=io_deterministic)
 
 
 def load_automaton(path: str | Path, *, io_deterministic: bool = False) -> CEA:
     """Read an automaton file; the messages name the file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise AutomatonError(f"{p}: cannot read ({e.strerror})") from None
-    return loads_automaton(text, source=str(p), io_deterministic=io_deterministic)
+    text = read_text_file(path, "automaton files", AutomatonError)
+    return loads_automaton(text, source=str(path), io_deterministic=io_deterministic)
 
 
 __all__ = ["automaton_to_json", "automaton_from_json", "dumps_automaton", "loads_automaton", "save_automaton",

@@ -35,7 +35,7 @@ _EXPORTS = {
     "unroll": "windowed",
     "determinize_sra": "determinize",
     "determinize_steps": "determinize",
-    "determinize_windowed": "determinize",
+    "determinize_windowed": "windowed",
     "complement": "determinize",
     "counts": "determinize",
 }

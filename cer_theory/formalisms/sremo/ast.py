@@ -200,8 +200,9 @@ def any_order(*parts: Expr) -> Expr:
     return alt(*(seq(*order) for order in itertools.permutations(parts)))
 
 
-def check(e: Expr) -> Expr:
-    """Validate the context rules the grammar cannot state; returns ``e``.
+def check(e: Expr, *, windowed: bool = False) -> Expr:
+    """Validate the context rules the grammar cannot state; returns ``e``. ``windowed``: ``e`` is the body of a
+    window (a construction that handles ``(e) WITHIN w`` itself compiles ``e`` alone).
 
     * ``!e`` only inside a window (seed 002 §5.1.2: complement is closed only for windowed expressions, Cor. 43);
     * ``e₁ & e₂``: a register written by one side is not read or written by the other (the product of Thm. 34
@@ -209,7 +210,7 @@ def check(e: Expr) -> Expr:
     * ``NEXT(e₁..eₙ)``: every argument after the first is a single condition (the condition-level negation of
       Def. 45; the literal complement is broken, docs/errata.md).
     """
-    _check(e, windowed=False)
+    _check(e, windowed=windowed)
     return e
 
 

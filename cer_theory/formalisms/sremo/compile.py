@@ -16,7 +16,12 @@ what ``e₁`` wrote. Each fragment has one start and one final state:
   marked transition of B needs ``_pos − #wN._pos ≤ w − 1``. The fragment starts in A and ends in B's final
   state, so a derivation with no mark is rejected, as Def. 39 reads (docs/decisions.md). A new entry starts in A,
   so a window inside an iteration is a new window for every iteration;
-* ``!e`` needs determinization (Thm. 41, Cor. 43) inside the fragment, not built yet: :class:`UnsupportedError`.
+* ``!e`` (allowed inside a window, §5.1.2) for a register-free ``e``: ``e``'s SRT is made ε-free, determinized
+  (Alg. 7; with no register written the subset construction is sound with loops, so no unrolling bounds the
+  slice), completed and flipped (Alg. 8, Cor. 43); its transitions consume unmarked and write nothing, as ``!e``'s
+  derivations do (language level, outputs dropped). A complement over registers (or a window, whose encoding
+  uses a register) is refused: SRT are not closed under complement (Thm. 35), and Cor. 43's construction bounds
+  the length of the whole string, which Def. 39's window does not bound for an unmarked slice (P3).
 
 ``Match(e, S) = Match(T, S)`` under the pure reading, for every ``S`` (Thm. 27; tested on generated
 expressions); under the last-• reading, the SRT keeps exactly the matches containing the last position (P1).
@@ -27,7 +32,8 @@ from __future__ import annotations
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.predicates.ast import Arith, Attr, Cmp, Const, conj
 from cer_theory.formalisms.sremo.ast import (Any, Complement, Concat, Cond, Empty, Eps, Expr, Inter, Next, Plus,
-                                             Star, Union, Window, check, registers)
+                                             Star, Union, Window, check, registers, walk)
+from cer_theory.formalisms.sremo.determinize import complement, determinize_sra
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.selection import expand_any, expand_next
 from cer_theory.formalisms.sremo.srt import POSITION, SRT, Transition
@@ -89,8 +95,29 @@ class _Builder:
         if isinstance(e, Window):
             return self.window(e)
         if isinstance(e, Complement):
-            raise UnsupportedError("!e needs determinization (seed 002 Thm. 41, Cor. 43), not built yet")
+            return self.complement(e)
         raise UnsupportedError(f"not a SREMO expression: {e!r}")
+
+    def complement(self, e: Complement) -> tuple[int, int]:
+        """``!e`` for a register-free ``e`` (seed 002 §5.1.2, Thm. 41 and Cor. 43 on a symbolic automaton): Alg. 8's
+        complement of the determinized ε-free SRT of ``e``, every transition unmarked and writing nothing."""
+        used = registers(e.body)
+        if used or any(isinstance(x, Window) for x in walk(e.body)):
+            what = f"the registers {', '.join(sorted(used))}" if used else "a window (encoded with a register)"
+            raise UnsupportedError(f"!e is built for an e without registers, and this e uses {what}: SRT are not "
+                                   f"closed under complement (seed 002 Thm. 35), and Cor. 43's construction bounds "
+                                   f"the whole string's length, which a window does not bound for the unmarked "
+                                   f"slice !e reads (seed 002 §5.1.2); the reference semantics (eval --via "
+                                   f"semantics) evaluates it")
+        body = eliminate_epsilon(compile_automaton(e.body, native_window=False, windowed=True))
+        negated = complement(determinize_sra(body))
+        states = [self.state() for _ in range(negated.states)]
+        for t in negated.transitions:
+            self.transitions.append(Transition(states[t.source], t.guard, states[t.target]))
+        f = self.state()
+        for q in sorted(negated.finals):
+            self.eps(states[q], f)
+        return states[negated.start], f
 
     def fragment(self, e: Expr) -> SRT:
         """The SRT of a sub-expression on its own (for the product), sharing this builder's window registers."""
@@ -151,13 +178,14 @@ class _Builder:
 
 
 
-def compile_automaton(e: Expr, *, native_window: bool = True) -> SRT:
+def compile_automaton(e: Expr, *, native_window: bool = True, windowed: bool = False) -> SRT:
     """The SRT of Thm. 27 for ``e`` (with ε-transitions; :func:`~.epsilon.eliminate_epsilon` removes them).
 
     A window at the top becomes the SRT's ``window`` (cheap: the recognizer drops runs that left it), unless
     ``native_window=False``, which encodes it by position conditions like a window below the top (for the
-    closure constructions, which combine automata and keep no ``window``)."""
-    check(e)
+    closure constructions, which combine automata and keep no ``window``). ``windowed=True`` compiles ``e`` as
+    the body of a window that the caller handles (the unrolling of Lemma 46 does), so ``!e`` is allowed in it."""
+    check(e, windowed=windowed)
     window = None
     if native_window and isinstance(e, Window):
         window, e = e.w, e.body

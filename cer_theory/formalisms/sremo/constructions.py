@@ -38,7 +38,7 @@ def _windowed(e: Expr, window: int | None, budget: int) -> tuple[str, int, SRT, 
         e, w = e.body, e.w
     if w < 1:
         raise UnsupportedError(f"--window: a window is a positive integer, got {w}")
-    sra = unroll(compile_automaton(e, native_window=False), w, budget=budget)
+    sra = unroll(compile_automaton(e, native_window=False, windowed=True), w, budget=budget)
     return f"{text}  (w = {w})", w, sra, determinize_sra(sra, budget=budget)
 
 

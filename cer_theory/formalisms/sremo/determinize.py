@@ -6,7 +6,9 @@ from a subset ``P``, the conditions of the transitions out of ``P`` are split in
 (Z3 with the ``def`` flags of docs/decisions.md prunes the others), and each minterm goes to the set of the
 targets whose condition it implies, writing the union of their ``W``. This is sound **only** on unrolled input:
 every register copy is written by one transition, so the union never clobbers a value another run still needs;
-on the SRT of Thm. 38 it would overwrite ``r1``. Outputs are dropped: the result is output-agnostic (Def. 37).
+on the SRT of Thm. 38 it would overwrite ``r1``. An SRA that writes no register has nothing to clobber: it is a
+symbolic automaton, and the subset construction is sound on it with its loops (the complement of a register-free
+``!e``, :mod:`.compile`). Outputs are dropped: the result is output-agnostic (Def. 37).
 It drives the toolkit's one subset step (:func:`~cer_theory.automata.determinize.step.subset_moves`, docs/decisions.md
 D33, D57) with each minterm as the key.
 
@@ -23,10 +25,7 @@ from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded, Unsupport
 from cer_theory.core.predicates.ast import TRUE, Predicate, conj, neg
 from cer_theory.core.predicates.registers import condition_satisfiable, with_def_flags
 from cer_theory.core.predicates.solver import minterms
-from cer_theory.formalisms.sremo.ast import Expr, Window
-from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.srt import SRT, Transition
-from cer_theory.formalisms.sremo.windowed import unroll
 
 
 def _loop_free(t: SRT) -> bool:
@@ -62,7 +61,7 @@ def subset_construction(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budge
     From a subset ``P``, the conditions out of ``P`` are split into their satisfiable minterms (Z3 with the
     ``def`` flags prunes the rest); a minterm is the key (its positive conditions' bits) of the shared subset
     step, whose ``Δall`` is the target subset and whose labels' ``W`` are the registers written."""
-    if not sra.is_epsilon_free() or not _loop_free(sra):
+    if not sra.is_epsilon_free() or (not _loop_free(sra) and any(t.writes for t in sra.transitions)):
         raise UnsupportedError("determinization needs the unrolled, loop-free SRA of a windowed expression "
                                "(seed 002 Lemma 46; Thm. 38: not every SRT is determinizable); use unroll(srt, w)")
     table = move_table(sra)
@@ -130,20 +129,6 @@ def complement(dsra: SRT) -> SRT:
     names = dsra.names + ("∅",) if dsra.names is not None else None  # the dead state is the empty subset
     return SRT(dsra.states + 1, dsra.start, finals, tuple(transitions), dsra.registers, positions=dsra.positions,
                names=names)
-
-
-def determinize_windowed(e: Expr, w: int | None = None, *, budget: int = DEFAULT_BUDGET) -> SRT:
-    """The output-agnostic dSRA of Thm. 41 for ``e`` on strings of length ≤ ``w``: compile (Thm. 27), unroll
-    (Lemma 46), determinize (Alg. 7). ``w`` defaults to the window of ``(e) WITHIN w``; without any, the
-    construction is refused (Thm. 38: not every SRT is determinizable)."""
-    if w is None:
-        if not isinstance(e, Window):
-            raise UnsupportedError("determinization needs a window: write (e) WITHIN w or pass w (seed 002 Thm. 38: "
-                                   "without one, an SRT need not have a deterministic equivalent)")
-        w, e = e.w, e.body
-    if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-        raise UnsupportedError(f"a window is a positive integer, got {w!r}")
-    return determinize_sra(unroll(compile_automaton(e, native_window=False), w, budget=budget), budget=budget)
 
 
 def counts(t: SRT) -> dict[str, int]:

@@ -43,7 +43,7 @@ def fragment_violation(e: Expr) -> str | None:
     if not isinstance(e, Window):
         return "--via dsrt streams a windowed expression: write (e) WITHIN w (seed 002 Thm. 41 needs the window)"
     try:
-        srt = eliminate_epsilon(compile_automaton(e.body, native_window=False))
+        srt = eliminate_epsilon(compile_automaton(e.body, native_window=False, windowed=True))
     except UnsupportedError as exc:
         return str(exc)
     unmarked = [t for t in srt.out(srt.start) if not t.marked]
@@ -76,7 +76,7 @@ def build(e: Expr, *, budget: int = DEFAULT_BUDGET) -> WindowedDSRA:
     if why is not None:
         raise UnsupportedError(why)
     assert isinstance(e, Window)
-    tree = unroll(compile_automaton(e.body, native_window=False), e.w, budget=budget)
+    tree = unroll(compile_automaton(e.body, native_window=False, windowed=True), e.w, budget=budget)
     incoming: dict[int, Transition] = {t.target: t for t in tree.transitions}  # a tree: one edge into each node
 
     def marks(node: int) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ Outputs = list[frozenset]
 
 
 def compiles(e: Expr) -> bool:
-    """Whether Thm. 27's construction covers ``e`` (everything but a complement)."""
+    """Whether Thm. 27's construction covers ``e`` (everything but a complement over registers, D202)."""
     try:
         compile_automaton(e)
     except UnsupportedError:

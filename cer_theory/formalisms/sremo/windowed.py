@@ -12,14 +12,18 @@ copy of ``r`` written last on the unique path to its source (FindLastAppearance)
 * nodes that cannot reach a final node are pruned.
 
 The unrolled SRA accepts exactly the strings of ``Lang(A)`` (pure reading) of length ≤ ``w``: it bounds the
-*string*, not Def. 39's marked span (P3, docs/errata.md).
+*string*, not Def. 39's marked span (P3, docs/errata.md). :func:`determinize_windowed` is the whole of Thm. 41 for
+an expression: compile, unroll, determinize.
 """
 
 from __future__ import annotations
 
-from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
+from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.predicates.ast import FALSE, And, Not, Or, Predicate, conj, disj, neg, reslot
 from cer_theory.core.predicates.registers import registers_read
+from cer_theory.formalisms.sremo.ast import Expr, Window
+from cer_theory.formalisms.sremo.compile import compile_automaton
+from cer_theory.formalisms.sremo.determinize import determinize_sra
 from cer_theory.formalisms.sremo.epsilon import eliminate_epsilon
 from cer_theory.formalisms.sremo.srt import SRT, Transition
 
@@ -83,3 +87,19 @@ def unroll(srt: SRT, w: int, *, budget: int = DEFAULT_BUDGET) -> SRT:
     kept = tuple(Transition(index[t.source], t.guard, index[t.target], t.writes, t.marked)
                  for t in edges if t.source in alive and t.target in alive)
     return SRT(len(index), 0, frozenset(index[n] for n in finals), kept, positions=a.positions)
+
+
+def determinize_windowed(e: Expr, w: int | None = None, *, budget: int = DEFAULT_BUDGET) -> SRT:
+    """The output-agnostic dSRA of Thm. 41 for ``e`` on strings of length ≤ ``w``: compile (Thm. 27), unroll
+    (Lemma 46), determinize (Alg. 7). ``w`` defaults to the window of ``(e) WITHIN w``; without any, the
+    construction is refused (Thm. 38: not every SRT is determinizable). Either way ``e`` is compiled as the body
+    of a window, so a complement ``!e`` in it is allowed (seed 002 §5.1.2)."""
+    if w is None:
+        if not isinstance(e, Window):
+            raise UnsupportedError("determinization needs a window: write (e) WITHIN w or pass w (seed 002 Thm. 38: "
+                                   "without one, an SRT need not have a deterministic equivalent)")
+        w, e = e.w, e.body
+    if isinstance(w, bool) or not isinstance(w, int) or w < 1:
+        raise UnsupportedError(f"a window is a positive integer, got {w!r}")
+    srt = compile_automaton(e, native_window=False, windowed=True)
+    return determinize_sra(unroll(srt, w, budget=budget), budget=budget)

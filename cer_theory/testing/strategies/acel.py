@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 from cer_theory.core.predicates.ast import Predicate
-from cer_theory.formalisms.acel.ast import (Agg, AggSpec, And, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
-                                            Multiset, Or, Plus, Proj, Seq)
+from cer_theory.formalisms.acel.ast import (Agg, AggSpec, Conj, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
+                                            Multiset, Disj, Plus, Proj, Seq)
 from cer_theory.formalisms.cel.ast import filter_literals, literal_variables
 from cer_theory.testing.strategies import Schema, streams
 from cer_theory.testing.strategies.cel import conditions
@@ -66,7 +66,7 @@ def _formula(draw: st.DrawFn, depth: int, ops: tuple[str, ...], relations: tuple
         return Agg(sub(), draw(st.sampled_from(labels)), specs)
     if kind in ("plus", "cplus"):
         return (Plus if kind == "plus" else CPlus)(sub())
-    node = {"or": Or, "and": And, "seq": Seq, "contig": Contig}[kind]
+    node = {"or": Disj, "and": Conj, "seq": Seq, "contig": Contig}[kind]
     return node(sub(), sub())
 
 

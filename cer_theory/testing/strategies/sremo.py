@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cer_theory.automata.registers import Valuation
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, Const, IsType, Predicate, conj, disj, neg
-from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Concat, Cond, Expr, Inter, Next, Plus, Star, Union,
+from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Expr, Inter, Next, Plus, Star, Union,
                                              Window, written, registers)
 
 TYPES = ("a", "b")
@@ -77,7 +77,8 @@ def _inter(left: Expr, right: Expr) -> Expr:
 def expressions(max_leaves: int = 5, *, registers_allowed: tuple[str, ...] = REGISTERS,
                 strategies: bool = True, intersection: bool = True, windows: bool = True) -> st.SearchStrategy[Expr]:
     """SREMO expressions over every operator of the core syntax and ``e⁺``, optionally ∩, ANY, NEXT and
-    windows ``(e) WITHIN w`` (w in 1..3). No complement (the SRT compiler does not handle it yet)."""
+    windows ``(e) WITHIN w`` (w in 1..3). No complement (it is allowed only inside a window; see
+    :func:`with_complements`)."""
     leaves = st.one_of(conds(registers_allowed), conds(registers_allowed), conds(registers_allowed),
                        st.just(EPS), st.just(EMPTY))
 
@@ -101,5 +102,17 @@ def windowed(max_leaves: int = 4, **kw: object) -> st.SearchStrategy[Expr]:
     return st.builds(Window, expressions(max_leaves, **kw), st.integers(1, 4))  # type: ignore[arg-type]
 
 
+def with_complements(max_leaves: int = 3) -> st.SearchStrategy[Expr]:
+    """``(a · !n · b) WITHIN w`` and ``((!n)* · b) WITHIN w``: windowed expressions with a complement ``!n`` of a
+    register-free ``n`` (the complements the SRT compiler builds, seed 002 §5.1.2); ``a`` and ``b`` may use
+    registers."""
+    negated = expressions(max_leaves, registers_allowed=(), windows=False)
+    around = expressions(max_leaves)
+    return st.one_of(
+        st.builds(lambda a, n, b, w: Window(Concat(Concat(a, Complement(n)), b), w), around, negated, around,
+                  st.integers(1, 4)),
+        st.builds(lambda n, b, w: Window(Concat(Star(Complement(n)), b), w), negated, around, st.integers(1, 4)))
+
+
 __all__ = ["TYPES", "REGISTERS", "events", "streams", "valuations", "atoms", "conditions", "conds",
-           "expressions", "windowed"]
+           "expressions", "windowed", "with_complements"]
