@@ -121,14 +121,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:  # pragma: no cover - not the main thread (embedded use): SIGTERM keeps its handler
         previous = None
     try:
-        return _run(args, command)
+        return _run(args, command, program=argv is None)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _run(args: argparse.Namespace, command: str) -> int:
-    """The command, its errors turned into one line on stderr and an exit status."""
+def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
+    """The command, its errors turned into one line on stderr and an exit status (``program``: run as the
+    program, not called from Python)."""
     try:
         check_output_paths(args)
         return args.func(args)
@@ -143,7 +144,7 @@ def _run(args: argparse.Namespace, command: str) -> int:
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
-        if argv is None:  # the program: leave now, not after freeing all the interrupted work built (D203)
+        if program:  # the program: leave now, not after freeing all the interrupted work built (D203)
             _leave(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     except BrokenPipeError:

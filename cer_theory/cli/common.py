@@ -88,9 +88,13 @@ def read_formula(text: str, logic: Formalism) -> Any:
 def construct(record: Formalism, name: str, *arguments: Any, **options: Any) -> Any:
     """Run construction ``name`` of ``record`` (refused with the record's reason when it has none). ``options``
     are the command's: one its callable does not take is refused when the user gave it (not None, not False),
-    and dropped otherwise; a ``budget`` also bounds the work of the call (core.budget)."""
+    and dropped otherwise (a callable with ``**options`` takes them all); a ``budget`` also bounds the work of the
+    call (core.budget)."""
     build = record.construction(name)
     takes = inspect.signature(build).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in takes.values()):
+        with work_budget(options.get("budget")):
+            return build(*arguments, **options)
     for key, value in options.items():
         if key not in takes and value not in (None, False):
             raise UnsupportedError(f"--{key.replace('_', '-')} is not an option of {record.name}'s {name}")

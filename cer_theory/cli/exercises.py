@@ -31,9 +31,10 @@ def cmd_exercises(args: argparse.Namespace) -> int:
     from cer_theory.exercises.checker import bundled_exercises
     from cer_theory.exercises.model import DIFFICULTIES
 
+    wanted = {key: value for key, value in (("logic", args.logic), ("kind", args.kind)) if value}
     paper = None
     for e in bundled_exercises():
-        if (args.logic and e.logic != args.logic) or (args.kind and e.kind != args.kind) or \
+        if any(getattr(e, key) != value for key, value in wanted.items()) or \
                 (args.difficulty and DIFFICULTIES[e.difficulty] != args.difficulty):
             continue
         if e.paper != paper:
@@ -105,7 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("names", nargs="*",
                    help="exercise names (bundled or gen_[<logic>_]<kind>_<difficulty>_<seed>)")
     s.add_argument("--seed", type=whole_number(), help="one generated instance per kind and difficulty for this seed (a whole number)")
-    s.add_argument("--logic", choices=("cel", "ceql", "socel"), default="cel",
+    s.add_argument("--logic", default="cel", metavar="NAME",
                    help="the formalism of the generated instances (CEQL and SO-CEL: formula and predict kinds)")
     s.add_argument("--format", choices=("md", "html"), default="md")
     s.add_argument("--solutions", action="store_true", help="add the worked solutions (the teacher's copy)")

@@ -5,49 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula
 from cer_theory.cli.options import whole_number
-from cer_theory.cli.common import add_budget_option, compile_cel, read_formula, read_text_argument
 
 
 def cmd_step(args: argparse.Namespace) -> int:
-    from cer_theory.core.budget import work_budget
-    from cer_theory.core.errors import UnsupportedError
-    from cer_theory.core.protocols import get
-    from cer_theory.stepper import step
+    """The ``step`` construction of ``--logic``'s record over the stream, written as one HTML page."""
     from cer_theory.streams.rows import load
 
+    logic = having(args.logic, "step")
+    ast = read_formula(args.formula, logic)
     # (an -o naming the stream, a link to it or its folder is refused before this: cli.common.check_output_paths)
     stream = list(load(args.stream))
     if args.positions is not None:
         stream = stream[:args.positions]
-    with work_budget(args.budget):
-        if args.logic == "cel":
-            phi = read_formula(args.formula)
-            model, title = compile_cel(phi, budget=args.budget), str(phi)
-        elif args.logic == "acel":
-            # an ACEA's templates copy the attributes each type has in this stream (seed 003 Thm 6.2's schema)
-            from cer_theory.formalisms.acel.compile import compile_acea, schema_of
-
-            text = read_text_argument(args.formula)
-            model, title = compile_acea(get("acel").parse(text), schema_of(stream)), text
-        else:
-            logic = get(args.logic)
-            text = read_text_argument(args.formula)
-            ast = logic.parse(text)
-            model, title = logic.automaton(ast), text
-        options: dict = {}
-        if args.logic == "ceql":
-            # CEQL means CORE's semantics (seed 001): a run may start at every position, inside the window. The
-            # CEA alone starts at 0 only, so a CEQL query is stepped on the engine's tECS.
-            if args.engine == "CCES":
-                raise UnsupportedError("--logic ceql is stepped on CORE's tECS (--engine tecs), not the CCES")
-            args.engine = "tECS"
-            if ast.within is not None:
-                options["window"] = ast.within
-        if args.engine and type(model).__name__ not in ("CEA", "UCEA"):
-            raise UnsupportedError(f"--engine runs a CEA; --logic {args.logic} compiles to {type(model).__name__}")
-        run = step(model, stream, structure=args.engine, title=title, max_positions=args.max_positions,
-                   max_rows=args.max_runs, **options)
+    run = construct(logic, "step", ast, stream, structure=args.engine, title=logic.format(ast),
+                    max_positions=args.max_positions, max_rows=args.max_runs, budget=args.budget)
     run.write_html(args.output)
     print(f"wrote {args.output}: {len(run.frames) - 1} positions of the {run.model} run (keys: → ← Home End)",
           file=sys.stderr)
@@ -66,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "--engine cces|tecs shows the engine's data structure growing instead.")
     s.add_argument("formula", help="the formula's text, or @FILE")
     s.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
-    s.add_argument("--logic", default="cel", help="the formalism: cel (default), ceql, socel, sremo or acel")
+    add_logic_option(s, "a stepper of its runs")
     s.add_argument("--engine", choices=("CCES", "tECS"), type=lambda t: {"cces": "CCES", "tecs": "tECS"}.get(
         t.lower(), t), help="show seed 000's CCES (Algorithm 2) or CORE's tECS (seed 001) instead of the automaton")
     s.add_argument("-o", "--output", required=True, help="the HTML file to write")

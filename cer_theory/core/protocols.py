@@ -173,6 +173,8 @@ CONSTRUCTIONS: Mapping[str, str] = MappingProxyType({
     "to-formula": "(automaton, relations, *, budget, …) → an AST: an automaton of the model back to a formula",
     "rewrite": "(kind, ast) → (title, ast): the paper's formula rewrites; REWRITES names the kinds",
     "cces": "(automaton) → an evaluator with process(event), stats and to_dot(): Algorithm 2 over the CCES",
+    "step": "(ast, stream, *, structure, …) → the run of the formula's automaton position by position (a stepper "
+            "Run: frames of active states, partial outputs and outputs)",
 })
 """The constructions a record declares, each as a callable (or reference) or :class:`Unsupported` with the reason;
 the value says the shape of the call. A command reads the construction of ``--logic``'s record, so a refusal
@@ -216,8 +218,7 @@ class Formalism:
     unless a finer one is asked for.
 
     ``constructions`` maps every name of :data:`CONSTRUCTIONS` to its callable (or reference) or to
-    :class:`Unsupported` with the reason; ``step`` is the slot of the formalism's per-event stepper (a reference,
-    or None until one is written).
+    :class:`Unsupported` with the reason (``step``, the run position by position, among them).
     """
 
     name: str
@@ -232,7 +233,6 @@ class Formalism:
     levels: tuple[Level, ...]
     strategies: Strategies
     constructions: Mapping[str, Ref | Callable[..., Any] | Unsupported] = field(default_factory=dict)
-    step: Ref | Callable[..., Any] | Unsupported | None = None
 
     def __post_init__(self) -> None:
         missing = sorted(set(CONSTRUCTIONS) - set(self.constructions))

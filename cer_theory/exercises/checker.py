@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cer_theory.core.errors import ExerciseError
+from cer_theory.core.textfiles import read_text_file
 from cer_theory.exercises.grading import GRADERS, check_reference
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, Feedback, read_exercise
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cer_theory.core.errors import CerError, ExerciseError
+from cer_theory.core.textfiles import read_text_file
 from cer_theory.exercises.checker import check, load_exercise
 from cer_theory.exercises.generate import LOGICS, generate
 from cer_theory.exercises.grading import construction_input
@@ -43,6 +44,8 @@ def exercise_named(name: str) -> Exercise:
 
 def seed_sheet(seed: int, logic: str = "cel") -> list[Exercise]:
     """The instances of ``seed`` in ``logic``: one per kind and difficulty."""
+    if logic not in LOGICS:
+        raise ExerciseError(f"--logic {logic}: instances are generated for {', '.join(LOGICS)}")
     return [generate(kind, d, seed, logic) for kind in LOGICS[logic] for d in DIFFICULTIES]
 
 
@@ -127,8 +130,13 @@ def grade_folder(folder: str | Path) -> list[dict[str, str]]:
             if isinstance(exercise, CerError):
                 status, grade, message = "unknown exercise", "0", f"{answer}: {exercise}"
             else:
-                feedback = check(exercise, answer.read_text(encoding="utf-8").strip())
-                status, grade, message = feedback.status, str(int(feedback.accepted)), feedback.message
+                try:  # one student's unreadable file (another encoding, empty) is that student's grade, not the end
+                    text = read_text_file(answer, "answer files", ExerciseError)
+                except CerError as e:
+                    status, grade, message = "unreadable", "0", str(e)
+                else:
+                    feedback = check(exercise, text.strip())
+                    status, grade, message = feedback.status, str(int(feedback.accepted)), feedback.message
             rows.append({"student": student.name, "exercise": name, "status": status, "grade": grade,
                          "feedback": message})
     return rows

@@ -30,7 +30,7 @@ DEEP = 1.5  # seconds of CPU the command has spent enumerating when SIGINT is se
 COMMANDS = {
     "cces": ["cces", "R+", "--stream", "STREAM"],
     "eval": ["eval", "R+", "--stream", "STREAM"],
-    "eval --via semantics": ["eval", "R+ ; R+", "--via", "semantics", "--stream", "STREAM"],
+    "eval --via semantics": ["eval", "R+ ; R+", "--via", "semantics", "--stream", "STREAM", "--budget", "10" * 20],
     "run": ["run", "--query", "SELECT * FROM S WHERE R+", "--stream", "STREAM"],
 }
 

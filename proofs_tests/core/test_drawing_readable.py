@@ -79,11 +79,11 @@ def test_the_equivalence_product_breaks_lines_for_real() -> None:
 
 def test_acea_labels_are_several_short_lines_with_readable_symbols() -> None:
     from cer_theory.core.events import Event, Stream
-    from cer_theory.formalisms.acel.compile import compile_acea, schema_of
+    from cer_theory.formalisms.acel.compile import compile_automaton, schema_of
     from cer_theory.formalisms.acel.parser import parse as parse_acel
 
     stocks = Stream([Event("SELL", price=101), Event("BUY", price=85)])
-    acea = compile_acea(parse_acel("AGG M[top <- max(X.price), n <- count(X.price)](SELL AS X ; BUY)"),
+    acea = compile_automaton(parse_acel("AGG M[top <- max(X.price), n <- count(X.price)](SELL AS X ; BUY)"),
                         schema_of(stocks))
     dot = acea.to_dot()
     assert "1e999" not in dot and "−∞ ⊕max" in dot

@@ -106,3 +106,25 @@ def test_check_exercise_answers(capsys, tmp_path: Path) -> None:
     assert main(["exercises"]) == 0
     listed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
     assert len(listed) == len(bundled_names())
+
+
+@pytest.mark.parametrize("content", ["T ; H".encode("latin-1") + b"\xe9", "T ; H".encode("utf-16"), b"", b"\x00\x01"])
+def test_an_unreadable_answer_is_that_students_grade_not_the_end_of_the_batch(tmp_path: Path, capsys,
+                                                                              content: bytes) -> None:
+    truth = _class(tmp_path / "answers", 2)
+    name = next(iter(truth))[1]
+    bad = tmp_path / "answers" / "student000" / f"{name}.txt"
+    bad.write_bytes(content)
+    out = tmp_path / "grades.csv"
+    assert main(["grade-answers", str(tmp_path / "answers"), "-o", str(out)]) == 0
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    row = next(r for r in rows if r["student"] == "student000" and r["exercise"] == name)
+    assert (row["status"], row["grade"]) == ("unreadable", "0")
+    assert str(bad) in row["feedback"]
+    assert len({r["student"] for r in rows}) == 2
+
+
+def test_a_sheet_in_a_logic_without_generated_instances_is_one_line(capsys) -> None:
+    assert main(["exercise-sheet", "--seed", "1", "--logic", "sremo"]) == 2
+    err = capsys.readouterr().err
+    assert "instances are generated for cel" in err and "Traceback" not in err

@@ -86,13 +86,13 @@ def test_cces_and_tecs_frames_end_with_the_evaluators_outputs() -> None:
 
 def test_acea_frames_are_the_configurations_of_every_start() -> None:
     """Seed 003's running example (the stock stream of §1 with max and count)."""
-    from cer_theory.formalisms.acel.compile import compile_acea, schema_of
+    from cer_theory.formalisms.acel.compile import compile_automaton, schema_of
     from cer_theory.formalisms.acel.events import timed_stream
     from cer_theory.formalisms.acel.parser import parse as parse_acel
 
     stocks = Stream([Event("SELL", price=101), Event("SELL", price=80), Event("BUY", price=85),
                      Event("SELL", price=99)])
-    acea = compile_acea(parse_acel("AGG M[top <- max(X.price), n <- count(X.price)](SELL AS X ; BUY)"),
+    acea = compile_automaton(parse_acel("AGG M[top <- max(X.price), n <- count(X.price)](SELL AS X ; BUY)"),
                         schema_of(stocks))
     run = acea_run(acea, stocks)
     ids = state_ids(acea.bfs_order())

@@ -63,6 +63,7 @@ ACEL = Formalism(
                           streams="cer_theory.testing.strategies.acel:acel_streams",
                           printable="cer_theory.testing.strategies.acel:printable"),
     constructions={
+        "step": "cer_theory.stepper.formalisms:step_acel",
         "equivalent": Unsupported(UNDECIDED),
         "contained": Unsupported(UNDECIDED),
         "determinize": Unsupported("seed 003's ACEA carry registers that aggregate values (§6), and the paper "

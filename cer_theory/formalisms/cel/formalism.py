@@ -83,6 +83,7 @@ CEL = Formalism(
     strategies=Strategies(formulas="cer_theory.testing.strategies.cel:registry_formulas",
                           streams="cer_theory.testing.strategies:streams"),
     constructions={
+        "step": "cer_theory.stepper.formalisms:step_cel",
         "equivalent": f"{CONSTRUCTIONS}:equivalent",
         "contained": f"{CONSTRUCTIONS}:contained",
         "determinize": f"{CONSTRUCTIONS}:determinize",

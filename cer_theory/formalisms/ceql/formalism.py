@@ -89,6 +89,7 @@ CEQL = Formalism(
                           streams="cer_theory.testing.strategies.ceql:timed_streams",
                           printable="cer_theory.testing.strategies.ceql:queries"),
     constructions={
+        "step": "cer_theory.stepper.formalisms:step_ceql",
         "equivalent": Unsupported(UNDECIDED),
         "contained": Unsupported(UNDECIDED),
         "determinize": Unsupported("the engine determinizes CEQL's CEA lazily, one state at a time as events "

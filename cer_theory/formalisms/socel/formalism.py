@@ -61,6 +61,7 @@ SOCEL = Formalism(
     strategies=Strategies(formulas="cer_theory.testing.strategies.socel:formulas",
                           streams="cer_theory.testing.strategies.socel:socel_streams"),
     constructions={
+        "step": "cer_theory.stepper.formalisms:step_socel",
         "equivalent": "cer_theory.formalisms.socel.equivalence:equivalent",
         "contained": "cer_theory.formalisms.socel.equivalence:contained",
         "determinize": f"{CONSTRUCTIONS}:determinize",
@@ -93,7 +94,8 @@ FOCEL = Formalism(
                           streams="cer_theory.testing.strategies.socel:socel_streams"),
     constructions={
         **{name: Unsupported(FO_HAS_NO_AUTOMATON) for name in ("determinize", "complement", "normal-form",
-                                                               "star-property", "to-formula", "cces")},
+                                                               "star-property", "to-formula", "cces",
+                                                               "step")},
         "equivalent": Unsupported(FO_UNDECIDED),
         "contained": Unsupported(FO_UNDECIDED),
         "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL; FO-CEL's translations to SO-CEL are "

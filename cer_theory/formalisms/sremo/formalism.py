@@ -81,6 +81,7 @@ SREMO = Formalism(
     strategies=Strategies(formulas="cer_theory.testing.strategies.sremo:expressions",
                           streams="cer_theory.testing.strategies.sremo:streams"),
     constructions={
+        "step": "cer_theory.stepper.formalisms:step_sremo",
         "equivalent": "cer_theory.formalisms.sremo.equivalence:equivalent",
         "contained": "cer_theory.formalisms.sremo.equivalence:contained",
         "determinize": "cer_theory.formalisms.sremo.constructions:determinize",
