@@ -235,6 +235,7 @@ KNOWN: Mapping[str, str] = MappingProxyType({
     "focel": "cer_theory.formalisms.socel.formalism",
     "sremo": "cer_theory.formalisms.sremo.formalism",
     "acel": "cer_theory.formalisms.acel.formalism",
+    "rpr": "cer_theory.formalisms.rpr.formalism",
 })
 """The one table of formalism modules: each registers its record when imported. A module that does not exist
 in this checkout (a formalism still being written) is skipped by :func:`names`."""
