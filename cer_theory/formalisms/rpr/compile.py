@@ -51,8 +51,14 @@ class OrderedNFA:
         self.edges.append([])
         return len(self.edges) - 1
 
-    def first_match(self, q: Query, rows: Sequence[Event], start: int) -> Labels | None:
-        """The first accepting path from row ``start`` in depth-first edge order, as the labels of its rows."""
+    def first_match(self, q: Query, rows: Sequence[Event], start: int, *, certain: bool = False,
+                    prev_within_match: bool = False) -> Labels | None:
+        """The first accepting path from row ``start`` in depth-first edge order, as the labels of its rows.
+
+        With ``certain``, a streaming matcher's view: a path that still wants a row when the rows run out might
+        become a more preferred match if the input went on, so when such a path comes before the first
+        accepting one there is no match yet (None). ``prev_within_match``: as in
+        :func:`~cer_theory.formalisms.rpr.semantics.running_term`."""
         # a stack of (state, labels, marks); alternatives are pushed in reverse so the preferred one pops first
         stack: list[tuple[int, Labels, tuple[tuple[str, int], ...]]] = [(self.initial, (), ())]
         while stack:
@@ -69,9 +75,13 @@ class OrderedNFA:
                     entered = dict(marks)[e.label]
                     if here > entered:
                         stack.append((e.target, labels, marks))
+                elif here == len(rows):
+                    if certain:
+                        return None
                 elif here < len(rows):
                     longer = labels + (e.label,)
-                    if (truth(q.define(e.label), lambda t: running_term(t, rows, start, longer)) is True
+                    if (truth(q.define(e.label), lambda t: running_term(t, rows, start, longer,
+                                                                        prev_within_match=prev_within_match)) is True
                             and within(q, rows, start, here)):
                         stack.append((e.target, longer, marks))
         return None

@@ -192,7 +192,8 @@ def aggregate(func: str, values: Sequence[Value | None]) -> Value | None:
         return None
 
 
-def running_term(t: Term, rows: Sequence[Event], start: int, labels: Labels) -> Value | None:
+def running_term(t: Term, rows: Sequence[Event], start: int, labels: Labels, *,
+                 prev_within_match: bool = False) -> Value | None:
     """A term at the row ``start + len(labels) - 1`` just classified as ``labels[-1]``, seeing the rows mapped so
     far (running semantics, TR 19075-5 §4.14; for ``MEASURES`` the labels are the whole match, which is final
     semantics). The rows a column designates are those mapped to its variable, or every row so far for an
@@ -204,11 +205,13 @@ def running_term(t: Term, rows: Sequence[Event], start: int, labels: Labels) -> 
       match's start too (§4.15.3);
     * an aggregate runs over all of them (§4.16), ``COUNT(*)`` counts every row so far.
 
-    NULL when the row does not exist."""
+    NULL when the row does not exist. ``prev_within_match`` is Flink's reading (D226): ``PREV`` does not reach
+    before the match's first row."""
     if isinstance(t, Const):
         return t.value
     if isinstance(t, Arith):
-        a, b = running_term(t.left, rows, start, labels), running_term(t.right, rows, start, labels)
+        a = running_term(t.left, rows, start, labels, prev_within_match=prev_within_match)
+        b = running_term(t.right, rows, start, labels, prev_within_match=prev_within_match)
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
             return None
         return a + b if t.op == "+" else a - b  # type: ignore[operator]
@@ -224,18 +227,20 @@ def running_term(t: Term, rows: Sequence[Event], start: int, labels: Labels) -> 
     if k < len(mapped):
         row = mapped[k] if isinstance(t, Nav) and t.first else mapped[-1 - k]
     if isinstance(t, Prev) and row is not None:
-        row = row - t.offset if row - t.offset >= 0 else None
+        floor = start if prev_within_match else 0
+        row = row - t.offset if row - t.offset >= floor else None
     return None if row is None else value(rows[row], col.attr)
 
 
-def satisfied(q: Query, rows: Sequence[Event], start: int, labels: Labels) -> bool:
+def satisfied(q: Query, rows: Sequence[Event], start: int, labels: Labels, *, prev_within_match: bool = False) -> bool:
     """Whether mapping rows ``start …`` to ``labels`` is a match (rule 3): every row's condition is TRUE when the
     row is classified, and the match fits Flink's ``WITHIN``."""
     if start + len(labels) > len(rows):
         return False
     for i in range(len(labels)):
         prefix = labels[:i + 1]
-        if truth(q.define(labels[i]), lambda t: running_term(t, rows, start, prefix)) is not True:
+        if truth(q.define(labels[i]), lambda t: running_term(t, rows, start, prefix,
+                                                             prev_within_match=prev_within_match)) is not True:
             return False
     return within(q, rows, start, start + len(labels) - 1)
 
@@ -255,12 +260,13 @@ def within(q: Query, rows: Sequence[Event], first: int, last: int) -> bool:
 # -------------------------------------------------------------------------- rule 4: preferment and skipping
 
 
-def preferred_match(q: Query, rows: Sequence[Event], start: int) -> Labels | None:
+def preferred_match(q: Query, rows: Sequence[Event], start: int, *, prev_within_match: bool = False) -> Labels | None:
     """The most preferred match starting at row ``start`` (TR 19075-5 §4.12), or None: the least choice sequence
     among the derivations that are matches."""
     best: tuple[Key, Labels] | None = None
     for key, labels in derivations(q.pattern, len(rows) - start):
-        if labels and (best is None or key < best[0]) and satisfied(q, rows, start, labels):
+        if labels and (best is None or key < best[0]) and satisfied(q, rows, start, labels,
+                                                                    prev_within_match=prev_within_match):
             best = (key, labels)
     return None if best is None else best[1]
 

@@ -45,6 +45,23 @@ def patterns(max_leaves: int = 4) -> st.SearchStrategy[Pattern]:
         st.builds(lambda a, b: Alt((a, b)), p, p)), max_leaves=max_leaves)
 
 
+@st.composite
+def flink_patterns(draw: st.DrawFn) -> Pattern:
+    """Patterns Flink accepts: a concatenation of distinct variables, each maybe quantified (Flink refuses
+    alternation, groups and a variable used twice), the first one not nullable; the last one greedy only now
+    and then (Flink refuses a greedy quantifier last, and the dialect checks that it does)."""
+    n = draw(st.integers(1, len(VARS)))
+    parts: list[Pattern] = []
+    for i, v in enumerate(VARS[:n]):
+        q = draw(st.one_of(st.just(Var(v)), quantified(st.just(Var(v)))))
+        if i == 0 and nullable(q):
+            q = Var(v)
+        if i == n - 1 and isinstance(q, Quant) and q.greedy and q.high != q.low and draw(st.integers(0, 3)):
+            q = Quant(q.body, q.low, q.high, greedy=False)
+        parts.append(q)
+    return parts[0] if n == 1 else Concat(tuple(parts))
+
+
 def non_empty(p: Pattern) -> Pattern:
     """``p``, or ``A p`` when ``p`` matches the empty sequence (outside the fragment, D221)."""
     return Concat((Var("A"), p)) if nullable(p) else p
@@ -96,11 +113,12 @@ def safe_skip_targets(p: Pattern, kind: str) -> tuple[str, ...]:
 
 
 @st.composite
-def queries(draw: st.DrawFn, max_leaves: int = 4, raising: bool = False) -> Query:
+def queries(draw: st.DrawFn, max_leaves: int = 4, raising: bool = False, flink: bool = False) -> Query:
     """A checked query: a non-empty pattern, conditions for some of its variables, measures, a skip mode,
     sometimes a partition and a ``WITHIN``. ``SKIP TO FIRST/LAST v`` names a variable for which the standard
-    cannot raise (:func:`safe_skip_targets`), unless ``raising``: then any variable of the pattern."""
-    pattern = non_empty(draw(patterns(max_leaves)))
+    cannot raise (:func:`safe_skip_targets`), unless ``raising``: then any variable of the pattern. With
+    ``flink``, the patterns are :func:`flink_patterns`."""
+    pattern = draw(flink_patterns()) if flink else non_empty(draw(patterns(max_leaves)))
     used = tuple(dict.fromkeys(variables(pattern)))
     defined = draw(st.lists(st.sampled_from(used), unique=True, max_size=len(used)))
     defines = tuple((v, draw(conditions(used))) for v in sorted(defined))
@@ -112,4 +130,4 @@ def queries(draw: st.DrawFn, max_leaves: int = 4, raising: bool = False) -> Quer
     return Query(pattern, partition, "ts", draw(measures(used)), skip, within, defines)
 
 
-__all__ = ["conditions", "measures", "non_empty", "patterns", "queries", "safe_skip_targets", "streams"]
+__all__ = ["conditions", "flink_patterns", "measures", "non_empty", "patterns", "queries", "safe_skip_targets", "streams"]
