@@ -78,3 +78,15 @@ def test_the_cli_refuses_in_one_line_when_flink_is_not_installed() -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "cer_theory[flink]" in proc.stderr
+
+
+def test_the_greedy_gap_encoding_is_silent_under_the_end_of_input_reading() -> None:
+    """``A X* B`` on ``a a b b``: the standard matches each a up to the last b; Flink 2.3 outputs nothing
+    (benchmarks/conformance/flink/sremo_section7.md), which is the end-of-input reading: X can always take one
+    more row, so the preferred partial match is still waiting when the input ends."""
+    q = identified(parse("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP TO NEXT ROW PATTERN (A X* B) "
+                         "DEFINE A AS type = 'a', B AS type = 'b')"))
+    c = Case(q, tuple(Event(t, id=i, k=0, x=0, ts=i + 1) for i, t in enumerate("aabb")), "sremo §7")
+    assert sum(expected_rows(c.query, c.events).values()) == 2
+    o = classify(c, Counter())
+    assert (o.kind, o.readings) == (EXPLAINED, ("end-of-input",))
