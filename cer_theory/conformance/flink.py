@@ -326,7 +326,7 @@ def run_group(session: FlinkSession, cases: Sequence[Case]) -> list[Outcome]:
 
 # ------------------------------------------------------------------------------------------ shrinking
 
-SHRINK_JOBS = 12
+SHRINK_JOBS = 8
 """At most this many Flink jobs to shrink one finding."""
 
 
@@ -376,7 +376,7 @@ def shrink(session: FlinkSession, outcome: Outcome) -> Outcome:
             if o.kind == outcome.kind:
                 best, progress = o, True
                 break
-    return best
+    return dataclasses.replace(best, minimal=None)  # its own object, even when nothing could go
 
 
 # ------------------------------------------------------------------------------------------ the run
@@ -388,9 +388,12 @@ def run(groups: Sequence[Sequence[Case]], session: FlinkSession, *, shrink_findi
     counts: Counter = Counter()
     total = sum(len(g) for g in groups)
     for group in groups:
+        shrunk: dict[str, Outcome] = {}  # one shrink per kind of finding per group: the cases share the query
         for o in run_group(session, group):
             if o.finding and shrink_findings:
-                o.minimal = shrink(session, o)
+                if o.kind not in shrunk:
+                    shrunk[o.kind] = shrink(session, o)
+                o.minimal = shrunk[o.kind]
             outcomes.append(o)
             counts[o.kind] += 1
         if progress is not None:
@@ -419,7 +422,13 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
     (out / "findings").mkdir(parents=True, exist_ok=True)
     for stale in (out / "findings").glob("[0-9][0-9][0-9].*"):
         stale.unlink()
-    findings = [o for o in outcomes if o.finding]
+    findings: list[Outcome] = []  # one per minimal case: the cases of a group share their shrunk case
+    seen: set[int] = set()
+    for o in outcomes:
+        if o.finding and id(o.minimal or o) not in seen:
+            seen.add(id(o.minimal or o))
+            findings.append(o)
+    same = Counter(id(o.minimal or o) for o in outcomes if o.finding)
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary_line": summary_line(outcomes), "explained_by": dict(readings)}
     body = ",\n".join(json.dumps(o.to_json(), separators=(",", ":"), default=str) for o in outcomes)
@@ -432,7 +441,10 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
         m = o.minimal or o
         _write(out / "findings" / f"{k:03d}.json", json.dumps(m.case.to_json()) + "\n")
         _write(out / "findings" / f"{k:03d}.sql", sql_script(m.case))
-        lines += [f"## Finding {k:03d}: {o.kind} ({o.case.name})", "", "```sql", format(m.case.query), "```", "",
+        more = same[id(m)] - 1
+        lines += [f"## Finding {k:03d}: {o.kind} ({o.case.name}"
+                  + (f", and {more} more cases of the same query" if more else "") + ")", "",
+                  "```sql", format(m.case.query), "```", "",
                   "rows: " + " ".join(f"{e.type}(id={e['id']},k={e['k']},x={e['x']},ts={e['ts']})"
                                       for e in m.case.events), "",
                   f"- reference: `{json.dumps(None if m.expected is None else _rows_json(m.expected))}`",

@@ -3,6 +3,8 @@ with the ``flink`` dialect's readings, and the one-line message when Flink or Ja
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -90,3 +92,20 @@ def test_the_greedy_gap_encoding_is_silent_under_the_end_of_input_reading() -> N
     assert sum(expected_rows(c.query, c.events).values()) == 2
     o = classify(c, Counter())
     assert (o.kind, o.readings) == (EXPLAINED, ("end-of-input",))
+
+
+def test_the_report_lists_one_finding_per_shrunk_case_with_a_replay_file_and_a_sql_script(tmp_path) -> None:
+    c = case("MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B) DEFINE B AS x > 0)", [0, 1])
+    first, second = classify(c, Counter()), classify(c, Counter())
+    assert first.kind == UNEXPLAINED
+    first.minimal = second.minimal = dataclasses.replace(first)  # as shrink() gives: one object per group
+    agree = classify(c, expected_rows(c.query, c.events))
+    page = flink.write_report(tmp_path, [first, second, agree], {"command": "cer-theory conformance --engine flink",
+                                                                  "replay": "replay {file}"})
+    text = page.read_text()
+    assert "3 cases: 1 agree, 0 explained, 2 unexplained, 0 engine errors" in text
+    assert "and 1 more cases of the same query" in text
+    assert sorted(p.name for p in (tmp_path / "findings").iterdir()) == ["001.json", "001.sql"]
+    assert Case.from_json(json.loads((tmp_path / "findings" / "001.json").read_text())).query == c.query
+    sql = (tmp_path / "findings" / "001.sql").read_text()
+    assert "CREATE TABLE ev" in sql and "MATCH_RECOGNIZE" in sql and "-- 0,0,a,0,0,1" in sql
