@@ -249,6 +249,9 @@ READINGS = (
     Reading("optional-after-greedy", "FlinkCEP refuses an optional element after a greedy one (\"Optional pattern "
                                      "cannot be preceded by greedy pattern\"; not in the SQL documentation)",
             refuses=r"(?i)optional pattern cannot be preceded by greedy pattern"),
+    Reading("physical-offsets", "Flink refuses PREV over a variable's column or with some offsets (\"Flink does not "
+                                "support physical offsets within partition\"; not in the SQL documentation)",
+            refuses=r"(?i)does not support physical offsets within partition"),
     Reading("end-of-input", "at the end of the input Flink emits no match for a start row while a more preferred "
                             "partial match there still wants rows (a streaming matcher cannot know the input ended; "
                             "the standard matches a finite table)", output=True),
