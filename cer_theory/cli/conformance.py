@@ -38,6 +38,10 @@ class _Bar:
 def cmd_conformance(args: argparse.Namespace) -> int:
     """Run the cases, print the summary line last; exit 0 iff every case agrees or is explained (nothing
     unexplained, refused or failed)."""
+    if args.engine == "flink":  # row pattern recognition, not CEQL: its own cases and report
+        from cer_theory.conformance.flink import main
+
+        return main(args)
     from cer_theory.conformance.adapters import make_adapter
     from cer_theory.conformance.check import run_cases
     from cer_theory.conformance.corpus import corpus_cases
@@ -114,8 +118,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("conformance", help="test an engine against the CEQL reference semantics",
                        description=cmd_conformance.__doc__)
     p.add_argument("--engine", required=True,
-                   help="reference, engine (the tECS), spark (local), pycer (CORE's C++ engine), or command:CMD "
-                        "(any program speaking the JSON-lines protocol of docs/conformance.md)")
+                   help="reference, engine (the tECS), spark (local), pycer (CORE's C++ engine), command:CMD "
+                        "(any program speaking the JSON-lines protocol of docs/conformance.md), or flink (Apache "
+                        "Flink's MATCH_RECOGNIZE against the rpr reference; needs cer_theory[flink] and Java 17)")
     p.add_argument("--dialect", default=None, help="declared readings that explain differences: core (CORE 0.1.x); "
                                                    "default: none (the paper's semantics)")
     p.add_argument("--cases", type=whole_number(minimum=1, maximum=1_000_000), default=None,

@@ -1,0 +1,525 @@
+"""Conformance of Apache Flink's ``MATCH_RECOGNIZE`` with the reference semantics of row pattern recognition
+(:mod:`cer_theory.formalisms.rpr`: ISO/IEC TR 19075-5 in Flink's fragment).
+
+One long-lived PyFlink :class:`~pyflink.table.TableEnvironment` in streaming mode (batch mode refuses
+``MATCH_RECOGNIZE``) runs every case. A JVM start and a job cost seconds, so cases come in *groups*: one query
+and several streams, each stream a partition of its own (the table's ``cid`` column, prepended to the query's
+``PARTITION BY``), written as one CSV file whose ``ts`` column (seconds) becomes the event-time attribute with a
+watermark; the job's rows are read back with ``collect()``. A group whose job fails is an *engine error* for each
+of its cases, never an empty answer.
+
+Each case is then **agree** (the same output rows, as multisets: partition key and measures, what ``ONE ROW PER
+MATCH`` outputs), **explained** (Flink's rows are the reference's under one of the :data:`READINGS` where Flink
+knowingly departs from the standard, or its refusal is one its documentation announces), **unexplained** (a
+finding) or **engine error**. Findings are shrunk (rows of the stream, then measures and conditions dropped) by
+re-running Flink, and written with a report, replay files and a script pasteable into Flink's SQL client.
+
+Needs the optional extra ``cer_theory[flink]`` (``apache-flink``) and a Java 17 runtime: without them
+:func:`open_session` raises a :class:`~cer_theory.conformance.protocol.ConformanceError` naming what is missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import importlib.util
+import itertools
+import json
+import re
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from cer_theory.core.events import Event
+from cer_theory.formalisms.rpr.ast import Col, Measure, Nav, Query, Skip, Truth, check, variables
+from cer_theory.formalisms.rpr.compile import compile_automaton
+from cer_theory.formalisms.rpr.parser import parse
+from cer_theory.formalisms.rpr.printer import format
+from cer_theory.formalisms.rpr.semantics import SkipError, evaluate, run_with
+from cer_theory.testing.harness import conformance_cases
+from cer_theory.testing.strategies.rpr import queries, streams
+from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
+from cer_theory.conformance.protocol import ConformanceError, EngineFailure
+
+Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
+"""One output row: (the query's partition key, the measures as (name, value) pairs)."""
+
+COLUMNS = (("cid", "INT"), ("id", "INT"), ("type", "STRING"), ("k", "INT"), ("x", "INT"), ("ts_s", "BIGINT"))
+"""The CSV columns of a group's table; ``ts`` is computed from ``ts_s`` as the event-time attribute."""
+
+IDENTIFY = (Measure(Nav(True, Col(None, "id")), "first_id"), Measure(Nav(False, Col(None, "id")), "last_id"))
+"""Measures every conformance query carries so that each output row names its match's first and last row."""
+
+
+# ------------------------------------------------------------------------------------------ the cases
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query and one stream (a partition of its group's table)."""
+
+    query: Query
+    events: tuple[Event, ...]
+    name: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "query": format(self.query), "events": [e.to_dict() for e in self.events]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Case:
+        return cls(parse(data["query"]), tuple(Event.from_dict(e, line=k) for k, e in enumerate(data["events"])),
+                   data.get("name", ""))
+
+
+def identified(q: Query) -> Query:
+    """``q`` with :data:`IDENTIFY`'s measures first (kept when already there)."""
+    names = {m.name for m in q.measures}
+    return dataclasses.replace(q, measures=tuple(m for m in IDENTIFY if m.name not in names) + q.measures)
+
+
+def flink_queries() -> st.SearchStrategy[Query]:
+    """Generated queries in Flink's pattern fragment (:func:`cer_theory.testing.strategies.rpr.queries`) with the
+    identifying measures."""
+    return queries(flink=True).map(identified)
+
+
+def generate_groups(groups: int, per_group: int, seed: int) -> list[list[Case]]:
+    """``groups`` queries, each with ``per_group`` non-empty streams: the same seed gives the same cases."""
+    pairs = conformance_cases(groups, seed=seed, logic="rpr", formulas=flink_queries(),
+                              streams=st.lists(streams(max_length=7).filter(bool), min_size=per_group,
+                                               max_size=per_group))
+    return [[Case(q, tuple(s), f"generated #{g * per_group + i}") for i, s in enumerate(group)]
+            for g, (q, group) in enumerate(pairs)]
+
+
+def expected_rows(q: Query, events: Sequence[Event], find: Callable | None = None) -> Counter:
+    """The reference's output rows (a multiset); :class:`SkipError` propagates (the standard's exception)."""
+    outputs = evaluate(q, events) if find is None else run_with(q, events, find)
+    return Counter((m.partition, m.measures) for ms in outputs for m in ms)
+
+
+# ------------------------------------------------------------------------------------------ the engine
+
+
+def missing_requirements() -> str | None:
+    """What this machine lacks to run Flink, in one line; None when nothing is missing."""
+    if importlib.util.find_spec("pyflink") is None:
+        return "the flink engine needs the optional extra: pip install 'cer_theory[flink]' (apache-flink)"
+    if shutil.which("java") is None:
+        return "the flink engine needs a Java 17 runtime on PATH (java not found)"
+    return None
+
+
+def flink_sql(q: Query, table: str) -> str:
+    """The ``SELECT`` Flink runs for ``q`` over ``table``: partitioned by case first."""
+    # Flink's parser needs a DEFINE clause: an undefined variable is TRUE (TR 19075-5 §4.8), so say so
+    defines = q.defines or ((next(variables(q.pattern)), Truth(True)),)
+    text = format(dataclasses.replace(q, partition_by=("cid", *q.partition_by), defines=defines))
+    text = re.sub(r"(?<![.'\w])type\b(?!')", "`type`", text)  # TYPE is a keyword of Flink's SQL
+    return f"SELECT * FROM {table} {text}"
+
+
+def table_ddl(table: str, path: str) -> str:
+    cols = ", ".join(f"`{c}` {t}" for c, t in COLUMNS)
+    # the watermark trails by a second: Flink drops a row whose time is not after the last watermark as late, and
+    # rows of different cases (and of one case's partitions) share times
+    return (f"CREATE TABLE {table} ({cols}, ts AS TO_TIMESTAMP_LTZ(ts_s * 1000, 3), "
+            f"WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+            f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+
+
+def csv_rows(cases: Sequence[Case]) -> list[list[Any]]:
+    """The group's rows, case ``cid`` = index, in time order across cases (so no row is late for the
+    watermark); within a case the stream's order."""
+    rows = [[cid, e["id"], e.type, e["k"], e["x"], e["ts"]] for cid, c in enumerate(cases) for e in c.events]
+    return sorted(rows, key=lambda r: r[5])
+
+
+class FlinkSession:
+    """One PyFlink table environment in streaming mode, parallelism 1, reused by every group."""
+
+    name = "flink"
+
+    def __init__(self) -> None:
+        from pyflink.table import EnvironmentSettings, TableEnvironment  # the optional extra, imported on use
+
+        self.env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+        self.env.get_config().set("parallelism.default", "1")
+        self.scratch = Path(tempfile.mkdtemp(prefix="cer_conformance_flink_"))
+        self.jobs = 0
+
+    def run_group(self, cases: Sequence[Case]) -> list[Counter]:
+        """Every case's output rows (cases share the query), or :class:`EngineFailure` with Flink's message."""
+        q = cases[0].query
+        self.jobs += 1
+        table, folder = f"ev{self.jobs}", self.scratch / f"g{self.jobs}"
+        folder.mkdir()
+        with open(folder / "rows.csv", "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows(csv_rows(cases))
+        names = [m.name for m in q.measures]
+        out = [Counter() for _ in cases]
+        try:
+            self.env.execute_sql(table_ddl(table, str(folder)))
+            with self.env.execute_sql(flink_sql(q, table)).collect() as results:
+                for r in results:
+                    values = list(r)
+                    cid, key, measures = values[0], tuple(values[1:1 + len(q.partition_by)]), values[1 + len(
+                        q.partition_by):]
+                    out[cid][(key, tuple(zip(names, map(_plain, measures))))] += 1
+        except Exception as exc:  # py4j wraps every Java exception: each is Flink's refusal or failure
+            raise EngineFailure(flink_message(exc)) from None
+        finally:
+            self.env.execute_sql(f"DROP TABLE IF EXISTS {table}")
+            shutil.rmtree(folder, ignore_errors=True)
+        return out
+
+    def close(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _plain(v: Any) -> Any:
+    """A value as the reference writes it (Flink's BIGINT/INT are Python ints already; decimals become ints)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    try:
+        f = float(v)
+        return int(f) if f.is_integer() else f
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def flink_message(exc: BaseException) -> str:
+    """The most specific line of a (py4j-wrapped) Flink exception: its innermost ``Caused by``, else the Java
+    exception's own line (py4j writes it after ``\n: ``), else the first line."""
+    text = str(exc)
+    causes = re.findall(r"Caused by: ([^\n]+)", text) or re.findall(r"^: ([^\n]+)", text, flags=re.M)
+    line = causes[-1] if causes else (text.strip().splitlines() or [type(exc).__name__])[0]
+    return line.strip()[:400]
+
+
+def open_session() -> FlinkSession:
+    missing = missing_requirements()
+    if missing is not None:
+        raise ConformanceError(missing)
+    return FlinkSession()
+
+
+# ------------------------------------------------------------------------------------------ the dialect
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A documented or established way Flink departs from the standard. A *refusal* reading explains an engine
+    error whose message matches ``refuses``; *output* readings explain rows equal to the reference's computed
+    under them (:func:`matcher`), alone or together."""
+
+    name: str
+    description: str
+    refuses: str | None = None
+    output: bool = False
+
+
+def matcher(q: Query, readings: frozenset[str]) -> Callable:
+    """The matcher of the reference under Flink's output ``readings`` (a subset of "end-of-input" and
+    "prev-within-match")."""
+    nfa = compile_automaton(q)
+    return functools.partial(nfa.first_match, certain="end-of-input" in readings,
+                             prev_within_match="prev-within-match" in readings)
+
+
+READINGS = (
+    Reading("greedy-last", "Flink refuses a greedy quantifier as the pattern's last element (documentation, "
+                           "Greedy & Reluctant Quantifiers)", refuses=r"(?i)greedy quantifiers are not allowed as "
+                                                                      r"the last element"),
+    Reading("reluctant-optional", "Flink refuses the reluctant optional quantifier A?? / A{0,1}? (documentation, "
+                                  "Greedy & Reluctant Quantifiers)", refuses=r"(?i)reluctant optional"),
+    Reading("branching", "Flink refuses alternation (\"CEP doesn't support branching patterns\")",
+            refuses=r"(?i)doesn't support branching"),
+    Reading("unique-variables", "Flink refuses a pattern variable used twice (\"Pattern variables must be unique\")",
+            refuses=r"(?i)pattern variables must be unique"),
+    Reading("optional-after-greedy", "FlinkCEP refuses an optional element after a greedy one (\"Optional pattern "
+                                     "cannot be preceded by greedy pattern\"; not in the SQL documentation)",
+            refuses=r"(?i)optional pattern cannot be preceded by greedy pattern"),
+    Reading("physical-offsets", "Flink refuses PREV over a variable's column or with some offsets (\"Flink does not "
+                                "support physical offsets within partition\"; not in the SQL documentation)",
+            refuses=r"(?i)does not support physical offsets within partition"),
+    Reading("end-of-input", "at the end of the input Flink emits no match for a start row while a more preferred "
+                            "partial match there still wants rows (a streaming matcher cannot know the input ended; "
+                            "the standard matches a finite table)", output=True),
+    Reading("prev-within-match", "PREV(x) does not reach before the match's first row: there it is NULL (the "
+                                 "standard: the physical previous row of the partition)", output=True),
+)
+"""The ``flink`` dialect."""
+
+
+# ------------------------------------------------------------------------------------------ checking
+
+
+@dataclass
+class Outcome:
+    case: Case
+    kind: str
+    expected: Counter | None
+    got: Counter | None = None
+    readings: tuple[str, ...] = ()
+    error: str = ""
+    minimal: Outcome | None = None
+
+    @property
+    def finding(self) -> bool:
+        return self.kind in (UNEXPLAINED, ENGINE_ERROR)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.case.to_json(), "kind": self.kind,
+                               "expected": None if self.expected is None else _rows_json(self.expected)}
+        if self.got is not None:
+            out["got"] = _rows_json(self.got)
+        if self.readings:
+            out["readings"] = list(self.readings)
+        if self.error:
+            out["error"] = self.error
+        if self.minimal is not None:
+            out["minimal"] = self.minimal.to_json()
+        return out
+
+
+def _rows_json(rows: Counter) -> list[dict[str, Any]]:
+    out = [{"partition": list(key), **dict(measures)} for (key, measures), n in rows.items() for _ in range(n)]
+    return sorted(out, key=lambda r: json.dumps(r, sort_keys=True, default=str))
+
+
+def classify(case: Case, got: Counter | None, error: str = "") -> Outcome:
+    """One case's class (module docstring), given Flink's rows or its error."""
+    try:
+        expected: Counter | None = expected_rows(case.query, case.events)
+    except SkipError as exc:
+        expected, error = None, error or ""
+        if got is None:
+            return Outcome(case, AGREE, None, None, error=f"both raise; reference: {exc}")
+        return Outcome(case, UNEXPLAINED, None, got, error=f"the standard raises ({exc}); Flink answers")
+    if got is None:
+        named = tuple(r.name for r in READINGS if r.refuses and re.search(r.refuses, error))
+        return Outcome(case, EXPLAINED if named else ENGINE_ERROR, expected, None, named, error)
+    if got == expected:
+        return Outcome(case, AGREE, expected, got)
+    output = [r.name for r in READINGS if r.output]
+    for size in range(1, len(output) + 1):
+        for chosen in itertools.combinations(output, size):
+            if expected_rows(case.query, case.events, matcher(case.query, frozenset(chosen))) == got:
+                return Outcome(case, EXPLAINED, expected, got, chosen)
+    return Outcome(case, UNEXPLAINED, expected, got)
+
+
+def run_group(session: FlinkSession, cases: Sequence[Case]) -> list[Outcome]:
+    try:
+        answers = session.run_group(cases)
+    except EngineFailure as exc:
+        return [classify(c, None, str(exc)) for c in cases]
+    return [classify(c, rows) for c, rows in zip(cases, answers)]
+
+
+# ------------------------------------------------------------------------------------------ shrinking
+
+SHRINK_JOBS = 8
+"""At most this many Flink jobs to shrink one finding."""
+
+
+def _fewer_rows(case: Case) -> Iterator[Case]:
+    for i in range(len(case.events)):
+        events = case.events[:i] + case.events[i + 1:]
+        if events:
+            yield dataclasses.replace(case, events=events)
+
+
+def _simpler_queries(case: Case) -> Iterator[Case]:
+    q = case.query
+    for i in range(len(q.defines)):
+        yield dataclasses.replace(case, query=dataclasses.replace(q, defines=q.defines[:i] + q.defines[i + 1:]))
+    extra = [m for m in q.measures if m not in IDENTIFY]
+    for m in extra:
+        yield dataclasses.replace(case, query=dataclasses.replace(q, measures=tuple(x for x in q.measures if x != m)))
+    for simpler in (dataclasses.replace(q, within=None), dataclasses.replace(q, partition_by=()),
+                    dataclasses.replace(q, skip=Skip())):
+        if simpler != q:
+            yield dataclasses.replace(case, query=simpler)
+
+
+def shrink(session: FlinkSession, outcome: Outcome) -> Outcome:
+    """A smaller case of the same class: rows dropped (all one-row-shorter streams in one job), then clauses of
+    the query dropped one job each, greedily, within :data:`SHRINK_JOBS` jobs."""
+    best, jobs = outcome, 0
+    progress = True
+    while progress and jobs < SHRINK_JOBS:
+        progress = False
+        candidates = list(_fewer_rows(best.case))
+        if candidates:
+            jobs += 1
+            for o in run_group(session, candidates):
+                if o.kind == outcome.kind:
+                    best, progress = o, True
+                    break
+        for candidate in _simpler_queries(best.case):
+            if jobs >= SHRINK_JOBS:
+                break
+            try:
+                check(candidate.query)
+            except Exception:
+                continue
+            jobs += 1
+            (o,) = run_group(session, [candidate])
+            if o.kind == outcome.kind:
+                best, progress = o, True
+                break
+    return dataclasses.replace(best, minimal=None)  # its own object, even when nothing could go
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+
+def run(groups: Sequence[Sequence[Case]], session: FlinkSession, *, shrink_findings: bool = True,
+        progress: Callable[[int, int, Counter], None] | None = None) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    counts: Counter = Counter()
+    total = sum(len(g) for g in groups)
+    for group in groups:
+        shrunk: dict[str, Outcome] = {}  # one shrink per kind of finding per group: the cases share the query
+        for o in run_group(session, group):
+            if o.finding and shrink_findings:
+                if o.kind not in shrunk:
+                    shrunk[o.kind] = shrink(session, o)
+                o.minimal = shrunk[o.kind]
+            outcomes.append(o)
+            counts[o.kind] += 1
+        if progress is not None:
+            progress(len(outcomes), total, counts)
+    return outcomes
+
+
+def summary_line(outcomes: Sequence[Outcome]) -> str:
+    c = Counter(o.kind for o in outcomes)
+    return (f"{len(outcomes)} cases: {c[AGREE]} agree, {c[EXPLAINED]} explained, {c[UNEXPLAINED]} unexplained, "
+            f"{c[ENGINE_ERROR]} engine errors")
+
+
+def sql_script(case: Case, csv_path: str = "/tmp/rpr_case") -> str:
+    """A reproduction pasteable into Flink's SQL client: the table, its rows (to save as a CSV file), the query."""
+    rows = "\n".join("-- " + ",".join(map(str, r)) for r in csv_rows([case]))
+    return (f"-- save these lines (without '-- ') as {csv_path}/rows.csv\n{rows}\n"
+            f"{table_ddl('ev', csv_path)};\n"
+            f"SET 'execution.runtime-mode' = 'streaming';\n{flink_sql(case.query, 'ev')};\n")
+
+
+def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[str, Any]) -> Path:
+    """``cases.json`` (every case, its class, both outputs), ``findings/NNN.json`` (each minimal case, for
+    ``--replay``) and ``findings/NNN.sql`` (pasteable into Flink's SQL client), ``report.md``."""
+    out = Path(directory)
+    (out / "findings").mkdir(parents=True, exist_ok=True)
+    for stale in (out / "findings").glob("[0-9][0-9][0-9].*"):
+        stale.unlink()
+    findings: list[Outcome] = []  # one per minimal case: the cases of a group share their shrunk case
+    seen: set[int] = set()
+    for o in outcomes:
+        if o.finding and id(o.minimal or o) not in seen:
+            seen.add(id(o.minimal or o))
+            findings.append(o)
+    same = Counter(id(o.minimal or o) for o in outcomes if o.finding)
+    readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
+    head = {"meta": meta, "summary_line": summary_line(outcomes), "explained_by": dict(readings)}
+    body = ",\n".join(json.dumps(o.to_json(), separators=(",", ":"), default=str) for o in outcomes)
+    _write(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    lines = ["# Conformance report: Flink MATCH_RECOGNIZE against the RPR reference", "",
+             f"`{meta.get('command')}`", "", f"**{summary_line(outcomes)}**", "",
+             "Explained by the `flink` dialect's readings: "
+             + (", ".join(f"{r} ({n})" for r, n in readings.most_common()) or "none"), ""]
+    for k, o in enumerate(findings, 1):
+        m = o.minimal or o
+        _write(out / "findings" / f"{k:03d}.json", json.dumps(m.case.to_json()) + "\n")
+        _write(out / "findings" / f"{k:03d}.sql", sql_script(m.case))
+        more = same[id(m)] - 1
+        lines += [f"## Finding {k:03d}: {o.kind} ({o.case.name}"
+                  + (f", and {more} more cases of the same query" if more else "") + ")", "",
+                  "```sql", format(m.case.query), "```", "",
+                  "rows: " + " ".join(f"{e.type}(id={e['id']},k={e['k']},x={e['x']},ts={e['ts']})"
+                                      for e in m.case.events), "",
+                  f"- reference: `{json.dumps(None if m.expected is None else _rows_json(m.expected))}`",
+                  f"- flink: `{json.dumps(None if m.got is None else _rows_json(m.got), default=str)}`"
+                  + (f" error: {m.error}" if m.error else ""), "",
+                  f"replay: `{meta.get('replay', '').format(file=f'findings/{k:03d}.json')}`; SQL client: "
+                  f"`findings/{k:03d}.sql`", ""]
+    _write(out / "report.md", "\n".join(lines))
+    return out / "report.md"
+
+
+def _write(path: Path, text: str) -> None:
+    """Written aside and renamed into place."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+
+
+# ------------------------------------------------------------------------------------------ the command
+
+PER_GROUP = 10
+"""Streams per query (one Flink job)."""
+
+
+def main(args: Any) -> int:
+    """``cer-theory conformance --engine flink``: generated groups (``--cases`` rounded up to whole groups of
+    :data:`PER_GROUP`) or one ``--replay`` file; the summary line last; 0 iff nothing is unexplained and Flink
+    never failed unexpectedly."""
+    import datetime as _dt
+    import math
+    import shlex
+    import sys
+
+    if args.replay:
+        try:
+            groups = [[Case.from_json(json.loads(Path(args.replay).read_text(encoding="utf-8")))]]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ConformanceError(f"--replay {args.replay}: not a case file ({exc})") from None
+    else:
+        groups = generate_groups(math.ceil((args.cases or 200) / PER_GROUP), PER_GROUP, args.seed)
+    session = open_session()
+
+    def progress(done: int, total: int, counts: Counter) -> None:
+        if not args.quiet:
+            print(f"\r{done}/{total}  unexplained {counts[UNEXPLAINED]}, engine errors {counts[ENGINE_ERROR]}",
+                  end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    try:
+        outcomes = run(groups, session, shrink_findings=not args.no_shrink, progress=progress)
+    finally:
+        session.close()
+    if args.replay or args.verbose:
+        for o in outcomes:
+            if o.finding or args.replay:
+                m = o.minimal or o
+                print(f"{o.kind}: {o.case.name}\n{format(m.case.query)}\nreference: "
+                      f"{None if m.expected is None else _rows_json(m.expected)}\nflink: "
+                      f"{None if m.got is None else _rows_json(m.got)} {m.error}")
+    if args.report:
+        options = ["--engine", "flink"]
+        meta = {"engine": "flink", "seed": args.seed, "cases": len(outcomes), "per_group": PER_GROUP,
+                "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else options),
+                "replay": "cer-theory conformance --engine flink --replay {file}"}
+        print(f"report: {write_report(args.report, outcomes, meta)}", file=sys.stderr)
+    print(summary_line(outcomes))
+    return 0 if not any(o.finding for o in outcomes) else 1
+
+
+__all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
+           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "matcher",
+           "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
+           "table_ddl", "write_report"]
