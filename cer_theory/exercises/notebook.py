@@ -108,7 +108,8 @@ def check(name: str | Exercise, answer: Any) -> Graded:
     if not fb.accepted and fb.stream is not None:
         try:
             model = stepped_model(ex, answer, fb.stream)
-            run = None if model is None else step(model, fb.stream)
+            title = f"your answer: {answer}" if ex.kind == "formula" else f"the expected answer: {ex.reference_text}"
+            run = None if model is None else step(model, fb.stream, title=title)
         except (CerError, TypeError):
             run = None  # the table alone still shows the stream and both outputs
     return Graded(ex, answer, fb, run)
