@@ -19,6 +19,7 @@ from cer_theory.exercises import checker
 from cer_theory.exercises.grading import AUTOMATA, level_of
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, Feedback, events_json
 from cer_theory.formalisms.acel.compile import compile_acea, schema_of
+from cer_theory.formalisms.sremo import compile_automaton as compile_srt
 from cer_theory.stepper import Run, step
 
 
@@ -28,13 +29,16 @@ def exercise(name: str | Exercise) -> Exercise:
 
 
 def stepped_model(ex: Exercise, answer: Any, stream: Stream) -> Any:
-    """The automaton to step over the distinguishing stream: the student's own (a formula's compiled automaton,
-    or the automaton handed in), else the reference's; None when the logic has no automaton to step."""
+    """The automaton to step over the distinguishing stream: the student's own for a formula (its compiled
+    automaton; for SREMO its SRT, since registers have no CEA), else the reference's; None when the logic has no
+    automaton to step."""
     f = ex.formalism
     if ex.kind == "formula":
         phi = f.parse(answer) if isinstance(answer, str) else answer
         if ex.logic == "acel":
             return compile_acea(phi, schema_of(stream))  # seed 003, Thm 6.2 over the stream's schema
+        if ex.logic == "sremo":
+            return compile_srt(phi)  # seed 002, Thm 27: the SRT, registers and all
         return AUTOMATA[ex.logic](phi) if ex.logic in AUTOMATA else None
     if ex.logic == "acel":
         return compile_acea(ex.reference, schema_of(stream))
