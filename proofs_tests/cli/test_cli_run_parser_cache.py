@@ -39,3 +39,24 @@ def test_damaged_parser_cache_is_rebuilt_silently(tmp_path: Path, damage: str) -
     log = _parse_in_new_process(tmp_path, _VERBOSE)
     assert log.stdout == expected and "Loading grammar from cache" in log.stderr and "Failed" not in log.stderr, \
         log.stderr
+
+
+def _group_writable(path: Path) -> None:
+    path.chmod(path.stat().st_mode | 0o020)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
+@pytest.mark.parametrize("where", ["folder", "file"])
+def test_a_parser_cache_others_can_write_is_never_loaded(tmp_path: Path, where: str) -> None:
+    """Lark unpickles its cache file: a file, or a folder, that another user could have written is neither read
+    nor written (D261); the parser still works, rebuilding its tables."""
+    expected = _parse_in_new_process(tmp_path).stdout
+    folder = tmp_path / "cer_theory"
+    (cache,) = folder.glob("ceql-lalr-*.lark")
+    planted = b"\x80\x04not the tables\x00" * 50
+    cache.write_bytes(planted)
+    _group_writable(folder if where == "folder" else cache)
+    log = _parse_in_new_process(tmp_path, _VERBOSE)
+    assert log.stdout == expected
+    assert "Loading grammar from cache" not in log.stderr and "Failed" not in log.stderr, log.stderr
+    assert cache.read_bytes() == planted, "the untrusted cache was neither read nor rewritten"

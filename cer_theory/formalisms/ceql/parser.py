@@ -58,6 +58,7 @@ from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.parsing import check_nesting, describe_token, number, syntax_error, unescape
 from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
                                             Predicate)
+from cer_theory.core.user_cache import cache_dir, safe_to_trust
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
 from cer_theory.formalisms.ceql.ast import AggregateItem, QuarantinePolicy, Query, StreamDeclaration
@@ -483,21 +484,25 @@ def _filter_atoms(p: Predicate) -> list[On]:
 
 
 def _table_cache(grammar: str) -> str | bool:
-    """Where Lark keeps the built LALR tables: a file in the user's own cache directory
-    (``$XDG_CACHE_HOME/cer_theory``, else ``~/.cache/cer_theory``, made private), named by a hash of the grammar,
-    Lark's version and Python's, or False (rebuild every time) when that directory cannot be made. Not Lark's
-    default of the shared temporary directory: Lark unpickles the file, and there another user could have
-    written it first (D121)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "cer_theory"
+    """Where Lark keeps the built LALR tables: a file in the user's own cache folder
+    (:func:`cer_theory.core.user_cache.cache_dir`, made private), named by a hash of the grammar, Lark's version
+    and Python's, or False (rebuild every time) when that folder is switched off, cannot be made, or it or the file
+    could have been written by another user. Not Lark's default of the shared temporary directory: Lark unpickles
+    the file, and there another user could have written it first (D121, D261)."""
+    folder = cache_dir()
+    if folder is None:
+        return False
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not os.access(folder, os.W_OK) or (hasattr(os, "getuid") and folder.stat().st_uid != os.getuid()):
-            return False
     except OSError:
         return False
+    if not safe_to_trust(folder) or not os.access(folder, os.W_OK):
+        return False
     key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:20]
-    return str(folder / f"ceql-lalr-{key}.lark")
+    tables = folder / f"ceql-lalr-{key}.lark"
+    if os.path.lexists(tables) and not safe_to_trust(tables):
+        return False
+    return str(tables)
 
 
 @functools.cache
