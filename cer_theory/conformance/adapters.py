@@ -252,7 +252,7 @@ class CommandAdapter:
             raise EngineFailure(f"the answer is not JSON: {line.strip()[:120]!r}") from None
         if not isinstance(answer, dict):
             raise EngineFailure(f"the answer is not a JSON object: {line.strip()[:120]!r}")
-        if answer.get("id") != request["id"]:
+        if type(answer.get("id")) is not int or answer["id"] != request["id"]:  # true and 1.0 equal 1
             raise self._fail(f"the answer has id {answer.get('id')!r}, expected {request['id']}")
         complaint = self._new_stderr()
         if "refused" in answer:

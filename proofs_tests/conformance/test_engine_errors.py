@@ -231,3 +231,17 @@ def test_an_answer_is_never_coerced_into_a_complex_event(item: dict, why: str) -
     with pytest.raises(EngineFailure, match=why):
         parse_answer([item], 3)
     assert parse_answer([{"start": 0, "end": 2, "positions": [2, 0]}], 3) == [(0, 2, (0, 2))]
+
+
+@pytest.mark.parametrize("wrong_id", ["true", "1.0", '"1"'])
+def test_an_answer_to_another_request_is_not_taken(wrong_id: str) -> None:
+    """The answer's id must be the request's integer: JSON ``true`` or ``1.0`` equal 1 in Python, and an engine
+    that answers with them has not answered request 1."""
+    script = ("import sys\nfor line in sys.stdin:\n"
+              f"    print('{{\"id\": {wrong_id}, \"complex_events\": []}}', flush=True)\n")
+    adapter = CommandAdapter([sys.executable, "-c", script], name="wrong-id")
+    try:
+        with pytest.raises(EngineFailure, match="the answer has id"):
+            adapter.run(PLAIN)
+    finally:
+        adapter.close()
