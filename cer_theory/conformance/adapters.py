@@ -36,7 +36,7 @@ from cer_theory.engines.core.engine import Engine
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.spark.batch import run
 from cer_theory.spark.session import spark_session
-from cer_theory.conformance.pycer_env import PYCER_PYTHON
+from cer_theory.conformance.pycer_env import PYCER_PYTHON, PYCER_VENV, untrusted_venv
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
     from_core, parse_answer
 
@@ -252,7 +252,7 @@ class CommandAdapter:
             raise EngineFailure(f"the answer is not JSON: {line.strip()[:120]!r}") from None
         if not isinstance(answer, dict):
             raise EngineFailure(f"the answer is not a JSON object: {line.strip()[:120]!r}")
-        if answer.get("id") != request["id"]:
+        if type(answer.get("id")) is not int or answer["id"] != request["id"]:  # true and 1.0 equal 1
             raise self._fail(f"the answer has id {answer.get('id')!r}, expected {request['id']}")
         complaint = self._new_stderr()
         if "refused" in answer:
@@ -295,11 +295,16 @@ def pycer_adapter(python: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
                   env: dict[str, str] | None = None) -> CommandAdapter:
     """CORE's engine through pycer, under ``python`` (default :data:`DEFAULT_PYCER_PYTHON`; ``env``: its
     environment), in a scratch working directory (pycer writes ``logs/`` there). Raises :class:`ConformanceError`
-    when the interpreter is missing or cannot import pycer."""
+    when the interpreter is missing or cannot import pycer, or when it is the default venv's and that venv could
+    have been written by another user (an interpreter given by path is the caller's own choice)."""
     python = python or DEFAULT_PYCER_PYTHON
     if not os.path.exists(python):
         raise ConformanceError(f"no interpreter at {python}: pycer needs CPython 3.13 with `pip install pycer`; "
                                f"give one with --pycer-python PATH")
+    if python == DEFAULT_PYCER_PYTHON:
+        refusal = untrusted_venv(PYCER_VENV)
+        if refusal is not None:
+            raise ConformanceError(refusal)
     scratch = tempfile.mkdtemp(prefix="cer_conformance_pycer_")
     probe = subprocess.run([python, "-c", "import pycer"], capture_output=True, text=True, cwd=scratch, timeout=60,
                            env=env)

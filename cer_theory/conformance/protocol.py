@@ -150,16 +150,26 @@ def from_core(ces: Iterable[CoreComplexEvent]) -> list[ComplexEvent]:
 
 
 def parse_answer(obj: Any, size: int) -> list[ComplexEvent]:
-    """The ``complex_events`` of an engine's answer, checked: integers, positions sorted inside the stream.
-    Anything else raises :class:`EngineFailure` naming the bad item."""
+    """The ``complex_events`` of an engine's answer, checked against the complex events of CORE (seed 001, *CORE*,
+    §2: an interval ``[start, end]`` of the stream and a set of positions inside it): JSON integers (not numbers
+    that round to one, not strings, not booleans), ``0 ≤ start ≤ end < size``, distinct positions in
+    ``[start, end]``; the positions are returned sorted. Anything else raises :class:`EngineFailure` naming the
+    bad item: an answer the adapter had to coerce would not be the engine's answer."""
     if not isinstance(obj, list):
         raise EngineFailure(f"'complex_events' must be a list, got {json.dumps(obj)[:80]}")
     out: list[ComplexEvent] = []
     for item in obj:
         try:
-            start, end, positions = int(item["start"]), int(item["end"]), tuple(int(p) for p in item["positions"])
+            start, end, positions = item["start"], item["end"], tuple(item["positions"])
         except (KeyError, TypeError, ValueError) as exc:
             raise EngineFailure(f"a complex event needs integer 'start', 'end' and 'positions': {item!r}") from exc
+        if not all(type(n) is int for n in (start, end, *positions)) or isinstance(item["positions"], (str, dict)):
+            raise EngineFailure(f"a complex event needs integer 'start', 'end' and 'positions': {item!r}")
+        if not 0 <= start <= end < size:
+            raise EngineFailure(f"a complex event's interval [{start}, {end}] is not inside the stream of {size} "
+                                f"events: {item!r}")
+        if len(set(positions)) != len(positions) or not all(start <= p <= end for p in positions):
+            raise EngineFailure(f"a complex event's positions must be distinct and inside [{start}, {end}]: {item!r}")
         out.append((start, end, tuple(sorted(positions))))
     return out
 

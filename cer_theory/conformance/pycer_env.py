@@ -17,10 +17,24 @@ import sys
 import tempfile
 from pathlib import Path
 
+from cer_theory.core.user_cache import untrusted_in_tree
+
 PYCER_VENV = Path(os.path.expanduser("~/.cache/cer_theory/pycer-py313"))
 PYCER_PYTHON = PYCER_VENV / "bin" / "python"
 PYCER_SKIP = "no CPython 3.13 interpreter on this machine; pycer ships cp313 wheels only"
 
+
+def untrusted_venv(venv: Path) -> str | None:
+    """Why the venv at ``venv`` must not be run (an entry in it, or its folder, that another user could have
+    written: they could have put their own code in it), or ``None`` when it is the user's own."""
+    try:
+        entry = untrusted_in_tree(venv)
+    except OSError as error:
+        return f"{venv} cannot be checked: {error}"
+    if entry is None:
+        return None
+    return (f"{entry} is not private to this user (another owner, or writable by group or others), so the pycer "
+            f"venv {venv} is not run; remove it, or make it the user's own")
 
 
 def _python_version(python: str) -> tuple[int, int] | None:
@@ -71,6 +85,10 @@ def ensure_pycer(venv: Path, python313: str | None = None) -> tuple[str | None, 
     """The Python of a 3.13 venv with pycer installed (made with the package index's ``pip`` on first use), or
     (None, the reason it cannot be had)."""
     venv_python = venv / "bin" / "python"
+    if os.path.lexists(venv):
+        refusal = untrusted_venv(venv)
+        if refusal is not None:
+            return None, refusal  # never run it, never install into it
     if venv_python.exists() and _imports_pycer(str(venv_python)):
         return str(venv_python), f"pycer venv {venv}"
     base = python313
@@ -81,10 +99,13 @@ def ensure_pycer(venv: Path, python313: str | None = None) -> tuple[str | None, 
         return None, PYCER_SKIP + (f" (tried: {'; '.join(tried)})" if tried else "")
     if _python_version(base) != (3, 13):
         return None, f"{PYCER_SKIP} ({base} is not a working CPython 3.13)"
-    venv.parent.mkdir(parents=True, exist_ok=True)
+    venv.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     made = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)
     if made.returncode != 0:
         return None, f"could not make a venv with {base}: {made.stderr.strip()[-300:]}"
+    refusal = untrusted_venv(venv)
+    if refusal is not None:
+        return None, refusal  # a folder above it is not private: do not install into it
     pip = subprocess.run([str(venv_python), "-m", "pip", "install", "--quiet", "pycer"], capture_output=True,
                          text=True)
     if pip.returncode != 0 or not _imports_pycer(str(venv_python)):

@@ -29,6 +29,7 @@ from lark.lexer import TerminalDef
 
 from cer_theory.core.errors import FormulaTooDeep, SyntaxErrorCER
 from cer_theory.core.tree import MAX_NESTING, nesting_depth
+from cer_theory.core.user_cache import cache_dir, owned_and_private, safe_to_trust
 
 LOG = logging.getLogger("cer_theory.parsing")
 
@@ -156,24 +157,18 @@ and a tuple (Lark's actions); no string in a grammar's tables starts with a NUL 
 
 
 def cache_folder() -> Path | None:
-    """The user's own cache directory for parser tables (``$XDG_CACHE_HOME/cer_theory``, else
-    ``~/.cache/cer_theory``, created private), or None when it cannot be made or is not private: owned by another
-    user, or writable by the group or by others (a shared home, a umask of 000). Such a folder is never read,
-    since anyone who can write there chooses the tables a later parse uses (D200)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "cer_theory"
+    """The user's own cache folder for parser tables (:func:`cer_theory.core.user_cache.cache_dir`, created
+    private), or None when the cache is off, the folder cannot be made, or it is not private: a link, owned by
+    another user, or writable by the group or by others (a shared home, a umask of 000). Such a folder is never
+    read, since anyone who can write there chooses the tables a later parse uses (D200)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return folder if _private(folder.stat()) else None
     except OSError:
         return None
-
-
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user and writable by no one else (POSIX; elsewhere the mode bits carry no such meaning)."""
-    if not hasattr(os, "getuid"):  # pragma: no cover - Windows: ACLs, not mode bits
-        return True
-    return st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return folder if safe_to_trust(folder) else None
 
 
 def _encode(x: Any) -> Any:
@@ -231,7 +226,7 @@ def _load_tables(path: Path, key: str) -> Lark | None:
         return None
     try:
         with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or not _private(os.fstat(f.fileno())):
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or not owned_and_private(os.fstat(f.fileno())):
                 LOG.debug("ignoring parser tables %s: not a private file of this user", path)
                 return None
             stored = json.loads(f.read().decode("utf-8"), object_hook=_decode)

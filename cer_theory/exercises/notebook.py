@@ -16,11 +16,9 @@ from typing import Any
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import Stream
 from cer_theory.exercises import checker
-from cer_theory.exercises.grading import AUTOMATA, level_of
+from cer_theory.exercises.grading import level_of
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, Feedback, events_json
-from cer_theory.formalisms.acel.compile import compile_acea, schema_of
-from cer_theory.formalisms.sremo import compile_automaton as compile_srt
-from cer_theory.stepper import Run, step
+from cer_theory.stepper import Run
 
 
 def exercise(name: str | Exercise) -> Exercise:
@@ -28,21 +26,15 @@ def exercise(name: str | Exercise) -> Exercise:
     return name if isinstance(name, Exercise) else checker.load_exercise(name)
 
 
-def stepped_model(ex: Exercise, answer: Any, stream: Stream) -> Any:
-    """The automaton to step over the distinguishing stream: the student's own for a formula (its compiled
-    automaton; for SREMO its SRT, since registers have no CEA), else the reference's; None when the logic has no
-    automaton to step."""
-    f = ex.formalism
-    if ex.kind == "formula":
-        phi = f.parse(answer) if isinstance(answer, str) else answer
-        if ex.logic == "acel":
-            return compile_acea(phi, schema_of(stream))  # seed 003, Thm 6.2 over the stream's schema
-        if ex.logic == "sremo":
-            return compile_srt(phi)  # seed 002, Thm 27: the SRT, registers and all
-        return AUTOMATA[ex.logic](phi) if ex.logic in AUTOMATA else None
-    if ex.logic == "acel":
-        return compile_acea(ex.reference, schema_of(stream))
-    return AUTOMATA[ex.logic](ex.reference) if ex.logic in AUTOMATA else None
+def stepped_run(ex: Exercise, answer: Any, stream: Stream, title: str) -> Run | None:
+    """The run to step over the distinguishing stream, by the ``step`` construction of the exercise's formalism:
+    of the student's own formula (its compiled automaton: an SRT for SREMO, registers and all; an ACEA over the
+    stream's schema for ACEL), else of the reference; None when the formalism has no stepper."""
+    record = ex.formalism
+    if not record.supports("step"):
+        return None
+    formula = (record.parse(answer) if isinstance(answer, str) else answer) if ex.kind == "formula" else ex.reference
+    return record.construction("step")(formula, stream, title=title)
 
 
 def _outputs(ex: Exercise, outs: frozenset) -> str:
@@ -111,12 +103,11 @@ def check(name: str | Exercise, answer: Any) -> Graded:
     run = None
     if not fb.accepted and fb.stream is not None:
         try:
-            model = stepped_model(ex, answer, fb.stream)
             title = f"your answer: {answer}" if ex.kind == "formula" else f"the expected answer: {ex.reference_text}"
-            run = None if model is None else step(model, fb.stream, title=title)
+            run = stepped_run(ex, answer, fb.stream, title)
         except (CerError, TypeError):
             run = None  # the table alone still shows the stream and both outputs
     return Graded(ex, answer, fb, run)
 
 
-__all__ = ["Graded", "check", "exercise", "stepped_model"]
+__all__ = ["Graded", "check", "exercise", "stepped_run"]

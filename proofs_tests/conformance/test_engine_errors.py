@@ -212,3 +212,36 @@ def test_refusals_are_findings_of_their_own_class_and_are_shrunk():
     minimal = outcomes[0].minimal
     assert minimal is not None and minimal.kind == REFUSED and "WITHIN" not in minimal.case.query
     assert len(minimal.case.events) == 1
+
+
+@pytest.mark.parametrize("item, why", [
+    ({"start": 0.9, "end": 1, "positions": [1]}, "integer"),  # would have been truncated to 0
+    ({"start": "0", "end": 1, "positions": [1]}, "integer"),
+    ({"start": 0, "end": True, "positions": [0]}, "integer"),
+    ({"start": 0, "end": 1, "positions": "1"}, "integer"),
+    ({"start": 0, "end": 3, "positions": [3]}, "not inside the stream"),
+    ({"start": -1, "end": 1, "positions": [1]}, "not inside the stream"),
+    ({"start": 2, "end": 1, "positions": [1]}, "not inside the stream"),
+    ({"start": 1, "end": 2, "positions": [0, 2]}, "distinct and inside"),
+    ({"start": 0, "end": 2, "positions": [2, 2]}, "distinct and inside"),
+])
+def test_an_answer_is_never_coerced_into_a_complex_event(item: dict, why: str) -> None:
+    """A complex event the adapter would have to round, convert or clip is not the engine's answer: it is an
+    engine error, whatever the expected answer (here a stream of 3 events)."""
+    with pytest.raises(EngineFailure, match=why):
+        parse_answer([item], 3)
+    assert parse_answer([{"start": 0, "end": 2, "positions": [2, 0]}], 3) == [(0, 2, (0, 2))]
+
+
+@pytest.mark.parametrize("wrong_id", ["true", "1.0", '"1"'])
+def test_an_answer_to_another_request_is_not_taken(wrong_id: str) -> None:
+    """The answer's id must be the request's integer: JSON ``true`` or ``1.0`` equal 1 in Python, and an engine
+    that answers with them has not answered request 1."""
+    script = ("import sys\nfor line in sys.stdin:\n"
+              f"    print('{{\"id\": {wrong_id}, \"complex_events\": []}}', flush=True)\n")
+    adapter = CommandAdapter([sys.executable, "-c", script], name="wrong-id")
+    try:
+        with pytest.raises(EngineFailure, match="the answer has id"):
+            adapter.run(PLAIN)
+    finally:
+        adapter.close()

@@ -12,7 +12,8 @@ import pytest
 
 from cer_theory.core.drawing import render_svg
 from cer_theory.core.drawing.render import scalable
-from cer_theory.core.drawing.wasm_cache import CACHE_SWITCH, cache_dir, cache_file, load_module, safe_to_trust
+from cer_theory.core.drawing.wasm_cache import cache_file, load_module
+from cer_theory.core.user_cache import CACHE_SWITCH, cache_dir, safe_to_trust
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
 

@@ -18,43 +18,14 @@ import hashlib
 import importlib.metadata
 import os
 import platform
-import stat
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cer_theory.core.user_cache import cache_dir, safe_to_trust
+
 if TYPE_CHECKING:
     import wasmtime
-
-CACHE_SWITCH = "CER_THEORY_CACHE"
-"""The environment variable naming the cache folder (``off`` switches the cache off)."""
-
-
-def cache_dir() -> Path | None:
-    """The folder compiled modules are kept in, or ``None`` when the cache is switched off."""
-    chosen = os.environ.get(CACHE_SWITCH, "").strip()
-    if chosen.lower() == "off":
-        return None
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cer_theory"
-
-
-def safe_to_trust(path: Path) -> bool:
-    """Whether ``path`` (a file or folder) belongs to this user and cannot be written by group or others.
-
-    On systems without POSIX owners (Windows) only the existence is checked: there the user's cache folder is
-    private by default."""
-    try:
-        info = path.lstat()
-    except OSError:
-        return False
-    if stat.S_ISLNK(info.st_mode):
-        return False  # a link could point anywhere
-    if not hasattr(os, "getuid"):
-        return True
-    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 def cache_file(wasm_path: Path, folder: Path) -> Path:
