@@ -1,13 +1,62 @@
 """cer_theory: the theory of Complex Event Recognition, executable.
 
-The kernel is :mod:`cer_theory.core`; automata are in :mod:`cer_theory.automata`; each seed paper's formalism is
-one package of :mod:`cer_theory.formalisms`; the engines are in :mod:`cer_theory.engines`.
+The front door, one import for everyday use::
+
+    import cer_theory as ct
+    phi = ct.cel("(T ; H) FILTER (T.tmp > 40 AND H.hum <= 25 AND T.id = 0 AND H.id = 0)")
+    phi.evaluate(ct.fire_stream())[8]       # the complex events at position 8
+    phi.compile()                           # its complex event automaton
+    phi.draw()                              # drawn (SVG in Jupyter)
+
+Every formalism of the registry has a parse function of its own name (``ct.cel``, ``ct.ceql``, ``ct.socel``,
+``ct.focel``, ``ct.acel``, ``ct.sremo``) returning a :class:`~cer_theory.core.formula.Formula` with the same
+``evaluate`` / ``compile`` / ``draw``. Everything here is loaded on first use, so ``import cer_theory`` stays cheap.
+
+Beyond the front door, the kernel is :mod:`cer_theory.core`; automata are in :mod:`cer_theory.automata`; each
+paper's formalism is one package of :mod:`cer_theory.formalisms`; the engines are in :mod:`cer_theory.engines`.
 """
 
-from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
-from cer_theory.core.lazy import lazy_exports
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from cer_theory.core.protocols import KNOWN
 
 __version__ = "0.1.0"
-# The engine pulls in the CEQL parser and the solver: it is loaded only when asked for.
-__getattr__, _ = lazy_exports(__name__, {"Engine": "engines.core.engine"})
-__all__ = ["ComplexEvent", "Engine", "Event", "Stream", "Valuation", "__version__"]
+
+# name → the module that defines it, imported on first access (PEP 562): the engine pulls in the CEQL parser and
+# the solver, the formula objects the registry.
+_EXPORTS = {
+    "ComplexEvent": "cer_theory.core.events",
+    "Event": "cer_theory.core.events",
+    "Stream": "cer_theory.core.events",
+    "Valuation": "cer_theory.core.events",
+    "Engine": "cer_theory.engines.core.engine",
+    "Formula": "cer_theory.core.formula",
+    "Drawing": "cer_theory.core.formula",
+    "parser": "cer_theory.core.formula",
+    "fire_stream": "cer_theory.examples.seed000",
+    "example_stream": "cer_theory.examples.streams",
+    "example_path": "cer_theory.examples.streams",
+    "EXAMPLE_STREAMS": "cer_theory.examples.streams",
+}
+# one parse function per registered formalism, named after it
+_LOGICS = tuple(KNOWN)
+
+__all__ = sorted([*_EXPORTS, *_LOGICS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _LOGICS:
+        value = importlib.import_module("cer_theory.core.formula").parser(name)
+    else:
+        raise AttributeError(f"module 'cer_theory' has no attribute {name!r}")
+    globals()[name] = value  # once loaded, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

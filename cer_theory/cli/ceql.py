@@ -184,6 +184,27 @@ def _reorder_key(query, args: argparse.Namespace) -> str:
     return args.time_attribute or DEFAULT_TIME_ATTRIBUTE
 
 
+def _check_time_attribute(query, args: argparse.Namespace) -> None:
+    """A duration window over events without its timestamp attribute: name the fix, ``--time-attribute X``, when
+    the file's first event has a time-like attribute X (read ahead; the run itself reports every other problem)."""
+    from cer_theory.core.events import iter_file, rereadable
+    from cer_theory.core.windows import time_like
+
+    window = query.within
+    if window is None or window.kind != "time" or not rereadable(args.stream):
+        return
+    attribute = window.attribute or "time"
+    try:
+        line, event = next(iter_file(args.stream, args.input_format))
+    except (CerError, StopIteration, ValueError):
+        return
+    candidates = time_like(event)
+    if event.get(attribute) is None and candidates:
+        raise CerError(f"{args.stream}, line {line}, field {attribute!r}: the window needs a numeric {attribute!r} "
+                       f"on every event; to read the duration on {candidates[0]!r}, add "
+                       f"--time-attribute {candidates[0]}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
@@ -193,6 +214,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from cer_theory.engines.core.columnar import file_matches, in_file_terms
     from cer_theory.engines.core.output import MatchWriter
     query = _read_query(args)
+    _check_time_attribute(query, args)
     declarations = _declarations(args)
     source = _name(args.stream)
     lateness = _lateness(args, declarations)
