@@ -1,0 +1,61 @@
+"""Every Python block of the README and the guides runs; every ``cer-theory`` command of their shell blocks runs
+on the bundled data without an error or a traceback (the conventions are in :mod:`doc_blocks`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from doc_blocks import Block, blocks, commands, data_dir, documents
+
+PYTHON = [b for doc in documents() for b in blocks(doc, "python")]
+SHELL = [(b, c) for doc in documents() for b in blocks(doc, "sh") for c in commands(b)]
+SPARK = "cer_theory.spark"
+
+
+def run_python(block: Block, cwd: Path) -> None:
+    code = compile(block.text, block.where(), "exec")
+    here = Path.cwd()
+    os.chdir(cwd)
+    try:
+        exec(code, {"__name__": "__readme__"})
+    finally:
+        os.chdir(here)
+
+
+@pytest.mark.parametrize("block", [b for b in PYTHON if SPARK not in b.text], ids=lambda b: b.where())
+def test_python_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a block may call the command line, as a reader's shell would find it
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    run_python(block, data_dir(tmp_path))
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("block", [b for b in PYTHON if SPARK in b.text], ids=lambda b: b.where())
+def test_spark_python_block_runs(block: Block, tmp_path: Path, spark) -> None:
+    run_python(block, data_dir(tmp_path))
+
+
+def run_command(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONWARNINGS": "ignore"}
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def check_command(where: str, command: str, result: subprocess.CompletedProcess[str]) -> None:
+    """Exit 0, or 1 where the command answers "no" (``equiv`` on different formulas); never 2 (a bad example) nor a
+    traceback."""
+    assert "Traceback" not in result.stderr, f"{where}: {command}\n{result.stderr}"
+    assert result.returncode in (0, 1), f"{where}: {command}\nexit {result.returncode}\n{result.stderr}"
+
+
+@pytest.mark.parametrize("block,command", SHELL, ids=[f"{b.where()}:{c[:60]}" for b, c in SHELL])
+def test_shell_command_runs(block: Block, command: str, tmp_path: Path) -> None:
+    check_command(block.where(), command, run_command(command, data_dir(tmp_path), Path(sys.executable).parent))
+
+
+def test_the_documents_have_examples() -> None:
+    assert len(PYTHON) >= 3 and len(SHELL) >= 10
