@@ -1,7 +1,7 @@
 """The code blocks of the README and the guides, as the tests run them.
 
 Conventions (docs/decisions.md D241): a ```` ```python ```` block is a program, run from top to bottom in a fresh
-namespace; a ```` ```sh ```` block holds commands a reader types, and every line starting with ``cer-theory`` is
+namespace (each block imports what it uses); a ```` ```sh ```` block holds commands a reader types, and every line starting with ``cer-theory`` is
 run, with the bundled data files (``fire.jsonl``, ``stocks.jsonl``, ``sensors.jsonl``, ``stocks.ceql``) in the
 working directory; ```` ```text ```` blocks are synopses and outputs, shown, never run. ``make`` and
 ``python -m benchmarks`` lines need a checkout of the repository and are run by CI itself.
@@ -64,6 +64,5 @@ def data_dir(tmp: Path) -> Path:
 
 
 def documents() -> list[Path]:
-    """The README and the guides of the documentation site."""
-    guides = ROOT / "docs" / "guide"
-    return [ROOT / "README.md", *(sorted(guides.glob("*.md")) if guides.is_dir() else [])]
+    """The README, the getting-started page and the guides of the documentation site."""
+    return [ROOT / "README.md", ROOT / "docs" / "getting-started.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]

@@ -59,3 +59,22 @@ def test_shell_command_runs(block: Block, command: str, tmp_path: Path) -> None:
 
 def test_the_documents_have_examples() -> None:
     assert len(PYTHON) >= 3 and len(SHELL) >= 10
+
+
+def test_readme_links_work_on_the_package_index() -> None:
+    """The package index shows the README without the repository around it: every link is absolute, and every
+    link into the repository names a file that exists."""
+    import re
+
+    from doc_blocks import ROOT
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    prose = re.sub(r"`[^`]*`", "", prose)
+    links = re.findall(r"\]\(([^)\s]+)\)", prose)
+    assert links
+    relative = [u for u in links if not u.startswith(("https://", "#"))]
+    assert not relative, f"relative links are dead on the package index: {relative}"
+    base = "https://github.com/cer-theory/cer_theory/blob/main/"
+    missing = [u for u in links if u.startswith(base) and not (ROOT / u[len(base):].split("#")[0]).exists()]
+    assert not missing, missing
