@@ -19,9 +19,31 @@ paper's formalism is one package of :mod:`cer_theory.formalisms`; the engines ar
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.protocols import KNOWN
+
+if TYPE_CHECKING:  # what type checkers see; at run time the same names are loaded on first use (__getattr__)
+    from cer_theory.core.events import ComplexEvent as ComplexEvent
+    from cer_theory.core.events import Event as Event
+    from cer_theory.core.events import Stream as Stream
+    from cer_theory.core.events import Valuation as Valuation
+    from cer_theory.core.formula import Drawing as Drawing
+    from cer_theory.core.formula import Formula as Formula
+    from cer_theory.core.formula import parser as parser
+    from cer_theory.engines.core.engine import Engine as Engine
+    from cer_theory.examples.seed000 import fire_stream as fire_stream
+    from cer_theory.examples.streams import EXAMPLE_STREAMS as EXAMPLE_STREAMS
+    from cer_theory.examples.streams import example_path as example_path
+    from cer_theory.examples.streams import example_stream as example_stream
+
+    cel: Callable[[str], Formula]
+    ceql: Callable[[str], Formula]
+    socel: Callable[[str], Formula]
+    focel: Callable[[str], Formula]
+    sremo: Callable[[str], Formula]
+    acel: Callable[[str], Formula]
 
 __version__ = "0.1.0"
 

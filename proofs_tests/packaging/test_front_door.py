@@ -80,3 +80,16 @@ def test_unknown_names_say_so() -> None:
         ct.nope  # noqa: B018
     with pytest.raises(KeyError, match="choose one of fire, sensors, stocks"):
         ct.example_stream("nope")
+
+
+def test_type_checkers_see_every_public_name() -> None:
+    """Every name of ``__all__`` is declared for type checkers too (the ``TYPE_CHECKING`` block of the front door),
+    so a typed program sees the same names the interpreter gives."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(ct.__file__).read_text(encoding="utf-8"))
+    (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+    declared = {a.asname or a.name for n in block.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    declared |= {n.target.id for n in block.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    assert set(ct.__all__) - {"__version__"} == declared
