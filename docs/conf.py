@@ -21,7 +21,7 @@ author = "The cer_theory authors"
 copyright = "the cer_theory authors, Apache-2.0"
 release = version = "0.1.0"
 
-extensions = ["myst_nb", "sphinx.ext.autodoc", "cli_reference"]
+extensions = ["myst_nb", "sphinx.ext.autodoc", "cli_reference", "api_reference"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
 root_doc = "index"
@@ -38,10 +38,12 @@ autodoc_default_options = {"members": True, "show-inheritance": False}
 html_theme = "alabaster"
 html_title = "cer_theory"
 html_theme_options = {"description": "The theory of Complex Event Recognition, executable", "fixed_sidebar": True,
-                      "page_width": "1100px", "sidebar_width": "240px"}
+                      "page_width": "1240px", "sidebar_width": "240px"}
 
 # Pages written for the repository link into it (source files, benchmarks): those links are kept as they are.
-suppress_warnings = ["myst.xref_missing"]
+# Docstrings name classes by their short name (:class:`Formula`), which several formalisms share: Sphinx links
+# the nearest one and would warn that others exist (ref.python).
+suppress_warnings = ["myst.xref_missing", "ref.python"]
 
 # The notebooks live in notebooks/ at the repository's root, where the test suite executes them; the site renders
 # copies (docs/notebooks/ is generated and ignored by git).

@@ -14,7 +14,7 @@ from cer_theory.cli import build_parser
 
 
 def _help(parser: argparse.ArgumentParser) -> str:
-    os.environ["COLUMNS"] = "110"  # the width the help is wrapped at, whatever terminal builds the site
+    os.environ["COLUMNS"] = "92"  # the width the help is wrapped at, whatever terminal builds the site
     return parser.format_help()
 
 

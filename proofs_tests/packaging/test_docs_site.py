@@ -48,6 +48,10 @@ def test_the_api_reference_comes_from_the_docstrings(site: Path) -> None:
     for name in ("cer_theory.core.formula.Formula", "cer_theory.core.events.Stream", "Engine"):
         assert name in html, name
     assert "The outputs at every position of" in html  # Formula.evaluate's docstring
+    # every layer, module by module (the reference walks the packages)
+    for module in ("cer_theory.automata.cea", "cer_theory.formalisms.cel.compile", "cer_theory.formalisms.sremo.srt",
+                   "cer_theory.engines.core.tecs", "cer_theory.testing.harness", "cer_theory.spark.job"):
+        assert f'id="module-{module}"' in html, module
 
 
 def test_notebooks_are_rendered_with_their_outputs(site: Path) -> None:
