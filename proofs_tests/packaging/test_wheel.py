@@ -99,3 +99,11 @@ def test_conformance_against_the_engine_without_extras(installed: Path, tmp_path
     result = run_command("cer-theory conformance --engine engine --cases 5", tmp_path, installed)
     check_command("conformance", "cer-theory conformance --engine engine --cases 5", result)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_spark_without_its_extra_names_the_extra(installed: Path, tmp_path: Path) -> None:
+    """Spark is the one optional part of the command line: without PySpark, one line says which extra to install."""
+    result = run_command("cer-theory spark --sample --output out", tmp_path, installed)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "pip install 'cer_theory[spark]'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
