@@ -36,6 +36,8 @@ autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": False}
 
 html_theme = "alabaster"
+html_static_path = ["_static"]
+html_css_files = ["site.css"]
 html_title = "cer_theory"
 html_theme_options = {"description": "The theory of Complex Event Recognition, executable", "fixed_sidebar": True,
                       "page_width": "1240px", "sidebar_width": "240px"}
