@@ -9,8 +9,10 @@ working directory; ```` ```text ```` blocks are synopses and outputs, shown, nev
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,3 +68,15 @@ def data_dir(tmp: Path) -> Path:
 def documents() -> list[Path]:
     """The README, the getting-started page and the guides of the documentation site."""
     return [ROOT / "README.md", ROOT / "docs" / "getting-started.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+
+
+def run_command(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONWARNINGS": "ignore"}
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def check_command(where: str, command: str, result: subprocess.CompletedProcess[str]) -> None:
+    """Exit 0, or 1 where the command answers "no" (``equiv`` on different formulas); never 2 (a bad example) nor a
+    traceback."""
+    assert "Traceback" not in result.stderr, f"{where}: {command}\n{result.stderr}"
+    assert result.returncode in (0, 1), f"{where}: {command}\nexit {result.returncode}\n{result.stderr}"

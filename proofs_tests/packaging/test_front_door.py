@@ -3,8 +3,10 @@ of the registry the same parse function and the same formula verbs."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,9 +87,6 @@ def test_unknown_names_say_so() -> None:
 def test_type_checkers_see_every_public_name() -> None:
     """Every name of ``__all__`` is declared for type checkers too (the ``TYPE_CHECKING`` block of the front door),
     so a typed program sees the same names the interpreter gives."""
-    import ast
-    from pathlib import Path
-
     tree = ast.parse(Path(ct.__file__).read_text(encoding="utf-8"))
     (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
     declared = {a.asname or a.name for n in block.body if isinstance(n, ast.ImportFrom) for a in n.names}

@@ -4,13 +4,13 @@ on the bundled data without an error or a traceback (the conventions are in :mod
 from __future__ import annotations
 
 import os
-import subprocess
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from doc_blocks import Block, blocks, commands, data_dir, documents
+from doc_blocks import ROOT, Block, blocks, check_command, commands, data_dir, documents, run_command
 
 PYTHON = [b for doc in documents() for b in blocks(doc, "python")]
 SHELL = [(b, c) for doc in documents() for b in blocks(doc, "sh") for c in commands(b)]
@@ -40,18 +40,6 @@ def test_spark_python_block_runs(block: Block, tmp_path: Path, spark) -> None:
     run_python(block, data_dir(tmp_path))
 
 
-def run_command(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONWARNINGS": "ignore"}
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-
-
-def check_command(where: str, command: str, result: subprocess.CompletedProcess[str]) -> None:
-    """Exit 0, or 1 where the command answers "no" (``equiv`` on different formulas); never 2 (a bad example) nor a
-    traceback."""
-    assert "Traceback" not in result.stderr, f"{where}: {command}\n{result.stderr}"
-    assert result.returncode in (0, 1), f"{where}: {command}\nexit {result.returncode}\n{result.stderr}"
-
-
 @pytest.mark.parametrize("block,command", SHELL, ids=[f"{b.where()}:{c[:60]}" for b, c in SHELL])
 def test_shell_command_runs(block: Block, command: str, tmp_path: Path) -> None:
     check_command(block.where(), command, run_command(command, data_dir(tmp_path), Path(sys.executable).parent))
@@ -64,10 +52,6 @@ def test_the_documents_have_examples() -> None:
 def test_readme_links_work_on_the_package_index() -> None:
     """The package index shows the README without the repository around it: every link is absolute, and every
     link into the repository names a file that exists."""
-    import re
-
-    from doc_blocks import ROOT
-
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     prose = re.sub(r"```.*?```", "", text, flags=re.S)
     prose = re.sub(r"`[^`]*`", "", prose)

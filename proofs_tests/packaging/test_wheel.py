@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from doc_blocks import ROOT, blocks, commands, data_dir
-from test_readme_examples import check_command, run_command
+from doc_blocks import ROOT, blocks, check_command, commands, data_dir, run_command
 
 pytestmark = pytest.mark.slow
 
