@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import REPO, ensure_pycer, machine_info, run_worker
+from benchmarks.run import REPO, machine_info, run_worker
+from cer_theory.conformance.pycer_env import PYCER_VENV, ensure_pycer
 from benchmarks.stock import stock_stream
 from benchmarks.suite import SUITE
 
@@ -90,7 +91,7 @@ def end_to_end(config: dict) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0"}
     t, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, "-m", "cer_theory.cli", "run", "--query", config["text"], "--stream",
-                           config["file"], "--output", os.devnull, "--progress", "1e9"],
+                           config["file"], "--output", os.devnull, "--progress", "0"],
                           capture_output=True, text=True, env=env, cwd=str(REPO))
     elapsed, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime  # (the command's, threads included)
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", default="P3,P3'")
     parser.add_argument("--paths", default=",".join(PATHS))
     parser.add_argument("--out", default="benchmarks/results_ingest.json")
-    parser.add_argument("--pycer-venv", default=os.path.expanduser("~/.cache/cer_theory/pycer-py313"))
+    parser.add_argument("--pycer-venv", default=str(PYCER_VENV))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import glob
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
@@ -32,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.suite import DEFAULT_QUERIES, SUITE, WINDOW_SWEEP, BenchQuery
+from cer_theory.conformance.pycer_env import PYCER_SKIP, PYCER_VENV, ensure_pycer
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = ("ours", "naive", "pycer")
@@ -42,87 +41,6 @@ MEMORY_RATIO = 0.1
 FLAT_SLACK_MB = 8.0
 """Peak memory counts as independent of the stream length if the RSS growth at the end of the stream exceeds
 the growth after its first quarter by at most this much (allocator noise)."""
-PYCER_SKIP = "no CPython 3.13 interpreter on this machine; pycer ships cp313 wheels only"
-
-
-# ---------------------------------------------------------------------------------------------- pycer's venv
-
-
-def _python_version(python: str) -> tuple[int, int] | None:
-    try:
-        out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
-                             text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    major, minor = out.stdout.split()
-    return int(major), int(minor)
-
-
-def find_python313() -> tuple[str | None, list[str]]:
-    """A working CPython 3.13 interpreter already on this machine (nothing is downloaded): ``python3.13`` on
-    PATH, pyenv's installed versions, the usual system locations, ``uv python find`` (installed ones only).
-    Returns (path or None, what was tried)."""
-    candidates: list[str] = []
-    on_path = shutil.which("python3.13")
-    if on_path:
-        candidates.append(on_path)
-    pyenv_root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    candidates += sorted(glob.glob(os.path.join(pyenv_root, "versions", "3.13*", "bin", "python3.13")),
-                         reverse=True)
-    candidates += ["/usr/bin/python3.13", "/usr/local/bin/python3.13"]
-    uv = shutil.which("uv")
-    if uv:
-        try:
-            found = subprocess.run([uv, "python", "find", "--no-python-downloads", "3.13"], capture_output=True,
-                                   text=True, timeout=30)
-            if found.returncode == 0 and found.stdout.strip():
-                candidates.append(found.stdout.strip())
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    tried = []
-    for c in dict.fromkeys(candidates):
-        if not os.path.exists(c):
-            continue
-        version = _python_version(c)
-        tried.append(f"{c}: {'.'.join(map(str, version)) if version else 'does not run'}")
-        if version == (3, 13):
-            return c, tried
-    return None, tried
-
-
-def ensure_pycer(venv: Path, python313: str | None = None) -> tuple[str | None, str]:
-    """The Python of a 3.13 venv with pycer installed (made with the package index's ``pip`` on first use), or
-    (None, the reason it cannot be had)."""
-    venv_python = venv / "bin" / "python"
-    if venv_python.exists() and _imports_pycer(str(venv_python)):
-        return str(venv_python), f"pycer venv {venv}"
-    base = python313
-    tried: list[str] = []
-    if base is None:
-        base, tried = find_python313()
-    if base is None:
-        return None, PYCER_SKIP + (f" (tried: {'; '.join(tried)})" if tried else "")
-    if _python_version(base) != (3, 13):
-        return None, f"{PYCER_SKIP} ({base} is not a working CPython 3.13)"
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    made = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)
-    if made.returncode != 0:
-        return None, f"could not make a venv with {base}: {made.stderr.strip()[-300:]}"
-    pip = subprocess.run([str(venv_python), "-m", "pip", "install", "--quiet", "pycer"], capture_output=True,
-                         text=True)
-    if pip.returncode != 0 or not _imports_pycer(str(venv_python)):
-        return None, f"pip could not install pycer for {base}: {pip.stderr.strip()[-300:]}"
-    return str(venv_python), f"pycer installed into {venv} from {base}"
-
-
-def _imports_pycer(python: str) -> bool:
-    try:
-        return subprocess.run([python, "-c", "import pycer"], capture_output=True, timeout=60,
-                              cwd=tempfile.gettempdir()).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
 
 
 # ---------------------------------------------------------------------------------------------- one run
@@ -347,8 +265,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="comma-separated names (P3, P3', P3'x4, Q1, …) or groups: default, all, P, P', sweep, Q")
     p.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: ours, naive, pycer")
     p.add_argument("--time-budget", type=float, default=0.0,
-                   help="stop reading after this many seconds per run (0: read the whole stream; the paper "
-                        "reads for 30 s)")
+                   help="stop reading after this many seconds per run of ours or naive (0: read the whole "
+                        "stream; the paper reads for 30 s); pycer always reads the whole stream, in one send_events")
     p.add_argument("--naive-budget", type=float, default=30.0,
                    help="time budget of the naive peer's runs (default 30 s, the paper's reading time; 0: none): "
                         "its cost grows with the window and would otherwise dominate the benchmark")
@@ -357,7 +275,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="add to the results already in --out (other queries are kept) instead of starting anew")
     p.add_argument("--no-caps", action="store_true", help="ignore the suite's per-query stream caps")
     p.add_argument("--chunk", type=int, default=2_000,
-                   help="events per chunk fed to the engines (the chunk in hand counts in the RSS growth)")
+                   help="events per chunk fed to ours and naive (the chunk in hand counts in the RSS growth); "
+                        "pycer gets the whole stream in one send_events")
     p.add_argument("--input", choices=("native", "dicts"), default="native",
                    help="native (default): every engine gets its own event objects built outside the clock "
                         "(Event for ours, PyEvent for pycer; the naive peer reads dicts in place); dicts: ours "
@@ -365,7 +284,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--profile", default="auto",
                    help="cProfile ours: 'auto' (on every throughput target missed), 'none', or query names")
     p.add_argument("--profile-events", type=int, default=300_000, help="stream length of a profiled run")
-    p.add_argument("--pycer-venv", default=os.path.expanduser("~/.cache/cer_theory/pycer-py313"),
+    p.add_argument("--pycer-venv", default=str(PYCER_VENV),
                    help="where the CPython 3.13 venv with pycer lives (made on first use)")
     p.add_argument("--pycer-python", default=None, help="a CPython 3.13 interpreter to build that venv from")
     return p.parse_args(argv)
@@ -428,8 +347,9 @@ def main(argv: list[str] | None = None) -> int:
             "load_before": [round(x, 2) for x in os.getloadavg()], "load_after": None,
             "protocol": "each run a fresh process; each engine reads its native event objects built outside "
                         "the clock (ours: Event unless --input dicts, generated chunk by chunk with the clock "
-                        "paused; naive: the dicts, read in place; pycer: PyEvents preloaded before the clock, "
-                        "as it evaluates in background threads); timed from the first event read to the last "
+                        "paused and the pauses subtracted; naive: the dicts, read in place; pycer: PyEvents built "
+                        "before the clock, one send_events of the whole stream and get_output() timed, nothing in "
+                        "between, as CORE's authors time it: D193); timed from the first event read to the last "
                         "complex event counted; pycer's outputs are the lines of get_output()",
         },
         "queries": {q.name: {"text": q.text, "note": q.note, "group": q.group} for q in queries},

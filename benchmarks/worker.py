@@ -9,16 +9,24 @@ reads events already in memory, in its own native form, and the clock measures o
   which it then converts inside the clock (``input: "dicts"``); the naive peer reads the dicts in place (its
   native form). Memory stays constant whatever the stream length, and the chunk in hand (a few MiB at most) is
   the only input counted in the RSS growth.
-* **pycer** evaluates in background threads, so pausing the clock would hide work: the whole stream is
-  **preloaded** as ``PyEvent`` objects before the clock starts (as CORE's own benchmark script does) and sent
-  in chunks; ``get_output()`` waits for the end. The preloaded stream is part of the baseline.
+* **pycer** is timed the way CORE's authors time it: the whole stream is built as ``PyEvent`` objects before
+  the clock starts, and the clock covers exactly one ``send_events`` of all of them and the ``get_output()``
+  that waits for the end. pycer evaluates in background threads, so nothing may happen between those two calls:
+  a pause there (sampling the RSS, making a chunk) would be counted against it while ours has its pauses
+  subtracted. The preloaded stream is part of the baseline; its memory curve has one point, taken after the
+  clock stops, and ``time_budget`` does not apply (the stream is sent whole).
+
+Both engines are treated alike: what is outside pycer's clock (building its input, adding the query, sampling
+memory) is outside ours (the chunks are made, converted and sampled with the clock paused, and the pauses are
+subtracted), and nothing is subtracted for one that is counted for the other. The harness's test checks it with
+fakes of known cost (proofs_tests/engines/test_benchmark_harness.py).
 
 Then: the engine is built (query parsed and compiled; pycer: stream declared, query added); the baseline RSS is
 read and the kernel's peak-RSS mark is reset (``/proc/self/clear_refs``), so ``VmHWM − baseline`` is the memory
 the evaluation took; the clock runs while the engine reads the stream and every complex event is produced and
-counted; between chunks the RSS is sampled every ``sample_every`` events (the memory curve) and reading stops
-once ``time_budget`` seconds of engine time are spent (the paper reads for 30 s). The conversion rate of the
-input (dict → native event) is recorded as ``input_conversion_events_per_s``.
+counted; for ours and naive, between chunks the RSS is sampled every ``sample_every`` events (the memory curve)
+and reading stops once ``time_budget`` seconds of engine time are spent (the paper reads for 30 s). The
+conversion rate of the input (dict → native event) is recorded as ``input_conversion_events_per_s``.
 
 Configuration keys: ``engine`` ("ours", "naive" or "pycer"), ``query`` (a name), ``text`` (CEQL), ``events``,
 ``seed``, ``input`` ("native" or "dicts"), ``chunk``, ``sample_every``, ``time_budget`` (seconds or null),
@@ -97,7 +105,6 @@ class Feed:
             if self.fed and self.fed % self.sample_every < self.chunk:
                 self.curve.append((self.fed, round(rss_mb() - self.baseline, 1)))
             if self.budget is not None and self.fed and t0 - self.started - self.paused > self.budget:
-                # (for pycer the pauses are tiny: engine time and wall time agree there)
                 self.stopped_early = True
                 self.paused += clock() - t0
                 return
@@ -175,8 +182,10 @@ def _python_run(config: dict) -> dict:
 
 
 def _pycer_run(config: dict) -> dict:
-    """pycer: CORE's C++ engine through its Python binding, ``PyOfflineServer`` (events sent in chunks; the
-    server evaluates in its own threads and ``get_output`` waits for the end and returns every CE as a line)."""
+    """pycer: CORE's C++ engine through its Python binding, ``PyOfflineServer``: every event sent in one
+    ``send_events``; the server evaluates in its own threads and ``get_output`` waits for the end and returns
+    every CE as a line (anything else it returns, such as ``Exception: Invalid argument`` for a query it
+    refuses, is an error of the run, not a count)."""
     import pycer
 
     server = pycer.PyOfflineServer()
@@ -193,13 +202,6 @@ def _pycer_run(config: dict) -> dict:
               for e in stock_stream(config["events"], config["seed"])]
     preload_s = time.perf_counter() - t
 
-    def run(feed: Feed) -> int:
-        send = server.send_events
-        for piece in feed.chunks():  # the server takes lists: send each chunk whole
-            send(piece)
-        output = server.get_output()  # waits for the evaluation to finish
-        return output.count("\n")
-
     version = "unknown"
     try:
         from importlib.metadata import version as dist_version
@@ -208,15 +210,32 @@ def _pycer_run(config: dict) -> dict:
         pass
     info = {"pycer_version": version, "input": "native",
             "input_conversion_events_per_s": round(len(events) / preload_s) if preload_s else None,
-            "note": "PyEvent objects are built before the clock starts (as in CORE's own benchmark script); "
-                    "input_conversion_events_per_s is the rate of building them from the same dicts"}
-    # No pause is subtracted: pycer's threads keep evaluating while the feed samples the RSS between chunks.
-    return _measure(config, iter(events), preload_s, setup_s, info, run, subtract_pauses=False)
+            "note": "PyEvent objects are built before the clock starts and sent in one send_events, as in CORE's "
+                    "own benchmark script; input_conversion_events_per_s is the rate of building them from the "
+                    "same dicts"}
+    gc.collect()
+    gc.freeze()  # as in _measure: the preloaded stream and the compiled query are not evaluation state
+    baseline = rss_mb()
+    hwm_reset = reset_hwm()
+    cpu0 = time.process_time()
+    t0 = time.perf_counter()
+    server.send_events(events)
+    output = server.get_output()  # waits for the evaluation to finish
+    elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    peak = hwm_mb()
+    lines = output.splitlines()
+    odd = next((line for line in lines if not line.startswith("[")), None)
+    if odd is not None:
+        raise SystemExit(f"pycer answered a line that is not a complex event: {odd[:160]!r}")
+    return _result(config, processed=len(events), elapsed=elapsed, cpu=cpu, outputs=len(lines), baseline=baseline,
+                   peak=peak, hwm_reset=hwm_reset, curve=[(len(events), round(rss_mb() - baseline, 1))],
+                   stopped_early=False, preload_s=preload_s, paused=0.0, setup_s=setup_s, info=info)
 
 
 def _measure(config: dict, source: Iterator, preload_s: float | None, setup_s: float, info: dict,
-             evaluate: Callable[[Feed], int], convert: Callable[[dict], Any] | None = None, *,
-             subtract_pauses: bool = True) -> dict:
+             evaluate: Callable[[Feed], int], convert: Callable[[dict], Any] | None = None) -> dict:
+    """Ours and naive: the engine reads the stream from a :class:`Feed`, whose pauses are subtracted."""
     gc.collect()
     gc.freeze()  # what exists now (a preloaded stream, the compiled query) is not evaluation state
     baseline = rss_mb()
@@ -231,9 +250,8 @@ def _measure(config: dict, source: Iterator, preload_s: float | None, setup_s: f
     cpu0 = time.process_time()
     t0 = feed.started = time.perf_counter()
     outputs = evaluate(feed)
-    paused = feed.paused if subtract_pauses else 0.0
-    elapsed = time.perf_counter() - t0 - paused
-    cpu = time.process_time() - cpu0 - paused  # the paused work is single-threaded: subtract it as CPU too
+    elapsed = time.perf_counter() - t0 - feed.paused
+    cpu = time.process_time() - cpu0 - feed.paused  # the paused work is single-threaded: subtract it as CPU too
     if profiler is not None:
         profiler.disable()
         _write_profile(profiler, config["profile"])
@@ -244,17 +262,26 @@ def _measure(config: dict, source: Iterator, preload_s: float | None, setup_s: f
     feed.curve.append((processed, round(rss_mb() - baseline, 1)))
     if convert is not None and feed.converting > 0:
         info["input_conversion_events_per_s"] = round(processed / feed.converting)
+    return _result(config, processed=processed, elapsed=elapsed, cpu=cpu, outputs=outputs, baseline=baseline,
+                   peak=peak, hwm_reset=hwm_reset, curve=feed.curve, stopped_early=feed.stopped_early,
+                   preload_s=preload_s, paused=feed.paused, setup_s=setup_s, info=info)
+
+
+def _result(config: dict, *, processed: int, elapsed: float, cpu: float, outputs: int, baseline: float,
+            peak: float, hwm_reset: bool, curve: list, stopped_early: bool, preload_s: float | None, paused: float,
+            setup_s: float, info: dict) -> dict:
+    """One run's record (the same keys for every engine)."""
     return {
         "engine": config["engine"], "query": config["query"], "events": processed,
-        "events_requested": config["events"], "stopped_early": feed.stopped_early,
+        "events_requested": config["events"], "stopped_early": stopped_early,
         "seconds": round(elapsed, 4), "cpu_seconds": round(cpu, 4),
         "events_per_s": round(processed / elapsed, 1) if elapsed > 0 else None,
         "outputs": outputs,
         "baseline_rss_mb": round(baseline, 1), "peak_rss_mb": round(peak, 1),
         "peak_growth_mb": round(peak - baseline, 1) if hwm_reset else None,
-        "hwm_reset": hwm_reset, "rss_growth_curve": feed.curve,
+        "hwm_reset": hwm_reset, "rss_growth_curve": curve,
         "preload_seconds": None if preload_s is None else round(preload_s, 3),
-        "paused_seconds": round(feed.paused, 3), "setup_seconds": round(setup_s, 4),
+        "paused_seconds": round(paused, 3), "setup_seconds": round(setup_s, 4),
         "python": platform.python_version(), "info": info,
     }
 

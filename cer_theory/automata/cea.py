@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cer_theory.core.drawing import Diagram, Drawable, state_diagram
+from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, disj
@@ -38,11 +38,15 @@ class Transition:
 
     def label(self) -> str:
         """``P / {A,B}``, or ``P / ∅`` for a non-marking transition, as in the paper's figures."""
-        marks = "{" + ",".join(sorted(self.labels)) + "}" if self.labels else "∅"
-        return f"{self.predicate.label()} / {marks}"
+        return f"{self.predicate.label()} / {marks(self.labels)}"
 
     def sort_key(self) -> tuple:
         return (repr(self.source), repr(self.target), sorted(self.labels), self.predicate.text())
+
+
+def marks(labels: frozenset[str]) -> str:
+    """A transition's variable set as the paper's figures write it: ``{A,B}``, ``∅`` when non-marking."""
+    return "{" + ",".join(sorted(labels)) + "}" if labels else "∅"
 
 
 def _frozen_labels(labels: Iterable[str]) -> frozenset[str]:
@@ -200,14 +204,18 @@ class CEA(Drawable):
 
     # ------------------------------------------------------------------ run semantics (Def. 5.2)
 
-    def step(self, config: Iterable[tuple[State, frozenset]], position: int, event: Event) -> set:
-        """One step of the run semantics on configurations ``(state, μ)`` with μ a frozenset of (var, pos)."""
-        nxt: set[tuple[State, frozenset]] = set()
+    def moves(self, config: Iterable[tuple[State, frozenset]], position: int,
+              event: Event) -> Iterator[tuple[Transition, tuple[State, frozenset]]]:
+        """Each transition a run in ``config`` takes on ``event`` at ``position``, with the configuration
+        ``(state, μ)`` it leads to (μ a frozenset of (variable, position)); :meth:`step` collects the latter."""
         for state, mu in config:
             for t in self._out[state]:
                 if t.predicate(event):
-                    nxt.add((t.target, mu | {(v, position) for v in t.labels} if t.labels else mu))
-        return nxt
+                    yield t, (t.target, mu | {(v, position) for v in t.labels} if t.labels else mu)
+
+    def step(self, config: Iterable[tuple[State, frozenset]], position: int, event: Event) -> set:
+        """One step of the run semantics on configurations ``(state, μ)`` with μ a frozenset of (var, pos)."""
+        return {c for _, c in self.moves(config, position, event)}
 
     def configurations(self, stream: Sequence[Event]) -> Iterator[set[tuple[State, frozenset]]]:
         """After each t_n: the set of ``(q, μ_ρ)`` over all runs ρ on ``t0..tn`` (runs merged by state and
@@ -293,43 +301,43 @@ class CEA(Drawable):
         return g
 
     def diagram(self, *, title: str | None = None, state_names: Mapping[State, str] | None = None,
-                rankdir: str = "LR", merge: bool = True) -> Diagram:
+                rankdir: str = "LR", merge: bool = True, trim: bool = True) -> Diagram:
         """The drawing as in the paper's figures (seed 000, Figs. 4, 5, 8): transitions between two states on
         one edge, one line per transition, ``predicate / {variables}`` (``∅`` when non-marking).
-        ``state_names`` overrides how states are printed (default: their ``str``); ``merge`` draws parallel
-        transitions with equal labels as one simplified disjunction (an equivalent automaton; ``merge=False``
-        shows Δ exactly)."""
-        order = self.bfs_order()
+
+        ``state_names`` overrides how states are printed (default: sets as ``{0, 1}``, see
+        :func:`~cer_theory.core.drawing.shown`). ``merge`` (the default) draws the transitions of one edge with
+        equal variable sets as one predicate, simplified modulo the meaning of its atoms — an event has exactly
+        one type, so ``¬R ∨ ¬T`` is drawn ``⊤`` (:func:`~cer_theory.core.predicates.printing.readable`); the
+        drawing is of an equivalent automaton. ``merge=False`` shows Δ exactly, labels unsimplified. ``trim``
+        (the default) leaves out the states no accepting run visits (unreachable, or unable to reach a final
+        state: the dead state of a determinization); ``trim=False`` draws every state."""
+        shown_cea = self.restrict(self.reachable() & self.coreachable() | self.initial) if trim else self
+        order = shown_cea.bfs_order()
         name = (state_names or {}).get
-        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
+        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in shown_cea._edge_labels(merge).items()]
         return state_diagram(name=self.name or "CEA", title=title or self.name or None,
-                             states={q: name(q) or str(q) for q in order},
-                             initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
+                             states={q: name(q) or shown(q) for q in order},
+                             initial=sorted(self.initial, key=order.index), final=shown_cea.final, edges=edges,
                              rankdir=rankdir)
 
     def _edge_labels(self, merge: bool) -> dict[tuple[State, State], list[str]]:
-        """One line per transition of each edge; with ``merge``, one line per (source, labels, target)."""
+        """One line per transition of each edge; with ``merge``, one readable line per (source, labels, target)."""
         if not merge:
             grouped: dict[tuple[State, State], list[str]] = {}
             for t in self.transitions:
                 grouped.setdefault((t.source, t.target), []).append(t.label())
             return grouped
-        # sympy is heavy and only drawings simplify, so it is imported when a drawing is made.
-        from cer_theory.core.predicates.printing import simplified
+        # Z3 and sympy are heavy and only drawings simplify, so they are imported when a drawing is made.
+        from cer_theory.core.predicates.printing import readable
 
         groups: dict[tuple[State, State, frozenset[str]], list[Predicate]] = {}
         for t in self.transitions:
             groups.setdefault((t.source, t.target, t.labels), []).append(t.predicate)
         out: dict[tuple[State, State], list[str]] = {}
         for (src, dst, labels), preds in groups.items():
-            pred = preds[0] if len(preds) == 1 else simplified(disj(*preds))
-            marks = "{" + ",".join(sorted(labels)) + "}" if labels else "∅"
-            out.setdefault((src, dst), []).append(f"{pred.label()} / {marks}")
+            out.setdefault((src, dst), []).append(f"{readable(disj(*preds)).label()} / {marks(labels)}")
         return out
-
-    def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source of :meth:`diagram` (same options)."""
-        return self.diagram(**options).to_dot()
 
 
 _UNARY: dict[int, Predicate] = {}

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.step import MoveTable, subset_moves
-from cer_theory.core.drawing import Diagram, state_diagram
+from cer_theory.core.drawing import Diagram, shown, state_diagram
 from cer_theory.core.errors import DEFAULT_BUDGET, AutomatonError, SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
 from cer_theory.core.predicates.ast import Predicate
@@ -96,9 +96,6 @@ class DistinguishingWord:
     def diagram(self, left_name: str = "A", right_name: str = "B") -> Diagram:
         """The product path that distinguishes the automata: pairs of subsets joined by the letters read; the
         last pair is drawn final (doubled) whichever side accepts there."""
-        def show(subset: frozenset) -> str:
-            return "{" + ",".join(sorted(map(str, subset))) + "}" if subset else "∅"
-
         def letter(k: int) -> str:
             lab = self.labels[k]
             if self.level == "valuations":
@@ -107,7 +104,7 @@ class DistinguishingWord:
                 marks = "•" if lab else "∘"
             return f"{self.types[k].label()} / {marks}"
 
-        states = {k: f"{left_name}:{show(a)}\\n{right_name}:{show(b)}" for k, (a, b) in enumerate(self.path)}
+        states = {k: f"{left_name}: {shown(a)}\n{right_name}: {shown(b)}" for k, (a, b) in enumerate(self.path)}
         edges = [(k, k + 1, letter(k)) for k in range(len(self.types))]
         who = left_name if self.left else right_name
         return state_diagram(name="product", states=states, initial=[0], final={len(self.path) - 1},
@@ -293,8 +290,8 @@ class Verdict:
         lines = [f"not {self.relation}: {self.explanation()}"]
         lines += [f"  {k}: {line}" for k, line in enumerate(self.jsonl())]
         for name, outs in ((self.left, self.left_outputs), (self.right, self.right_outputs)):
-            shown = ", ".join(sorted(map(show_output, outs))) or "nothing"
-            lines.append(f"  at {self.position}, {name} outputs {shown}")
+            listed = ", ".join(sorted(map(show_output, outs))) or "nothing"
+            lines.append(f"  at {self.position}, {name} outputs {listed}")
         return "\n".join(lines)
 
 

@@ -19,7 +19,8 @@ demo            the running example of seed 000: φ1–φ4 on S_fire, semantics 
 equiv           decide equivalence or containment of two formulas, with a shortest distinguishing stream;
 check-exercise  check an answer to an exercise (exercises lists the bundled ones);
 conformance     test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
-figures         regenerate every drawing in figures/.
+figures         regenerate every drawing in figures/;
+step            step through a run of a formula's automaton (or the CCES / tECS) as one HTML page.
 
 Exit status: 0 on success; 2 on bad input (a formula that does not parse, a malformed stream, a formula the
 requested evaluator cannot handle, a construction past its --budget), with a message on stderr naming where the
@@ -38,10 +39,10 @@ from collections.abc import Sequence
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.tree import MAX_NESTING
 
-from cer_theory.cli import cel, ceql, conformance, equivalence, figures, formulas, socel, sremo
+from cer_theory.cli import cel, ceql, conformance, equivalence, figures, formulas, socel, sremo, step
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, figures)
+COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, figures, step)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a program killed by Ctrl-C

@@ -17,6 +17,7 @@ from cer_theory.core.events import Stream
 
 from cer_theory.cli import socel, sremo
 from cer_theory.cli.common import CLI_BUDGET, add_budget_option, compile_cel, read_formula, show_automaton
+from cer_theory.cli.options import whole_number
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
@@ -182,7 +183,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "minterm counts.")
     d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
     d.add_argument("--logic", default="cel", choices=("cel", "sremo"), help="cel (default) or sremo")
-    d.add_argument("--window", type=int, help="sremo: w (default: the expression's (e) WITHIN w)")
+    # (0 passes the type: the command refuses it with the message it gives for (e) WITHIN 0)
+    d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 1 (default: the "
+                                                                   "expression's (e) WITHIN w)")
     construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
                  "The normal form of seed 000 §9.2 of a CEL formula's CEA: single-variable, then "
                  "I/O-deterministic; the automaton the §9 evaluation algorithm runs.")

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from cer_theory.core.errors import CerError
+from cer_theory.cli.options import seconds, whole_number
 
 
 QUERY_HELP = ("CEQL text, or @FILE to read it from a file (a value without spaces is read as a file name too, as "
@@ -440,7 +441,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "QUARANTINE's, else none: the stream must be in time order)")
     q.add_argument("--late", metavar="FILE", help="where events later than the lateness go (JSON Lines; "
                                                   "default: STREAM.late.jsonl)")
-    q.add_argument("--progress", type=float, default=2.0, metavar="SECONDS",
+    q.add_argument("--progress", type=seconds(zero="none"), default=2.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 2; 0: none)")
     q.set_defaults(func=cmd_run)
 
@@ -473,8 +474,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--rejected", help="where the rejected rows go (default: OUTPUT.rejected)")
     k.add_argument("--input-format", choices=["csv", "json", "parquet"], help="default: from the extension")
     k.add_argument("--order-by", nargs="+", help="columns giving the stream order (default: file order)")
-    k.add_argument("--slices", type=int, help="tasks for partitioned or sliced plans (default: from the cores)")
+    k.add_argument("--slices", type=whole_number(minimum=1, maximum=100_000),
+                   help="tasks for partitioned or sliced plans, 1 to 100000 (default: from the cores)")
     k.add_argument("--no-events", action="store_true", help="leave out the matched rows (faster)")
-    k.add_argument("--progress", type=float, default=5.0, metavar="SECONDS",
+    k.add_argument("--progress", type=seconds(zero="none"), default=5.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 5; 0: none)")
     k.set_defaults(func=cmd_spark)

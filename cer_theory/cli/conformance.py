@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from cer_theory.cli.options import seconds, whole_number
 
 
 class _Bar:
@@ -27,7 +28,8 @@ class _Bar:
         filled = self.width * done // max(total, 1)
         c = summary.counts
         self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total}  "
-                          f"unexplained {c['unexplained']}, engine errors {c['engine error']}  "
+                          f"unexplained {c['unexplained']}, refused {c['refused']}, "
+                          f"engine errors {c['engine error']}  "
                           f"{now - self.t0:.0f}s")
         if done == total:
             self.stream.write("\n")
@@ -35,32 +37,34 @@ class _Bar:
 
 
 def cmd_conformance(args: argparse.Namespace) -> int:
-    """Run the cases, print the summary line last; exit 0 iff nothing is unexplained and no engine failed."""
+    """Run the cases, print the summary line last; exit 0 iff every case agrees or is explained (nothing
+    unexplained, refused or failed)."""
     from cer_theory.conformance.adapters import make_adapter
     from cer_theory.conformance.check import run_cases
     from cer_theory.conformance.corpus import corpus_cases
     from cer_theory.conformance.dialects import get_dialect
     from cer_theory.conformance.generate import generate_cases
-    from cer_theory.conformance.protocol import Case, ConformanceError
+    from cer_theory.conformance.protocol import EngineFailure
     from cer_theory.conformance.report import write_report
 
     dialect = get_dialect(args.dialect)
     adapter = make_adapter(args.engine, pycer_python=args.pycer_python, timeout=args.timeout)
     skipped = []
     if args.replay:
-        try:
-            cases = [Case.from_json(json.loads(Path(args.replay).read_text(encoding="utf-8")))]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ConformanceError(f"--replay {args.replay}: not a case file ({exc})") from None
+        cases = [read_case_file(args.replay)]
     elif args.corpus:
         cases, skipped = corpus_cases(args.corpus, per_query=args.cases or 10, seed=args.seed)
     else:
         cases = generate_cases(args.cases or 200, seed=args.seed)
+    closing = ""
     try:
         outcomes, summary = run_cases(cases, adapter, dialect, shrink_findings=not args.no_shrink,
                                       progress=None if args.quiet else _Bar(), jobs=args.jobs)
     finally:
-        adapter.close()
+        try:
+            adapter.close()
+        except EngineFailure as exc:  # (when run_cases raised, its error is the one to see)
+            closing = str(exc)
     if args.replay or args.verbose:
         from cer_theory.conformance.check import outcome_text
 
@@ -78,7 +82,33 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                             replay="cer-theory conformance " + shlex.join(options) + " --replay {file}")
         print(f"report: {page}", file=sys.stderr)
     print(summary.line())
-    return 0 if summary.passed else 1
+    if closing:
+        print(f"engine error: {closing}")
+    return 0 if summary.passed and not closing else 1
+
+
+def read_case_file(path: str):
+    """The case of a ``--replay`` file (one request line of the protocol, as a report's findings/NNN.json);
+    :class:`~cer_theory.conformance.protocol.ConformanceError` naming the file, line and what is wrong."""
+    from cer_theory.conformance.protocol import Case, ConformanceError, read_text
+    from cer_theory.core.errors import CerError
+
+    text = read_text(path, "--replay")
+    lines = [(k, line) for k, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if len(lines) != 1:
+        raise ConformanceError(f"--replay {path}: expected one case (one JSON line), found {len(lines)} lines")
+    number, line = lines[0]
+    try:
+        request = json.loads(line)
+        if not isinstance(request, dict):
+            raise TypeError(f"a JSON object, not {type(request).__name__}")
+        return Case.from_json(request)
+    except json.JSONDecodeError as exc:
+        raise ConformanceError(f"--replay {path}, line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
+    except KeyError as exc:
+        raise ConformanceError(f"--replay {path}, line {number}: field {exc} is missing") from None
+    except (TypeError, ValueError, CerError) as exc:
+        raise ConformanceError(f"--replay {path}, line {number}: not a case ({exc})") from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -89,17 +119,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(any program speaking the JSON-lines protocol of docs/conformance.md)")
     p.add_argument("--dialect", default=None, help="declared readings that explain differences: core (CORE 0.1.x); "
                                                    "default: none (the paper's semantics)")
-    p.add_argument("--cases", type=int, default=None,
-                   help="generated cases (default 200), or streams per query file with --corpus (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="the same seed gives the same cases")
+    p.add_argument("--cases", type=whole_number(minimum=1, maximum=1_000_000), default=None,
+                   help="generated cases (default 200), or streams per query file with --corpus (default 10); "
+                        "1 to 1000000 (the cases are generated before the run)")
+    p.add_argument("--seed", type=whole_number(), default=0,
+                   help="the same seed gives the same cases; any whole number")
     p.add_argument("--corpus", default=None, help="a directory of query files with *.core declarations beside them")
     p.add_argument("--replay", default=None, help="run one case file (a report's findings/NNN.json)")
     p.add_argument("--report", default=None, help="write cases.json, report.md and findings/ into this directory")
     p.add_argument("--pycer-python", default=None,
                    help="the CPython 3.13 interpreter with pycer (default ~/.cache/cer_theory/pycer-py313/bin/python)")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds an external engine may take per case")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="cases run at once from a thread pool (the spark engine only; each case is a Spark job)")
+    p.add_argument("--timeout", type=seconds(), default=30.0,
+                   help="seconds an external engine may take per case, more than 0 and at most a day (default 30)")
+    p.add_argument("--jobs", type=whole_number(minimum=1, maximum=64), default=1,
+                   help="cases run at once from a thread pool, 1 to 64 (the spark engine only; each case is a "
+                        "Spark job)")
     p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")

@@ -14,6 +14,7 @@ from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 
 from cer_theory.cli.common import read_text_argument
+from cer_theory.cli.options import whole_number
 
 WHY_UNDECIDED = {
     "ceql": "CEQL's time windows and equality filters between events (seed 001) need more than the unary "
@@ -93,8 +94,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--level", choices=("valuations", "complex_events"), default="valuations",
                    help="compare valuations (default) or only their complex events")
     e.add_argument("--schema", help='the stream schema both formulas must keep to, e.g. "T(id,tmp) H(id,hum)"')
-    e.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                   help=f"size budget of each exponential step (default {DEFAULT_BUDGET})")
+    e.add_argument("--budget", type=whole_number(minimum=1), default=DEFAULT_BUDGET,
+                   help=f"size budget of each exponential step, a whole number ≥ 1 (default {DEFAULT_BUDGET})")
     e.add_argument("--dot", metavar="FILE", help="draw the product path that distinguishes them")
     e.set_defaults(func=cmd_equiv)
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
@@ -67,7 +68,10 @@ def cmd_draw(args: argparse.Namespace) -> int:
         with work_budget(args.budget):
             automaton = logic.automaton(ast)
         title = args.title or text
-    dot = automaton.to_dot(title=title)
+    if args.all_states and not isinstance(automaton, CEA):
+        raise UnsupportedError(f"--all-states is for complex event automata; {type(automaton).__name__} drawings "
+                               f"show every state")
+    dot = automaton.to_dot(title=title, trim=False) if args.all_states else automaton.to_dot(title=title)
     if args.output in (None, "-"):
         sys.stdout.write(dot)
     else:
@@ -107,6 +111,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")
-    d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits")
+    d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
+                                                       "the others (drawings leave them out anyway)")
+    d.add_argument("--all-states", action="store_true",
+                   help="draw every state, also those no accepting run visits (left out by default)")
     add_budget_option(d)
     d.set_defaults(func=cmd_draw)

@@ -9,6 +9,7 @@ import argparse
 from cer_theory.core.errors import UnsupportedError
 
 from cer_theory.cli.common import read_text_argument, show_automaton
+from cer_theory.cli.options import whole_number
 
 
 def load_ucea(path: str):
@@ -88,7 +89,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--relations", help="comma-separated relation names of the schema (default: the types the "
                                        "guards mention, plus a fresh one for all others)")
     t.add_argument("--core", action="store_true", help="core SO-CEL (needs the *-property; refused otherwise)")
-    t.add_argument("--budget", type=int, default=100_000, help="budget of the *-property check (--core)")
+    t.add_argument("--budget", type=whole_number(minimum=1), default=100_000,
+                   help="budget of the *-property check (--core), a whole number ≥ 1")
     t.set_defaults(func=cmd_to_socel)
 
 

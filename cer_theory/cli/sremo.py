@@ -11,6 +11,7 @@ from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import DEFAULT_BUDGET
 
 from cer_theory.cli.common import read_text_argument
+from cer_theory.cli.options import whole_number
 
 
 def _constructions(args: argparse.Namespace):
@@ -108,9 +109,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "sizes. Exit 2 on a syntax error, a missing window or a blown budget.")
     c.add_argument("formula", help="SREMO text (docs/sremo-syntax.md), or @FILE")
     c.add_argument("--logic", default="sremo", choices=("sremo",), help="the formalism (only sremo)")
-    c.add_argument("--window", type=int, help="w (default: the expression's (e) WITHIN w)")
+    # (0 passes the type: _constructions refuses it with the message it gives for (e) WITHIN 0)
+    c.add_argument("--window", type=whole_number(minimum=0),
+                   help="w, a whole number ≥ 1 (default: the expression's (e) WITHIN w)")
     c.add_argument("--dot", metavar="FILE", help="draw the complement; the extension picks the format")
-    c.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"size budget (default {DEFAULT_BUDGET})")
+    c.add_argument("--budget", type=whole_number(minimum=1), default=DEFAULT_BUDGET,
+                   help=f"size budget, a whole number ≥ 1 (default {DEFAULT_BUDGET})")
     c.set_defaults(func=cmd_complement)
 
 

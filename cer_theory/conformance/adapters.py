@@ -8,8 +8,12 @@
 * ``pycer`` — CORE's C++ engine through its Python binding, as a ``command`` adapter running
   :mod:`cer_theory.conformance.pycer_driver` under a CPython 3.13 interpreter that has ``pycer``.
 
-An engine that crashes, hangs or answers garbage raises :class:`EngineFailure` for that case; the harness records
-it as an engine error and starts the program again for the next case.
+Every adapter passes on what its engine reports, never an answer made up for it (docs/decisions.md D190): an
+engine that says it does not accept the query raises :class:`EngineRefusal` (an in-process engine's
+:class:`~cer_theory.core.errors.UnsupportedError`, a ``refused`` answer); an engine that raises, crashes, hangs,
+exits, writes on stderr, drops rows of the stream or answers what the adapter cannot parse raises
+:class:`EngineFailure` for that case; the harness records it as an engine error and starts a program again for the
+next case.
 """
 
 from __future__ import annotations
@@ -27,18 +31,30 @@ from typing import Any
 
 import pandas as pd
 
-from cer_theory.core.errors import CerError
+from cer_theory.core.errors import UnsupportedError
 from cer_theory.engines.core.engine import Engine
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.spark.batch import run
 from cer_theory.spark.session import spark_session
-from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, from_core, \
-    parse_answer
+from cer_theory.conformance.pycer_env import PYCER_PYTHON
+from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
+    from_core, parse_answer
 
-DEFAULT_PYCER_PYTHON = os.path.expanduser("~/.cache/cer_theory/pycer-py313/bin/python")
-"""Where ``benchmarks/run.py`` makes its CPython 3.13 venv with pycer."""
+DEFAULT_PYCER_PYTHON = str(PYCER_PYTHON)
+"""Where ``make test`` and ``benchmarks/run.py`` make the CPython 3.13 venv with pycer (:mod:`.pycer_env`)."""
 
 DRIVER = Path(__file__).with_name("pycer_driver.py")
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds an external engine may take per case."""
+
+
+def engine_failure(exc: Exception) -> EngineFailure:
+    """What an in-process engine raised, as the harness records it: an
+    :class:`~cer_theory.core.errors.UnsupportedError` is the engine refusing the query, anything else (our own
+    errors, and any other exception: a bug in the engine is a finding too) an engine error."""
+    text = f"{type(exc).__name__}: {exc}"
+    return EngineRefusal(text) if isinstance(exc, UnsupportedError) else EngineFailure(text)
 
 
 class ReferenceAdapter:
@@ -49,9 +65,12 @@ class ReferenceAdapter:
     def run(self, case: Case) -> list[ComplexEvent]:
         query = case.ast
         out: list[ComplexEvent] = []
-        for ces in evaluate(query, case.events):
-            chosen = sorted(from_core(ces))
-            out += chosen if query.limit is None else chosen[:query.limit]
+        try:
+            for ces in evaluate(query, case.events):
+                chosen = sorted(from_core(ces))
+                out += chosen if query.limit is None else chosen[:query.limit]
+        except Exception as exc:  # noqa: BLE001 - whatever the engine under test raises is reported, not raised
+            raise engine_failure(exc) from exc
         return out
 
     def close(self) -> None:
@@ -66,8 +85,8 @@ class EngineAdapter:
     def run(self, case: Case) -> list[ComplexEvent]:
         try:
             return from_core(m.complex_event for m in Engine(case.ast).process(case.events))
-        except CerError as exc:
-            raise EngineFailure(f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - whatever the engine under test raises is reported, not raised
+            raise engine_failure(exc) from exc
 
     def close(self) -> None:
         pass
@@ -116,9 +135,12 @@ class SparkAdapter:
             result = run(spark, spark.createDataFrame(frame), case.ast,
                          declaration=list(case.declarations), with_events=False)
             rows = result.matches.select("start", "end", "positions").collect()
+            bad = result.bad_rows
             result.close()
-        except CerError as exc:
-            raise EngineFailure(f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - Spark's and Py4J's errors too: the pipeline failed on the case
+            raise engine_failure(exc) from exc
+        if bad:  # a rejected row is input the pipeline did not read: its answer is not about the case's stream
+            raise EngineFailure(f"the pipeline rejected {bad} of the {len(case.events)} rows of the stream")
         return [(int(r[0]), int(r[1]), tuple(sorted(int(p) for p in r[2]))) for r in rows]
 
     def close(self) -> None:
@@ -128,21 +150,31 @@ class SparkAdapter:
 class CommandAdapter:
     """An external engine as a long-lived subprocess: one request line in, one answer line out, per case.
 
-    ``command`` is an argv list or a shell-like string. A process that exits, hangs past ``timeout`` seconds or
-    answers a line that is not the protocol's raises :class:`EngineFailure` (with the tail of its stderr) and is
-    started again on the next case.
+    ``command`` is an argv list or a shell-like string. A ``refused`` answer raises :class:`EngineRefusal`; an
+    ``error`` answer, a process that exits, hangs past ``timeout`` seconds, answers a line that is not the
+    protocol's, or writes on stderr while it works on a case (a program that answers and also complains has not
+    given a clean answer) raises :class:`EngineFailure` (with the tail of its stderr) and is started again on the
+    next case. :meth:`close` raises :class:`EngineFailure` when the program ends with a non-zero exit status or
+    writes on stderr after its last answer.
     """
 
-    def __init__(self, command: Sequence[str] | str, *, name: str | None = None, timeout: float = 30.0,
+    def __init__(self, command: Sequence[str] | str, *, name: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                  cwd: str | None = None, env: dict[str, str] | None = None) -> None:
-        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        try:
+            self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
+            raise ConformanceError(f"command: cannot split {command!r} into words: {exc}") from None
         if not self.argv:
             raise ConformanceError("command: give the engine's command line, e.g. command:'python my_engine.py'")
+        if not 0 < timeout <= threading.TIMEOUT_MAX:  # also refuses NaN: a timeout that never fires is a hang
+            raise ConformanceError(f"timeout: expected a positive number of seconds a wait can take "
+                                   f"(at most {threading.TIMEOUT_MAX:g}), got {timeout!r}")
         self.name = name or f"command:{shlex.join(self.argv)}"
         self.timeout, self.cwd, self.env = timeout, cwd, env
         self._proc: subprocess.Popen | None = None
         self._lines: queue.Queue = queue.Queue()
         self._stderr: Any = None
+        self._stderr_seen = 0  # bytes of stderr already reported or accounted for
         self._count = 0
 
     @property
@@ -151,7 +183,7 @@ class CommandAdapter:
         return shlex.join(self.argv)
 
     def _start(self) -> subprocess.Popen:
-        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._stderr = tempfile.TemporaryFile(mode="w+b")  # bytes: offsets into it are exact
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                                     text=True, bufsize=1, cwd=self.cwd, env=self.env)
@@ -166,15 +198,27 @@ class CommandAdapter:
             lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
-        self._proc, self._lines = proc, lines
+        self._proc, self._lines, self._stderr_seen = proc, lines, 0
         return proc
 
-    def _stderr_tail(self) -> str:
+    def _stderr_tail(self, since: int = 0) -> str:
+        """The last lines of what the program wrote on stderr after byte ``since``."""
         if self._stderr is None:
             return ""
-        self._stderr.seek(0)
-        tail = [line.strip() for line in self._stderr.read().splitlines() if line.strip()][-3:]
+        self._stderr.seek(since)
+        text = self._stderr.read().decode("utf-8", "replace")
+        tail = [line.strip() for line in text.splitlines() if line.strip()][-3:]
         return " | ".join(tail)
+
+    def _new_stderr(self) -> str:
+        """What the program wrote on stderr since the last call (its last lines), and mark it seen."""
+        if self._stderr is None:
+            return ""
+        size = os.fstat(self._stderr.fileno()).st_size
+        if size == self._stderr_seen:
+            return ""
+        text, self._stderr_seen = self._stderr_tail(self._stderr_seen), size
+        return text
 
     def _fail(self, why: str) -> EngineFailure:
         proc = self._proc
@@ -210,42 +254,65 @@ class CommandAdapter:
             raise EngineFailure(f"the answer is not a JSON object: {line.strip()[:120]!r}")
         if answer.get("id") != request["id"]:
             raise self._fail(f"the answer has id {answer.get('id')!r}, expected {request['id']}")
+        complaint = self._new_stderr()
+        if "refused" in answer:
+            raise EngineRefusal(f"the engine refused the query: {answer['refused']}"
+                                + (f"; stderr: {complaint}" if complaint else ""))
         if "error" in answer:
-            raise EngineFailure(f"the engine reported: {answer['error']}")
-        return parse_answer(answer.get("complex_events"), len(case.events))
+            raise EngineFailure(f"the engine reported: {answer['error']}" + (f"; stderr: {complaint}" if complaint
+                                                                             else ""))
+        if complaint:
+            raise EngineFailure(f"the engine wrote on stderr: {complaint}")
+        if "complex_events" not in answer:
+            raise EngineFailure(f"the answer has none of 'complex_events', 'refused', 'error': {line.strip()[:120]!r}")
+        return parse_answer(answer["complex_events"], len(case.events))
 
     def close(self) -> None:
+        """End the program (its stdin closed: the end of the cases); :class:`EngineFailure` if it then exits with
+        a non-zero status or writes on stderr."""
         proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
+        if proc is None:
+            return
+        if proc.poll() is None:
             assert proc.stdin is not None
-            proc.stdin.close()
+            try:
+                proc.stdin.close()
+            except OSError:  # it has just exited: its status says how
+                pass
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+                raise EngineFailure("the engine did not exit within 5 s of the end of its input") from None
+        complaint = self._new_stderr()
+        if proc.returncode != 0 or complaint:
+            raise EngineFailure(f"after the last case the engine exited with status {proc.returncode}"
+                                + (f"; stderr: {complaint}" if complaint else ""))
 
 
-def pycer_adapter(python: str | None = None, *, timeout: float = 30.0) -> CommandAdapter:
-    """CORE's engine through pycer, under ``python`` (default :data:`DEFAULT_PYCER_PYTHON`), in a scratch
-    working directory (pycer writes ``logs/`` there). Raises :class:`ConformanceError` when the interpreter is
-    missing or cannot import pycer."""
+def pycer_adapter(python: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+                  env: dict[str, str] | None = None) -> CommandAdapter:
+    """CORE's engine through pycer, under ``python`` (default :data:`DEFAULT_PYCER_PYTHON`; ``env``: its
+    environment), in a scratch working directory (pycer writes ``logs/`` there). Raises :class:`ConformanceError`
+    when the interpreter is missing or cannot import pycer."""
     python = python or DEFAULT_PYCER_PYTHON
     if not os.path.exists(python):
         raise ConformanceError(f"no interpreter at {python}: pycer needs CPython 3.13 with `pip install pycer`; "
                                f"give one with --pycer-python PATH")
     scratch = tempfile.mkdtemp(prefix="cer_conformance_pycer_")
-    probe = subprocess.run([python, "-c", "import pycer"], capture_output=True, text=True, cwd=scratch, timeout=60)
+    probe = subprocess.run([python, "-c", "import pycer"], capture_output=True, text=True, cwd=scratch, timeout=60,
+                           env=env)
     if probe.returncode != 0:
         tail = (probe.stderr.strip().splitlines() or ["(no message)"])[-1]
         raise ConformanceError(f"{python} cannot import pycer: {tail}")
-    return CommandAdapter([python, str(DRIVER)], name="pycer", timeout=timeout, cwd=scratch)
+    return CommandAdapter([python, str(DRIVER)], name="pycer", timeout=timeout, cwd=scratch, env=env)
 
 
 ENGINES = ("reference", "engine", "spark", "pycer", "command:CMD")
 
 
-def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float = 30.0) -> Any:
+def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Any:
     """The adapter an ``--engine`` value names (:data:`ENGINES`)."""
     if spec == "reference":
         return ReferenceAdapter()
@@ -260,5 +327,5 @@ def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float =
     raise ConformanceError(f"unknown engine {spec!r}; expected one of {', '.join(ENGINES)}")
 
 
-__all__ = ["CommandAdapter", "DEFAULT_PYCER_PYTHON", "ENGINES", "EngineAdapter", "ReferenceAdapter", "SMALL_INPUT_CONF", "SparkAdapter",
-           "make_adapter", "pycer_adapter"]
+__all__ = ["CommandAdapter", "DEFAULT_PYCER_PYTHON", "DEFAULT_TIMEOUT", "ENGINES", "EngineAdapter", "ReferenceAdapter",
+           "SMALL_INPUT_CONF", "SparkAdapter", "engine_failure", "make_adapter", "pycer_adapter"]

@@ -1,6 +1,6 @@
 """Running cases: compare an engine with the reference, classify, and shrink every failure.
 
-Each case ends in one of four classes:
+Each case ends in one of five classes:
 
 * **agree** — the engine's complex events are the reference's (seed 001 §2, :func:`~cer_theory.formalisms.ceql.
   semantics.evaluate`), as multisets; under ``LIMIT n`` every end position holds ``min(n, |expected|)`` distinct
@@ -8,9 +8,14 @@ Each case ends in one of four classes:
 * **explained** — not so, but they are the reference output of the query under the dialect's applicable readings
   (:mod:`cer_theory.conformance.dialects`), which are named;
 * **unexplained** — neither: a finding;
-* **engine error** — the engine failed on the case (:class:`~cer_theory.conformance.protocol.EngineFailure`).
+* **refused** — the engine said it does not accept the query
+  (:class:`~cer_theory.conformance.protocol.EngineRefusal`): no answer, so neither agreement nor a wrong answer,
+  but a finding, since the query is CEQL (docs/decisions.md D190);
+* **engine error** — the engine failed on the case (:class:`~cer_theory.conformance.protocol.EngineFailure`:
+  an error it reported, a crash, a non-empty stderr, an exit status, output the adapter cannot parse). Neither
+  class is ever turned into an answer: an engine that says nothing usable has not answered "no complex events".
 
-Every unexplained case and engine error is **shrunk** by our own delta debugging (not hypothesis's shrinker: the
+Every unexplained case, refusal and engine error is **shrunk** by our own delta debugging (not hypothesis's shrinker: the
 engine may be an external process and a corpus case has no hypothesis choice sequence; docs/decisions.md D81):
 greedily, clauses are dropped, pattern subformulas replaced by their operands and chunks of the stream removed
 (halves down to single events), keeping each change under which the case stays in its class, until nothing
@@ -36,11 +41,11 @@ from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.conformance.dialects import Dialect
-from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, ConformanceError, EngineFailure, ce_text, \
-    from_core, to_json_ce
+from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, ConformanceError, EngineFailure, \
+    EngineRefusal, ce_text, from_core, to_json_ce
 
-AGREE, EXPLAINED, UNEXPLAINED, ENGINE_ERROR = "agree", "explained", "unexplained", "engine error"
-KINDS = (AGREE, EXPLAINED, UNEXPLAINED, ENGINE_ERROR)
+AGREE, EXPLAINED, UNEXPLAINED, REFUSED, ENGINE_ERROR = "agree", "explained", "unexplained", "refused", "engine error"
+KINDS = (AGREE, EXPLAINED, UNEXPLAINED, REFUSED, ENGINE_ERROR)
 
 SHRINK_BUDGET = 400
 """At most this many engine runs to shrink one failure."""
@@ -48,7 +53,7 @@ SHRINK_BUDGET = 400
 
 @dataclass
 class Outcome:
-    """One case's result; ``minimal`` is the shrunk case (same class) for unexplained cases and engine errors."""
+    """One case's result; ``minimal`` is the shrunk case (same class) for every finding."""
 
     case: Case
     kind: str
@@ -61,7 +66,7 @@ class Outcome:
 
     @property
     def finding(self) -> bool:
-        return self.kind in (UNEXPLAINED, ENGINE_ERROR)
+        return self.kind in (UNEXPLAINED, REFUSED, ENGINE_ERROR)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.case.name, "kind": self.kind, "query": self.case.query,
@@ -110,13 +115,15 @@ def conforms(expected: Sequence[frozenset[CoreComplexEvent]], got: Sequence[Comp
     return limit_conforms(expected, grouped, limit)
 
 
-def judge(case: Case, got: list[ComplexEvent] | None, dialect: Dialect, *, error: str = "") -> Outcome:
-    """Classify one engine answer (``got``; None with ``error`` for an engine failure)."""
+def judge(case: Case, got: list[ComplexEvent] | None, dialect: Dialect, *, error: str = "",
+          refused: bool = False) -> Outcome:
+    """Classify one engine answer (``got``; None with ``error`` for an engine failure, and ``refused`` when
+    the failure is the engine refusing the query)."""
     query = case.ast
     expected = evaluate(query, case.events)
     flat = from_core(c for ces in expected for c in ces)
     if got is None:
-        return Outcome(case, ENGINE_ERROR, flat, None, error=error)
+        return Outcome(case, REFUSED if refused else ENGINE_ERROR, flat, None, error=error)
     if conforms(expected, got, query.limit):
         return Outcome(case, AGREE, flat, got)
     rewritten, used = dialect.rewrite(query)
@@ -129,7 +136,7 @@ def run_case(case: Case, adapter: Adapter, dialect: Dialect) -> Outcome:
     try:
         got = adapter.run(case)
     except EngineFailure as exc:
-        return judge(case, None, dialect, error=str(exc))
+        return judge(case, None, dialect, error=str(exc), refused=isinstance(exc, EngineRefusal))
     return judge(case, got, dialect)
 
 
@@ -226,12 +233,12 @@ class Summary:
 
     @property
     def passed(self) -> bool:
-        return self.counts[UNEXPLAINED] == 0 and self.counts[ENGINE_ERROR] == 0
+        return not any(self.counts[k] for k in (UNEXPLAINED, REFUSED, ENGINE_ERROR))
 
     def line(self) -> str:
         c = self.counts
         return (f"{self.total} cases: {c[AGREE]} agree, {c[EXPLAINED]} explained, {c[UNEXPLAINED]} unexplained, "
-                f"{c[ENGINE_ERROR]} engine errors")
+                f"{c[REFUSED]} refused, {c[ENGINE_ERROR]} engine errors")
 
 
 Progress = Callable[[int, int, Summary], None]
@@ -282,6 +289,6 @@ def outcome_text(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["AGREE", "ENGINE_ERROR", "EXPLAINED", "KINDS", "Outcome", "Summary", "UNEXPLAINED",
+__all__ = ["AGREE", "ENGINE_ERROR", "EXPLAINED", "KINDS", "Outcome", "REFUSED", "Summary", "UNEXPLAINED",
            "conforms", "judge", "outcome_text", "run_case", "run_cases", "shrink", "smaller_patterns",
            "smaller_queries"]

@@ -23,7 +23,7 @@ from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
 from cer_theory.formalisms.ceql.lexicon import DEFAULT_TIME_ATTRIBUTE
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.semantics import evaluate
-from cer_theory.conformance.protocol import Case, ConformanceError
+from cer_theory.conformance.protocol import Case, ConformanceError, read_text
 
 QUERY_SUFFIXES = (".txt", ".ceql")
 DECLARATION_SUFFIX = ".core"
@@ -132,9 +132,10 @@ def corpus_cases(root: str | Path, *, per_query: int, seed: int = 0) -> tuple[li
         if decl_path is None:
             skipped.append(Skipped(rel, f"no {DECLARATION_SUFFIX} declarations beside it or above it"))
             continue
+        # a file that is not text is bad input (exit 2), not a query our parser rejects (a skip)
+        declaration_text, text = read_text(decl_path, "--corpus"), read_text(path, "--corpus").strip()
         try:
-            declarations = tuple(parse_declarations(decl_path.read_text(encoding="utf-8")))
-            text = path.read_text(encoding="utf-8").strip()
+            declarations = tuple(parse_declarations(declaration_text))
             query = parse(text)
         except CerError as exc:
             skipped.append(Skipped(rel, f"{type(exc).__name__}: {str(exc).splitlines()[0]}"))

@@ -12,7 +12,8 @@ On the wire (the ``command`` adapter, docs/conformance.md) a case is one JSON ob
 and the engine answers one line per case, in order::
 
     {"id": 3, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}, ...]}
-    {"id": 3, "error": "what went wrong"}          (the engine rejects the query, or fails)
+    {"id": 3, "refused": "why"}                    (the engine does not accept this query)
+    {"id": 3, "error": "what went wrong"}          (the engine failed on this case)
 
 ``schema`` repeats the declarations as JSON so an engine need not parse ``CREATE STREAM``. Complex events may be
 listed in any order; a complex event reported twice counts twice (outputs are compared as multisets).
@@ -24,6 +25,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from cer_theory.core.errors import CerError
@@ -42,8 +44,15 @@ class ConformanceError(CerError, ValueError):
 
 
 class EngineFailure(Exception):
-    """The engine under test failed on a case (it crashed, answered garbage, or reported an error): a finding
-    about the engine, recorded as an *engine error*, never a failure of the harness."""
+    """The engine under test failed on a case (it crashed, answered garbage, wrote on stderr, or reported an
+    error): a finding about the engine, recorded as an *engine error*, never as an answer and never as a failure
+    of the harness."""
+
+
+class EngineRefusal(EngineFailure):
+    """The engine says it does not accept the case's query (a ``refused`` answer, an engine's own "unsupported"
+    error, CORE's "Failed to process client request."): recorded in its own class, *refused*, since the engine
+    gave no answer, right or wrong."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,28 @@ class Adapter(Protocol):
     def close(self) -> None: ...
 
 
+def read_text(path: str | Path, what: str) -> str:
+    """A text file the harness reads (a corpus query or declaration file, a case to replay), which must be UTF-8
+    without NUL characters (a UTF-16 or binary file has them); :class:`ConformanceError` naming ``what`` (e.g.
+    ``--replay``), the file and the line otherwise."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+        bad = len(data)
+    except UnicodeDecodeError as exc:
+        text, bad = "", exc.start
+    nul = data.find(b"\0", 0, bad)
+    if nul >= 0:  # the first problem is named: a NUL before any byte that is not UTF-8
+        line = data.count(b"\n", 0, nul) + 1
+        raise ConformanceError(f"{what} {path}, line {line}: a NUL byte at offset {nul} (a UTF-16 or binary "
+                               f"file?); the harness reads UTF-8 text")
+    if bad < len(data):
+        line = data.count(b"\n", 0, bad) + 1
+        raise ConformanceError(f"{what} {path}, line {line}: not UTF-8 text (byte {data[bad]:#04x} at offset "
+                               f"{bad}); the harness reads UTF-8")
+    return text
+
+
 def from_core(ces: Iterable[CoreComplexEvent]) -> list[ComplexEvent]:
     return [(c.start, c.end, tuple(c.positions)) for c in ces]
 
@@ -145,5 +176,5 @@ def ce_text(ce: ComplexEvent) -> str:
     return f"[{ce[0]},{ce[1]}]{{{','.join(map(str, ce[2]))}}}"
 
 
-__all__ = ["Adapter", "Case", "ComplexEvent", "ConformanceError", "EngineFailure", "ce_text",
-           "from_core", "multiset", "parse_answer", "to_json_ce"]
+__all__ = ["Adapter", "Case", "ComplexEvent", "ConformanceError", "EngineFailure", "EngineRefusal", "ce_text",
+           "from_core", "multiset", "parse_answer", "read_text", "to_json_ce"]

@@ -22,8 +22,15 @@ comparable with positions (seed 001, *CORE*, §2):
   event's time from the third argument of ``PyEvent`` (without it, from the wall clock), never from it;
 * one ``PyOfflineServer`` per case: ``get_output()`` ends the evaluation.
 
-An exception raised by pycer is answered as ``{"error": …}``; an abort of the engine ends this process, which
-the harness reports as an engine error.
+Nothing CORE says is dropped or turned into an answer (docs/decisions.md D190). Everything it prints on file
+descriptors 1 and 2 during a case is captured; apart from its start-up line ``Logging to file: …``, any of it is
+a message about the case. CORE refuses a query it cannot compile in two ways: ``add_query`` raises (a syntax
+error, an undeclared attribute), or it prints "Failed to process client request." and ``get_output()`` then
+returns ``Exception: Invalid argument`` (pycer 0.1.6 does this for every set literal: ``IN {…}``, ``NOT IN``,
+ranges). Both are answered ``{"refused": …}`` with CORE's words. Any other message, an exception raised later,
+or an output line that is not a complex event as CORE prints it (``[start,end], ((id: … attributes: [… ]) …)``)
+is answered ``{"error": …}``. An abort of the engine ends this process, which the harness reports as an engine
+error.
 """
 
 from __future__ import annotations
@@ -32,9 +39,16 @@ import json
 import os
 import re
 import sys
+import tempfile
 from typing import Any
 
 POSITION = "conformance_pos"
+COMPLEX_EVENT = re.compile(r"\[(-?\d+),(-?\d+)\], \((.*)\)")
+"""A complex event as CORE prints it: ``[start,end], (`` its events ``)``, each ``(id: T attributes: [v … ])``."""
+EVENT = re.compile(r"\(id: \d+ attributes: \[(-?\d+) ")
+"""One printed event, its first attribute (the hidden position)."""
+INFORMATIONAL = re.compile(r"Logging to file: \S+")
+"""The one line CORE prints that is not about the case (each server announces its log file)."""
 DURATION = re.compile(r"\bWITHIN\b[^\[]*?\b(SECONDS?|MINUTES?|HOURS?)\b", re.IGNORECASE)
 ATTRIBUTE_WINDOW = re.compile(r"\bWITHIN\s+[0-9.eE+-]+\s*\[\s*`?(\w+)`?\s*\]", re.IGNORECASE)
 WHOLE_DURATION = re.compile(r"\bWITHIN\s+(\d+)\s*(SECOND|MINUTE|HOUR)S?\b", re.IGNORECASE)
@@ -52,7 +66,47 @@ def hidden_declarations(schema: dict) -> str:
     return "\n".join(streams)
 
 
-def evaluate(request: dict) -> list[dict]:
+class Refused(Exception):
+    """CORE does not accept the query (the module docstring)."""
+
+
+class Failed(Exception):
+    """CORE reported an error about the case, or printed what this driver cannot read."""
+
+
+class Captured:
+    """File descriptors 1 and 2 sent to a scratch file while CORE works, so that what it prints (from C++ or
+    its own threads) is read back as text (:meth:`take`) instead of reaching the harness's streams."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.TemporaryFile(mode="w+b")
+        self.saved = (os.dup(1), os.dup(2))
+        self.read_to = 0
+
+    def __enter__(self) -> Captured:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self.file.fileno(), 1)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+
+    def take(self) -> str:
+        """What was printed since the last call, less CORE's informational lines."""
+        self.file.seek(self.read_to)
+        data = self.file.read()
+        self.read_to += len(data)
+        lines = [line.strip() for line in data.decode("utf-8", "replace").replace("\r", "\n").split("\n")]
+        return " | ".join(line for line in lines if line and not INFORMATIONAL.fullmatch(line))
+
+
+def evaluate(request: dict, captured: Captured) -> list[dict]:
+    """The complex events CORE gives for the request; :class:`Refused` or :class:`Failed` otherwise."""
     import pycer
 
     makers = {"int": pycer.PyIntValue, "primary_time": pycer.PyIntValue, "double": pycer.PyDoubleValue, "string": pycer.PyStringValue,
@@ -64,6 +118,9 @@ def evaluate(request: dict) -> list[dict]:
         for e in info.events_info:
             attrs = events[e.name]
             types[e.name] = (e.id, [(a, makers[k.lower()]) for a, k in attrs.items()])
+    said = captured.take()
+    if said:
+        raise Failed(f"declaring the streams: {said}")
     query, events = request["query"], request["events"]
     timed = DURATION.search(query) is not None
     whole = WHOLE_DURATION.search(query)
@@ -73,7 +130,11 @@ def evaluate(request: dict) -> list[dict]:
         assert whole is not None
         seconds = int(whole.group(1)) * UNIT_SECONDS[whole.group(2).lower()]
         query = query[:whole.start()] + f"WITHIN {seconds + 1} SECONDS" + query[whole.end():]
-    server.add_query(query)
+    try:
+        server.add_query(query)
+    except Exception as exc:  # noqa: BLE001 - pycer's exceptions (PyParsingSyntaxException, …) refuse the query
+        raise Refused(f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+    refusal = captured.take()
     by_attribute = ATTRIBUTE_WINDOW.search(request["query"])
     stamps = None  # what CORE prints as [start, end], per position, when it is not the position
     if by_attribute is not None:
@@ -87,12 +148,18 @@ def evaluate(request: dict) -> list[dict]:
         stamp = e["time"] * NANOS + p if exact else int(round(e["time"] * NANOS)) if timed else p
         batch.append(pycer.PyEvent(tid, values, pycer.PyIntValue(stamp)))
     server.send_events(batch)
+    output = server.get_output()
+    said = captured.take()
+    if refusal:  # "Failed to process client request.": get_output() then says why (Exception: Invalid argument)
+        raise Refused("; ".join(x for x in (refusal, said, " | ".join(output.split("\n")).strip(" |")) if x))
+    if said:
+        raise Failed(f"CORE printed: {said}")
     out = []
-    for line in server.get_output().splitlines():
-        m = re.match(r"\[(-?\d+),(-?\d+)\]", line)
-        if m is None:
-            continue
-        positions = sorted(int(x) for x in re.findall(r"attributes: \[(-?\d+)", line))
+    for line in output.splitlines():
+        m = COMPLEX_EVENT.fullmatch(line.strip())
+        if m is None or m.group(3).count("(id: ") != len(EVENT.findall(m.group(3))):
+            raise Failed(f"an output line that is not a complex event: {line.strip()[:160]!r}")
+        positions = sorted(int(x) for x in EVENT.findall(m.group(3)))
         start, end = int(m.group(1)), int(m.group(2))
         if exact:
             start, end = start % NANOS, end % NANOS
@@ -119,19 +186,22 @@ def _back(start: int, end: int, positions: list[int], stamp: list) -> tuple[int,
 
 
 def main() -> int:
-    # CORE prints messages on stdout ("Failed to process client request."): keep the answers on a private copy
-    # of it and send everything else printed on file descriptor 1 to stderr.
-    answers = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    answers = os.fdopen(os.dup(1), "w")  # the answers' own copy of stdout: CORE's prints go to the capture
+    captured = Captured()
     for line in sys.stdin:
         if not line.strip():
             continue
         request = json.loads(line)
+        ident = request.get("id")
         try:
-            answer = {"id": request.get("id"), "complex_events": evaluate(request)}
-        except Exception as exc:  # noqa: BLE001 - every pycer exception is an answer about this case
-            answer = {"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"}
+            with captured:
+                answer = {"id": ident, "complex_events": evaluate(request, captured)}
+        except Refused as exc:
+            answer = {"id": ident, "refused": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - every other failure is an answer about this case
+            said = captured.take()
+            answer = {"id": ident, "error": f"{type(exc).__name__}: {exc}" + (f"; CORE printed: {said}" if said
+                                                                              and not isinstance(exc, Failed) else "")}
         answers.write(json.dumps(answer) + "\n")
         answers.flush()
     return 0

@@ -11,6 +11,11 @@ import pytest
 from cer_theory.core.drawing import SWITCH
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+STEPPING = {"01_cel_and_cea.ipynb", "02_constructions.ipynb", "03_second_order.ipynb", "04_aggregation.ipynb",
+            "05_registers.ipynb", "08_core_engine.ipynb"}
+"""The notebooks that step through a run (the stepper's page, shown as HTML)."""
+LEAKS = ("frozenset", "1e999", "\\n")
+"""Python reprs and escapes that must never reach a drawing."""
 
 
 @pytest.mark.notebooks
@@ -34,6 +39,12 @@ def test_notebook_executes(path: Path, tmp_path: Path, monkeypatch: pytest.Monke
         svg = o["data"].get("image/svg+xml")
         assert svg, f"{path.name}: {o['data']['text/plain'].splitlines()[0]} is shown without its drawing"
         assert ET.fromstring(svg.encode("utf-8")).tag == "{http://www.w3.org/2000/svg}svg"
+    for o in results:
+        for leak in LEAKS:
+            assert leak not in o["data"].get("image/svg+xml", ""), f"{path.name}: a drawing shows {leak}"
+    if path.name in STEPPING:
+        pages = [o for o in results if o["data"].get("text/html", "").startswith("<iframe srcdoc=")]
+        assert pages, f"{path.name} steps through no run"
 
 
 def test_there_are_notebooks() -> None:

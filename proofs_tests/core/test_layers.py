@@ -17,7 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "cer_theory"
 
 LAYERS = ["core", "automata", "formalisms", "engines", "application", "cli"]
-APPLICATIONS = {"examples", "testing", "conformance", "spark", "exercises"}
+APPLICATIONS = {"examples", "testing", "conformance", "spark", "exercises", "stepper"}
 FORMALISM_IMPORTS = {"cel": set(), "ceql": {"cel"}, "socel": {"cel"}, "acel": {"cel"}, "sremo": set()}
 LAZY_IMPORTS_ALLOWED = "cer_theory.cli"  # the package and its command modules
 HEAVY = {"cer_theory.core.predicates.solver", "cer_theory.core.predicates.z3enc", "cer_theory.core.predicates.printing",

@@ -14,6 +14,7 @@ import json
 import math
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,74 @@ def test_harness_end_to_end_ours_and_naive_agree(tmp_path) -> None:
     assert all(t["met"] in (True, False, None) for t in report["targets"])
     md = out.with_suffix(".md").read_text()
     assert "| P3 | 2,000 |" in md and "## Targets" in md
+
+
+# ---------------------------------------------------------------------------------------------- timing fairness
+
+FAKE_PYCER = Path(__file__).resolve().parents[1] / "conformance" / "fake_pycer"
+COST = 2e-5
+"""Seconds per event the fake engines take (a known cost: 0.2 s on 10,000 events)."""
+
+
+@pytest.fixture
+def slow_sampling(monkeypatch):
+    """Sampling the RSS takes 100 ms (a pause of the harness, not engine work: it must never be timed). With
+    20 samples that is 2 s, far above the slack the tests allow a loaded machine (0.8 s)."""
+    import benchmarks.worker as worker
+
+    true_rss = worker.rss_mb
+
+    def slow() -> float:
+        time.sleep(0.1)
+        return true_rss()
+
+    monkeypatch.setattr(worker, "rss_mb", slow)
+    return worker
+
+
+def _config(engine: str, events: int = 10_000) -> dict:
+    return {"engine": engine, "query": "P3", "text": SUITE["P3"].text, "events": events, "seed": 0,
+            "chunk": 500, "sample_every": 500, "time_budget": None, "input": "native"}
+
+
+def test_pycer_is_timed_on_one_send_events_without_the_harness_pauses(slow_sampling, monkeypatch) -> None:
+    """A fake pycer whose evaluation takes COST per event in a background thread, as CORE's server does: its
+    measured time is that cost, not that cost plus 20 RSS samples of 100 ms (the old chunked feed counted such
+    pauses against pycer while subtracting ours')."""
+    monkeypatch.syspath_prepend(str(FAKE_PYCER))
+    monkeypatch.setenv("FAKE_PYCER", "cost")
+    monkeypatch.setenv("FAKE_PYCER_COST", str(COST))
+    monkeypatch.delitem(sys.modules, "pycer", raising=False)
+    result = slow_sampling._pycer_run(_config("pycer"))
+    known = COST * 10_000
+    assert result["events"] == 10_000 and result["outputs"] == 0
+    assert known * 0.95 <= result["seconds"] < known + 0.8, result
+
+
+def test_ours_is_timed_without_the_harness_pauses_alike(slow_sampling) -> None:
+    """The same known cost read through the Feed, as ours and naive read the stream: the pauses (making,
+    converting and sampling the chunks) are subtracted, so both engines are timed on their work alone."""
+    def evaluate(feed) -> int:
+        count = 0
+        for piece in feed.chunks():
+            time.sleep(COST * len(piece))
+            count += len(piece)
+        return count
+
+    source = stock_stream(10_000, 0)
+    result = slow_sampling._measure(_config("ours"), source, None, 0.0, {}, evaluate)
+    known = COST * 10_000
+    assert result["events"] == 10_000 and result["paused_seconds"] >= 2.0  # the 20 slow samples happened
+    assert known * 0.95 <= result["seconds"] < known + 0.8, result
+
+
+def test_pycer_run_refuses_output_that_is_not_complex_events(monkeypatch) -> None:
+    """A query CORE refuses answers "Exception: Invalid argument": never a count of one complex event."""
+    import benchmarks.worker as worker
+
+    monkeypatch.syspath_prepend(str(FAKE_PYCER))
+    monkeypatch.setenv("FAKE_PYCER", "")
+    monkeypatch.delitem(sys.modules, "pycer", raising=False)
+    config = {**_config("pycer", 50), "text": "SELECT * FROM S WHERE BUY FILTER BUY[name IN {'MSFT'}]"}
+    with pytest.raises(SystemExit, match="not a complex event: 'Exception: Invalid argument'"):
+        worker._pycer_run(config)

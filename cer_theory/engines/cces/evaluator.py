@@ -20,7 +20,7 @@ from typing import Any
 
 from cer_theory.automata.cea import CEA, State
 from cer_theory.automata.determinize.lazy import LazyDeterminizer
-from cer_theory.core.drawing import Diagram, Drawable
+from cer_theory.core.drawing import Diagram, Drawable, shown
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event
 from cer_theory.engines.cces.structure import BOTTOM, Cces, Node
@@ -272,10 +272,6 @@ class CcesEvaluator(Drawable):
         roots = {f"T[{_state_name(q)}]": pair for q, pair in self.table.items()}
         return self.cces.diagram(title=title, roots=roots)
 
-    def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source of :meth:`diagram` (same options)."""
-        return self.diagram(**options).to_dot()
-
     def describe(self) -> str:
         """The table T (nodes by position, as in the Fig. 8 trace), then the CCES node by node."""
         name = self.cces.node_name
@@ -288,10 +284,8 @@ class CcesEvaluator(Drawable):
 
 
 def _state_name(q: State) -> str:
-    """A state of the lazily determinized automaton is a set of CEA states: drawn as ``{p,q}``."""
-    if isinstance(q, frozenset):
-        return "{" + ",".join(sorted(map(str, q))) + "}"
-    return str(q)
+    """A state of the lazily determinized automaton is a set of CEA states: drawn as ``{p, q}``."""
+    return shown(q)
 
 
 # ================================================================================================ conveniences

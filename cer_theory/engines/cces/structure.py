@@ -283,10 +283,6 @@ class Cces(Drawable):
                        node_style={"shape": "box", "style": "rounded", "fontname": "Helvetica", "fontsize": 12},
                        edge_style={"fontname": "Helvetica", "fontsize": 9})
 
-    def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source of :meth:`diagram` (same options)."""
-        return self.diagram(**options).to_dot()
-
     def node_name(self, n: Node) -> str:
         """``⊥`` or the node's position, as in the paper's figures."""
         return "⊥" if n == BOTTOM else str(self._event[n])

@@ -27,8 +27,10 @@ child), and a dangling id is < τ, so the window test ``right ≥ τ`` that enum
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
+from cer_theory.core.drawing import Diagram, Drawable, Edge
+from cer_theory.core.drawing import Node as DrawnNode
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.engines.enumeration import EnumerationStats
@@ -57,7 +59,7 @@ class TecsError(CerError, AssertionError):
     """A violated tECS invariant or operation precondition (raised in debug mode and by the checkers)."""
 
 
-class Tecs:
+class Tecs(Drawable):
     """A tECS in parallel arrays with the O(1) operations of seed 001 §4.2 (new_bottom, extend, union) and the
     union-list operations (new_ulist, insert, merge). ``debug=True`` checks every precondition."""
 
@@ -363,6 +365,33 @@ class Tecs:
                 raise TecsError("union-list: an entry's max exceeds the head's")
             if k >= 2 and mx[n - b] >= mx[ul[k - 1] - b]:
                 raise TecsError("union-list: maxima after n1 must strictly decrease")
+
+    def diagram(self, *, title: str | None = None, roots: Mapping[str, Sequence[int]] | None = None) -> Diagram:
+        """The stored DAG as seed 001 Fig. 5 draws it: a bottom node ``⊥i`` (a box, start i), an output node
+        its position (a circle) with its ``next`` edge, a union node ``∪`` with ``left`` solid and ``right``
+        dashed; each node's max-start under it. ``roots`` (Algorithm 1's table T) point at their union-lists'
+        entries in order (gray). Node ``n`` has the DOT id ``t<n>``; expired nodes are not drawn."""
+        nodes, edges = [], []
+        for n in range(self.base, self.next_id):
+            kind, ms = self.kind(n), self.max_start(n)
+            if kind == "bottom":
+                nodes.append(DrawnNode(f"t{n}", f"⊥{self.position(n)}", {"shape": "box"}))
+            elif kind == "output":
+                nodes.append(DrawnNode(f"t{n}", f"{self.position(n)}", {"xlabel": f"max {ms}"}))
+                if self.alive(self.next(n)):
+                    edges.append(Edge(f"t{n}", f"t{self.next(n)}"))
+            else:
+                nodes.append(DrawnNode(f"t{n}", "∪", {"xlabel": f"max {ms}", "width": 0.3}))
+                for child, style in ((self.left(n), "solid"), (self.right(n), "dashed")):
+                    if self.alive(child):
+                        edges.append(Edge(f"t{n}", f"t{child}", attrs={"style": style}))
+        for k, (name, entries) in enumerate((roots or {}).items()):
+            nodes.append(DrawnNode(f"T{k}", name, {"shape": "plaintext"}))
+            edges += [Edge(f"T{k}", f"t{n}", str(i) if len(entries) > 1 else None, {"color": "gray"})
+                      for i, n in enumerate(entries) if self.alive(n)]
+        return Diagram(title or "tECS", tuple(nodes), tuple(edges), title=title, rankdir="RL",
+                       node_style={"shape": "circle", "fontname": "Helvetica", "fontsize": 11},
+                       edge_style={"fontname": "Helvetica", "fontsize": 9})
 
     def describe(self, n: int) -> str:
         """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the trace notation of seed 001 Fig. 6)."""

@@ -18,12 +18,13 @@ each other. The registers hold data values and monoid elements, unlike the event
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from cer_theory.core.aggregates import NULL, aggregator, json_value
-from cer_theory.core.drawing import Drawable, state_diagram
+from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate, format_value
@@ -42,6 +43,8 @@ class Const:
         v = self.value
         if v is NULL:
             return "NULL"
+        if isinstance(v, float) and math.isinf(v):
+            return shown(v)  # −∞ and ∞, the identities of max and min (never Python's -1e999)
         if isinstance(v, (bool, int, float, str)):
             return format_value(v)
         return repr(v)
@@ -252,11 +255,23 @@ class Transition:
         return dict(self.marks)
 
     def label(self) -> str:
-        """``σ | P / λ`` as drawn on an edge."""
+        """``σ | P / λ`` on one line (the text listing)."""
         sigma = ", ".join(f"{r} ← {e.text()}" for r, e in self.assign) or "∅"
         pred = " ∧ ".join(c.text() for c in self.checks) or "TRUE"
         lam = "; ".join(f"{x}: " + " ".join(t.text() for t in ts) for x, ts in self.marks) or "∅"
         return f"{sigma} | {pred} / {lam}"
+
+    def lines(self) -> list[str]:
+        """The edge label of a drawing, one part per line as seed 003 §6 reads a transition: the guard ``P``
+        in brackets (``⊤`` when empty), then the register updates of ``σ`` one per line (the registers merely
+        copied, ``r ← r``, on one ``keep`` line), then ``/`` and each variable's templates of ``λ`` (``∅``)."""
+        out = ["[" + (" ∧ ".join(c.text() for c in self.checks) or "⊤") + "]"]
+        kept = [r for r, e in self.assign if e == Ref(r)]
+        out += [f"{r} ← {e.text()}" for r, e in self.assign if e != Ref(r)]
+        if kept:
+            out.append("keep " + ", ".join(kept))
+        out += [f"/ {x}: " + " ".join(t.text() for t in ts) for x, ts in self.marks] or ["/ ∅"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -299,10 +314,10 @@ class ACEA(Drawable):
 
     # ------------------------------------------------------------------ run semantics (§6)
 
-    def step(self, configs: set, event: TimedEvent) -> set:
-        """One step for every configuration ``(q, ν, μ)`` (``ν`` and the emitted ``μ`` as sorted tuples)."""
+    def moves(self, configs: Iterable[tuple], event: TimedEvent) -> Iterator[tuple[Transition, tuple]]:
+        """Each transition a configuration ``(q, ν, μ)`` takes on ``event``, with the configuration it leads to
+        (``ν`` and the emitted ``μ`` as sorted tuples); :meth:`step` collects the latter."""
         attrs = event.attributes
-        nxt = set()
         for q, nu, mu in configs:
             env = {**dict(nu), **attrs}  # e ≫ ν: the incoming event overrides registers
             for t in self.out(q):
@@ -313,8 +328,11 @@ class ACEA(Drawable):
                 if not all(c.holds(new) for c in t.checks):
                     continue
                 emitted = tuple((x, tau.emit(new, event.time)) for x, ts in t.marks for tau in ts)
-                nxt.add((t.target, tuple(sorted(new.items(), key=lambda p: p[0])), mu + emitted))
-        return nxt
+                yield t, (t.target, tuple(sorted(new.items(), key=lambda p: p[0])), mu + emitted)
+
+    def step(self, configs: set, event: TimedEvent) -> set:
+        """One step for every configuration ``(q, ν, μ)`` (``ν`` and the emitted ``μ`` as sorted tuples)."""
+        return {c for _, c in self.moves(configs, event)}
 
     def complex_events(self, stream: Sequence[Event]) -> frozenset[ComplexEvent]:
         """``⟦A⟧(S)``: the complex events of the accepting runs from every start position (seed 003 §6)."""
@@ -359,15 +377,15 @@ class ACEA(Drawable):
                     order.append(t.target)
         return order + sorted(self.states - seen)
 
-    def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT: one line per transition, ``σ | P / λ`` (assignments, predicate, templates)."""
+    def diagram(self, *, title: str | None = None) -> Diagram:
+        """The drawing: each transition's guard, register updates and templates on lines of their own
+        (:meth:`Transition.lines`); parallel transitions share an edge, separated by a blank line."""
         edges: dict[tuple[State, State], list[str]] = {}
         for t in self.transitions:
-            edges.setdefault((t.source, t.target), []).append(t.label())
-        title = options.get("title") or self.name or None
-        return state_diagram(name=self.name or "ACEA", title=title, states={q: f"q{q}" for q in self.bfs_order()},
-                             initial=[self.initial], final=self.final,
-                             edges=[(s, d, "\n".join(ls)) for (s, d), ls in edges.items()]).to_dot()
+            edges.setdefault((t.source, t.target), []).append("\n".join(t.lines()))
+        return state_diagram(name=self.name or "ACEA", title=title or self.name or None,
+                             states={q: f"q{q}" for q in self.bfs_order()}, initial=[self.initial],
+                             final=self.final, edges=[(s, d, "\n\n".join(ls)) for (s, d), ls in edges.items()])
 
     def describe(self) -> str:
         lines = [f"{self!r} {self.name}: q0 = {self.initial}, F = {sorted(self.final)}"]

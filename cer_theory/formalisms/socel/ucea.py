@@ -14,10 +14,12 @@ A UCEA ``A = (Q, Δ, I, F)`` has transitions ``(p, P, L, q)`` with ``P`` a conju
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from cer_theory.automata.cea import CEA, State, Transition
+from cer_theory.core.drawing import Diagram
 from cer_theory.core.events import Event, Valuation
 from cer_theory.formalisms.cel.star_property import star_run as cel_star_run
 
@@ -105,10 +107,10 @@ class UCEA(CEA):
 
     # ------------------------------------------------------------------ views
 
-    def to_dot(self, **options: Any) -> str:
-        """Graphviz DOT source, drawn like a CEA (seed 004 Fig. 2 style: ``P / {labels}``, ``∅`` if none)."""
-        dot = CEA.to_dot(self, **options)
-        return dot.replace('digraph "CEA"', 'digraph "UCEA"', 1) if not self.name else dot
+    def diagram(self, **options: Any) -> Diagram:
+        """Drawn like a CEA (seed 004 Fig. 2 style: ``P / {labels}``, ``∅`` if none), named UCEA."""
+        d = CEA.diagram(self, **options)
+        return d if self.name else dataclasses.replace(d, name="UCEA")
 
 
 def transition(source: State, predicate: Any, labels: Iterable[str], target: State) -> Transition:

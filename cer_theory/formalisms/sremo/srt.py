@@ -264,10 +264,6 @@ class SRT(Drawable):
                              states={q: self.state_label(q) for q in range(self.states)}, initial=[self.start],
                              final=self.finals, edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
 
-    def to_dot(self, *, title: str | None = None) -> str:
-        """Graphviz DOT source of :meth:`diagram`."""
-        return self.diagram(title=title).to_dot()
-
     def describe(self) -> str:
         """A readable listing: the repr, start and finals, one transition per line (the text form in Jupyter)."""
         def name(q: int) -> str:

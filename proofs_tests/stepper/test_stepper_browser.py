@@ -1,0 +1,82 @@
+"""The HTML stepper in a real browser: headless Chromium loads the page, the test presses keys as a person
+would, and reads the frame shown (position, shaded nodes, emphasised edges, rows, outputs) from the page.
+
+Chromium is installed by ``.ci/run`` in CI, where a missing browser fails the test; elsewhere it is skipped
+when no Chromium is on PATH."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import require
+
+from cer_theory.examples.seed000 import fire_stream, formula
+from cer_theory.formalisms.cel.compile import compile_automaton
+from cer_theory.stepper import Run, cea_run, tecs_run
+from cer_theory.testing.browser import Browser, find_chromium
+
+SHOWN = """(() => ({
+  frame: Number(document.body.dataset.frame),
+  position: document.getElementById('position').textContent,
+  active: [...document.querySelectorAll('#drawing g.node[data-active="1"] > title')].map(t => t.textContent).sort(),
+  isNew: [...document.querySelectorAll('#drawing g.node[data-new="1"] > title')].map(t => t.textContent).sort(),
+  taken: [...document.querySelectorAll('#drawing g.edge[data-taken="1"] > title')].map(t => t.textContent).sort(),
+  rows: [...document.querySelectorAll('#rows tr')].map(tr => [...tr.cells].map(c => c.textContent)),
+  outputs: [...document.querySelectorAll('#outputs tr')].map(tr => tr.cells[0].textContent),
+  current: [...document.querySelectorAll('#ribbon span.current')].map(s => s.textContent),
+}))()"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = find_chromium()
+    require(chromium is not None, "Chromium (apt-get install chromium)")
+    with Browser(chromium) as b:
+        yield b
+
+
+def _check(shown: dict, run: Run, k: int) -> None:
+    frame = run.frames[k]
+    assert shown["frame"] == k
+    if frame.position is None:
+        assert shown["position"].startswith("start") and shown["current"] == []
+    else:
+        assert shown["position"].startswith(f"position {frame.position} ")
+        assert shown["current"] == [f"{frame.position}: {run.events[frame.position]}"]
+    assert shown["active"] == sorted(frame.active)
+    assert shown["isNew"] == sorted(frame.new)
+    assert shown["taken"] == sorted(f"{a}->{b}" for a, b in frame.taken)
+    assert shown["rows"] == ([[r.where, r.carries] for r in frame.rows] or [["no active run"]])
+    assert shown["outputs"] == (list(frame.outputs) or ["none"])
+
+
+def test_the_keyboard_steps_through_a_cea_run(browser: Browser, tmp_path: Path) -> None:
+    run = cea_run(compile_automaton(formula("φ1")), list(fire_stream()))
+    page = tmp_path / "run.html"
+    run.write_html(str(page))
+    browser.open(page)
+    _check(browser.evaluate(SHOWN), run, 0)
+    for k in range(1, len(run.frames)):
+        browser.press("ArrowRight")
+        _check(browser.evaluate(SHOWN), run, k)
+    browser.press("ArrowRight")  # past the end: stays on the last frame
+    _check(browser.evaluate(SHOWN), run, len(run.frames) - 1)
+    assert run.frames[-1].outputs, "the fire stream's last event completes φ1"
+    browser.press("Home")
+    _check(browser.evaluate(SHOWN), run, 0)
+    browser.press("End")
+    browser.press("ArrowLeft")
+    _check(browser.evaluate(SHOWN), run, len(run.frames) - 2)
+
+
+def test_the_tecs_grows_in_the_browser(browser: Browser, tmp_path: Path) -> None:
+    run = tecs_run(compile_automaton(formula("φ1")), list(fire_stream()))
+    page = tmp_path / "tecs.html"
+    run.write_html(str(page))
+    browser.open(page)
+    for k in range(1, len(run.frames)):
+        browser.press("ArrowRight")
+        shown = browser.evaluate(SHOWN)
+        _check(shown, run, k)
+    assert any(f.new for f in run.frames)
