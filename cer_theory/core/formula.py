@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cer_theory.core.drawing import Drawable, write_drawing
+from cer_theory.core.drawing import Diagram, Drawable, write_drawing
+from cer_theory.core.errors import RegistryError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.protocols import Automaton, Formalism, get
 
@@ -36,23 +37,25 @@ def as_stream(stream: StreamLike) -> Stream:
 
 
 class Drawing(Drawable):
-    """A Graphviz drawing: shown as SVG in Jupyter, ``to_svg()`` / ``to_dot()`` / ``save(path)`` elsewhere."""
+    """The drawing of a formula's automaton: SVG in Jupyter; ``to_svg()``, ``to_dot()``, ``to_graphviz()`` and
+    ``save(path)`` elsewhere. Drawing ``options`` (e.g. ``title``) go to the automaton's own ``diagram``."""
 
-    __slots__ = ("_dot",)
+    __slots__ = ("model", "options")
 
-    def __init__(self, dot: str) -> None:
-        self._dot = dot
+    def __init__(self, model: Drawable, **options: Any) -> None:
+        self.model = model
+        self.options = options
 
-    def to_dot(self) -> str:
-        return self._dot
+    def diagram(self, **options: Any) -> Diagram:
+        return self.model.diagram(**{**self.options, **options})
 
     def save(self, path: str | Path) -> Path:
         """Write the drawing; the extension picks the format (``.svg``, ``.dot``; ``.png``/``.pdf`` need ``dot``)."""
-        write_drawing(self._dot, path)
+        write_drawing(self.to_dot(), path)
         return Path(path)
 
     def describe(self) -> str:
-        return self._dot
+        return self.model.describe()
 
 
 @dataclass(frozen=True)
@@ -90,9 +93,13 @@ class Formula:
         Grez, Riveros, Ugarte and Vansummeren's *A Formal Framework for Complex Event Recognition*)."""
         return self.formalism.automaton(self.ast)
 
-    def draw(self, path: str | Path | None = None) -> Drawing:
-        """The drawing of :meth:`compile`'s automaton (shown as SVG in Jupyter); written to ``path`` when given."""
-        drawing = Drawing(self.compile().to_dot())
+    def draw(self, path: str | Path | None = None, **options: Any) -> Drawing:
+        """The drawing of :meth:`compile`'s automaton (shown as SVG in Jupyter); written to ``path`` when given.
+        ``options`` are the automaton's drawing options (``title``, …)."""
+        automaton = self.compile()
+        if not isinstance(automaton, Drawable):
+            raise RegistryError(f"{self.logic}'s automaton {type(automaton).__name__} cannot be drawn")
+        drawing = Drawing(automaton, **options)
         if path is not None:
             drawing.save(path)
         return drawing
