@@ -1,4 +1,4 @@
-"""``run`` and ``spark``: a CEQL query (seed 001) over an event file, with the tECS engine in this process or on
+"""``run`` and ``spark``: a CEQL query (the CORE paper) over an event file, with the tECS engine in this process or on
 Spark."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ WINDOW_READINGS = ("paper", "core")
 
 def _with_windows(query, reading: str, time_attribute: str | None):
     """The query's window read as ``--windows`` says (docs/decisions.md D25, D102): ``paper``, inclusive
-    ``end − start ≤ n`` for every kind (seed 001 §2.2); ``core``, CORE's engine: strict ``<`` for ``WITHIN n
+    ``end − start ≤ n`` for every kind (the CORE paper §2.2); ``core``, CORE's engine: strict ``<`` for ``WITHIN n
     [attr]`` only, inclusive for ``n EVENTS`` and durations. ``--time-attribute`` renames the timestamp of a
     duration."""
     window = query.within
@@ -207,7 +207,7 @@ def _check_time_attribute(query, args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
+    """Evaluate a CEQL query with the tECS engine (the CORE paper), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
     from cer_theory.core.events import STDIN, rereadable
     from cer_theory.core.reorder import reorder
@@ -414,14 +414,14 @@ def _query_options(p: argparse.ArgumentParser, *, required: bool) -> None:
     p.add_argument("--query", help=QUERY_HELP + (" (this or --query-file is required)" if required else ""))
     p.add_argument("--query-file", metavar="FILE", help="a file holding the CEQL query")
     p.add_argument("--windows", choices=WINDOW_READINGS, default="paper",
-                   help="how WITHIN bounds a match: paper (default), end − start ≤ n for every window (seed 001); "
+                   help="how WITHIN bounds a match: paper (default), end − start ≤ n for every window (the CORE paper); "
                         "core, CORE's engine: WITHIN n [attr] strict (<), n EVENTS and durations inclusive (≤)")
     p.add_argument("--time-attribute", help="the timestamp attribute of time windows (default: time)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines, CSV or Parquet out)",
-                       description="A CEQL query (seed 001) over a stream of events with the tECS engine: one JSON "
+                       description="A CEQL query (the CORE paper) over a stream of events with the tECS engine: one JSON "
                                    "object per complex event on stdout (or --output), as soon as its last event is "
                                    "read; progress and a summary on stderr.")
     _query_options(q, required=True)

@@ -17,7 +17,7 @@ def add_budget_option(parser: argparse.ArgumentParser, default: int = CLI_BUDGET
     """``--budget N``: one bound on the work of the command's exponential constructions (core.budget)."""
     parser.add_argument("--budget", type=_budget, default=default, metavar="N",
                         help=f"the most work the command's constructions may do, in units: one per state, "
-                             f"transition, minterm (a type, seed 000 Def. 5.6) and solver call; past it the "
+                             f"transition, minterm (a type, the CEL paper Def. 5.6) and solver call; past it the "
                              f"command stops with exit status 2 and says which construction (default {default:,})")
 
 
@@ -43,7 +43,7 @@ def read_text_argument(text: str) -> str:
 
 
 def read_formula(text: str):
-    """A CEL formula (seed 000) from its text or ``@FILE``; a FILTER on a variable its formula never binds is
+    """A CEL formula (the CEL paper) from its text or ``@FILE``; a FILTER on a variable its formula never binds is
     refused, as CEQL's parser does."""
     from cer_theory.formalisms.cel.parser import parse
 

@@ -17,11 +17,11 @@ from cer_theory.cli.common import read_text_argument
 from cer_theory.cli.options import whole_number
 
 WHY_UNDECIDED = {
-    "ceql": "CEQL's time windows and equality filters between events (seed 001) need more than the unary "
+    "ceql": "CEQL's time windows and equality filters between events (the CORE paper) need more than the unary "
             "complex event automata that the decision procedure compares; write the pattern in CEL",
-    "focel": "FO-CEL's global valuation compares events with each other (binary predicates, seed 004 §3), "
+    "focel": "FO-CEL's global valuation compares events with each other (binary predicates, the SO-CEL paper §3), "
              "which no unary automaton checks",
-    "sremo": "SREMO's symbolic register transducers (seed 002) store events in registers: equivalence of "
+    "sremo": "SREMO's symbolic register transducers (the SRT paper) store events in registers: equivalence of "
              "automata with registers is undecidable in general, and the register-free fragment is not "
              "separated here",
 }

@@ -1,4 +1,4 @@
-"""Seed 004's constructions on the command line: the *-property of an SO-CEL formula's UCEA or of a hand-written
+"""The SO-CEL paper's constructions on the command line: the *-property of an SO-CEL formula's UCEA or of a hand-written
 automaton (``star-property --logic socel`` / ``--automaton``, dispatched here from :mod:`cer_theory.cli.cel`), and
 ``to-socel``, a UCEA file back to SO-CEL (Thm 6.2, or §6.3's core SO-CEL with ``--core``)."""
 
@@ -14,7 +14,7 @@ from cer_theory.cli.options import whole_number
 
 def load_ucea(path: str):
     """The automaton of a JSON file (``formalisms/socel/automaton_json``), as a UCEA: a CEA file is read as the
-    UCEA with the same states and transitions (seed 004 §4: a UCEA is a CEA whose predicates are unary)."""
+    UCEA with the same states and transitions (the SO-CEL paper §4: a UCEA is a CEA whose predicates are unary)."""
     from cer_theory.formalisms.socel.automaton_json import load_automaton
     from cer_theory.formalisms.socel.ucea import UCEA
 
@@ -70,7 +70,7 @@ def cmd_to_socel(args: argparse.Namespace) -> int:
     if args.core:
         answer = has_star_property(ucea, budget=args.budget)
         if not answer.holds:
-            raise UnsupportedError(f"{args.automaton}: --core needs the *-property (seed 004 Thm 5.3), and the "
+            raise UnsupportedError(f"{args.automaton}: --core needs the *-property (the SO-CEL paper Thm 5.3), and the "
                                    f"automaton {answer}; drop --core for Thm 6.2's SO-CEL+ formula")
         phi, which = ucea_to_core_socel(ucea, relations), "§6.3 / Thm 5.3: core SO-CEL"
     else:
@@ -81,7 +81,7 @@ def cmd_to_socel(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    t = sub.add_parser("to-socel", help="translate a UCEA file (JSON) back to SO-CEL (seed 004 Thm 6.2)",
+    t = sub.add_parser("to-socel", help="translate a UCEA file (JSON) back to SO-CEL (the SO-CEL paper Thm 6.2)",
                        description="Read a UCEA or CEA in the JSON automaton format and print an equivalent "
                                    "SO-CEL+ formula (Thm 6.2), or a core SO-CEL formula (--core, §6.3) when the "
                                    "automaton has the *-property. Exit 2 on a malformed file.")

@@ -1,4 +1,4 @@
-"""Seed 002 on the command line: ``detect`` (where streaming matches end, by the detector of D113–D115), and
+"""The SRT paper on the command line: ``detect`` (where streaming matches end, by the detector of D113–D115), and
 the windowed constructions ``determinize --logic sremo`` (dispatched here from :mod:`cer_theory.cli.cel`) and
 ``complement``. Both compile (Thm. 27), unroll to strings of length ≤ w
 (Lemma 46) and determinize (Thm. 41, Alg. 7); ``complement`` then completes and flips the finals (Cor. 43)."""
@@ -27,7 +27,7 @@ def _constructions(args: argparse.Namespace):
     e, w = parse(text), args.window
     if w is None:
         if not isinstance(e, Window):
-            raise UnsupportedError("determinization needs a window: --window W or (e) WITHIN w (seed 002 Thm. 38: "
+            raise UnsupportedError("determinization needs a window: --window W or (e) WITHIN w (the SRT paper Thm. 38: "
                                    "without one, an SRT need not have a deterministic equivalent)")
         e, w = e.body, e.w
     if w < 1:
@@ -94,7 +94,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    d = sub.add_parser("detect", help="where a SREMO expression's streaming matches end (seed 002 Def. 32)",
+    d = sub.add_parser("detect", help="where a SREMO expression's streaming matches end (the SRT paper Def. 32)",
                        description="Compile a SREMO expression (Thm. 27) and print one JSON line {\"k\": k} per "
                                    "position k where a streaming match ends (Def. 32), without enumerating the "
                                    "matches: the positions of `eval --logic sremo`, read at stream speed. Exit 2 on "
@@ -103,7 +103,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
     d.add_argument("--pure", action="store_true", help="the pure reading (no • needed on the last transition)")
     d.set_defaults(func=cmd_detect)
-    c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (seed 002 Cor. 43)",
+    c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (the SRT paper Cor. 43)",
                        description="Compile a SREMO expression (Thm. 27), unroll it to strings of length ≤ w "
                                    "(Lemma 46), determinize (Thm. 41) and complement (Cor. 43, Alg. 8); print the "
                                    "sizes. Exit 2 on a syntax error, a missing window or a blown budget.")

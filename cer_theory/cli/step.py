@@ -26,7 +26,7 @@ def cmd_step(args: argparse.Namespace) -> int:
             phi = read_formula(args.formula)
             model, title = compile_cel(phi, budget=args.budget), str(phi)
         elif args.logic == "acel":
-            # an ACEA's templates copy the attributes each type has in this stream (seed 003 Thm 6.2's schema)
+            # an ACEA's templates copy the attributes each type has in this stream (the ACEL paper Thm 6.2's schema)
             from cer_theory.formalisms.acel.compile import compile_acea, schema_of
 
             text = read_text_argument(args.formula)
@@ -38,7 +38,7 @@ def cmd_step(args: argparse.Namespace) -> int:
             model, title = logic.automaton(ast), text
         options: dict = {}
         if args.logic == "ceql":
-            # CEQL means CORE's semantics (seed 001): a run may start at every position, inside the window. The
+            # CEQL means CORE's semantics (the CORE paper): a run may start at every position, inside the window. The
             # CEA alone starts at 0 only, so a CEQL query is stepped on the engine's tECS.
             if args.engine == "CCES":
                 raise UnsupportedError("--logic ceql is stepped on CORE's tECS (--engine tecs), not the CCES")
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
     s.add_argument("--logic", default="cel", help="the formalism: cel (default), ceql, socel, sremo or acel")
     s.add_argument("--engine", choices=("CCES", "tECS"), type=lambda t: {"cces": "CCES", "tecs": "tECS"}.get(
-        t.lower(), t), help="show seed 000's CCES (Algorithm 2) or CORE's tECS (seed 001) instead of the automaton")
+        t.lower(), t), help="show the CEL paper's CCES (Algorithm 2) or CORE's tECS (the CORE paper) instead of the automaton")
     s.add_argument("-o", "--output", required=True, help="the HTML file to write")
     s.add_argument("--positions", type=int, metavar="N", help="step through the first N events only")
     s.add_argument("--max-positions", type=int, default=MAX_POSITIONS, metavar="N",
