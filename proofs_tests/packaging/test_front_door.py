@@ -44,7 +44,7 @@ def test_import_is_lazy() -> None:
 def test_readme_first_example_in_one_import() -> None:
     S = ct.fire_stream()
     phi = ct.cel("(T ; H) FILTER (T.tmp > 40 AND H.hum <= 25 AND T.id = 0 AND H.id = 0)")
-    assert {tuple(sorted(ce)) for ce in phi.evaluate(S)[8]} == {(1, 8), (5, 8)}  # seed 000, Fig. 3
+    assert {tuple(sorted(ce)) for ce in phi.evaluate(S)[8]} == {(1, 8), (5, 8)}  # the CEL paper, Fig. 3
     assert phi.evaluate(S, via="cea") == phi.evaluate(S)
 
 
