@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run demo test figures clean
+.PHONY: run demo test figures docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,17 @@ $(PYCER_PYTHON): | $(VENV)/.installed-test
 test: $(VENV)/.installed-test $(PYCER_PYTHON)
 	$(BIN)/python -m pytest proofs_tests $(PYTEST_ARGS)
 
+# The documentation site (Sphinx, from the docstrings, the guides and the notebooks), warnings as errors:
+# docs/_build/html/index.html.
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.installed-docs
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+
 figures: $(VENV)/.installed
 	$(BIN)/cer-theory figures
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis output output.rejected
+	rm -rf $(VENV) build *.egg-info docs/_build docs/notebooks .pytest_cache .hypothesis output output.rejected

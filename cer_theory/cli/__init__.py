@@ -5,20 +5,20 @@ eval            evaluate a formula (CEL, or --logic ceql, ...) on a stream file,
                 position, by the fastest evaluator that handles it (--via semantics: the reference semantics);
 draw            draw a formula's automaton (CEL's CEA by Theorems 6.2 and 7.2; --logic for the others);
 logics          the registered formalisms (the names --logic takes), their evaluators and constructions;
-determinize     its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (seed 002 Thm 41);
+determinize     its I/O-deterministic CEA (Prop. 5.5), or a windowed SREMO expression's dSRA (the SRT paper Thm 41);
                 every construction command takes --logic and runs that formalism's construction, or says why
                 it has none;
 normal-form     single-variable + I/O-det (§9.2);
-complement      the complement of a windowed SREMO expression's dSRA (seed 002 Cor 43);
-star-property   decide the *-property (Def. 8.4; seed 004 §5.3 with --logic socel or --automaton), with a
+complement      the complement of a windowed SREMO expression's dSRA (the SRT paper Cor 43);
+star-property   decide the *-property (Def. 8.4; the SO-CEL paper §5.3 with --logic socel or --automaton), with a
                 counterexample stream when it fails;
-to-socel        a UCEA file back to SO-CEL (seed 004 Thm 6.2);
+to-socel        a UCEA file back to SO-CEL (the SO-CEL paper Thm 6.2);
 to-cel          back to CEL (Theorem 6.3, or Theorem 8.9 with --star);
 rewrite         the §8 formula rewrites (Props. 8.12, 8.13, 8.15);
 cces            evaluate by the §9 algorithm and draw the final CCES;
-run             evaluate a CEQL query with the tECS engine of seed 001 (CORE);
+run             evaluate a CEQL query with the tECS engine of the CORE paper (CORE);
 spark           evaluate a CEQL query on Spark (batch or streaming), written as JSON Lines or Parquet part files;
-demo            the running example of seed 000: φ1–φ4 on S_fire, semantics and automaton side by side;
+demo            the running example of the CEL paper: φ1–φ4 on S_fire, semantics and automaton side by side;
 equiv           decide equivalence or containment of two formulas, with a shortest distinguishing stream;
 check-exercise  grade an answer to an exercise (exercises lists the bundled ones by paper, kind, difficulty);
 exercise-sheet  a problem sheet (Markdown or HTML) for a seed or for named exercises;

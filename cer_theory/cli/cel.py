@@ -1,4 +1,4 @@
-"""The constructions of seed 000 on the command line: ``determinize``, ``normal-form``, ``star-property``,
+"""The constructions of the CEL paper on the command line: ``determinize``, ``normal-form``, ``star-property``,
 ``to-cel``, ``rewrite``, ``cces`` and the running example, ``demo``. Each loads its modules when it runs, to keep
 the command's start-up short."""
 
@@ -21,8 +21,8 @@ from cer_theory.cli.options import whole_number
 
 
 def cmd_determinize(args: argparse.Namespace) -> int:
-    """The formula's automaton and its deterministic equivalent, by ``--logic``'s construction (seed 000 Prop.
-    5.5; seed 002 Thm 41 for a windowed SREMO expression)."""
+    """The formula's automaton and its deterministic equivalent, by ``--logic``'s construction (the CEL paper Prop.
+    5.5; the SRT paper Thm 41 for a windowed SREMO expression)."""
     logic = having(args.logic, "determinize")
     phi = read_formula(args.formula, logic)
     show(construct(logic, "determinize", phi, budget=args.budget, trim=args.trim, window=args.window), args)
@@ -37,7 +37,7 @@ def cmd_normal_form(args: argparse.Namespace) -> int:
 
 def cmd_star_property(args: argparse.Namespace) -> int:
     if args.automaton is not None:
-        return socel.star_property_of_file(args)  # seed 004's decider on a UCEA or CEA file (§5.3)
+        return socel.star_property_of_file(args)  # the SO-CEL paper's decider on a UCEA or CEA file (§5.3)
     if args.formula is None:
         raise UnsupportedError("a formula is needed (or --automaton FILE)")
     logic = having(args.logic, "star-property")
@@ -97,7 +97,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     stream = fire_stream()
-    print("S_fire (seed 000, Fig. 1):")
+    print("S_fire (the CEL paper, Fig. 1):")
     for k, e in enumerate(stream):
         print(f"  {k}: {e!r}")
     all_agree = True
@@ -146,23 +146,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         return c
 
     d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or the "
-                     "dSRA of a windowed SREMO expression (--logic sremo, seed 002 Thm 41)",
-                     "Compile a CEL formula to its CEA (seed 000, Theorems 6.2 and 7.2) and build the equivalent "
+                     "dSRA of a windowed SREMO expression (--logic sremo, the SRT paper Thm 41)",
+                     "Compile a CEL formula to its CEA (the CEL paper, Theorems 6.2 and 7.2) and build the equivalent "
                      "I/O-deterministic CEA of Prop. 5.5 over the reachable subsets of states; prints the sizes of "
                      "both, and draws the result with --dot. With --logic sremo: the windowed SREMO expression's "
-                     "deterministic symbolic register automaton (seed 002 Thm 41), with its state, register and "
-                     "minterm counts; with --logic socel: the I/O-determinized UCEA (seed 004 §4).")
+                     "deterministic symbolic register automaton (the SRT paper Thm 41), with its state, register and "
+                     "minterm counts; with --logic socel: the I/O-determinized UCEA (the SO-CEL paper §4).")
     d.add_argument("--trim", action="store_true", help="omit the dead state and useless states")
     # (0 passes the type: the command refuses it with the message it gives for (e) WITHIN 0)
     d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 1 (default: the "
                                                                    "expression's (e) WITHIN w)")
     construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
-                 "The normal form of seed 000 §9.2 of a CEL formula's CEA: single-variable, then "
+                 "The normal form of the CEL paper §9.2 of a CEL formula's CEA: single-variable, then "
                  "I/O-deterministic; the automaton the §9 evaluation algorithm runs.")
     s = construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
-                     "Decide whether a CEL formula's CEA has the *-property of seed 000 Def. 8.4 (its outputs equal "
+                     "Decide whether a CEL formula's CEA has the *-property of the CEL paper Def. 8.4 (its outputs equal "
                      "its outputs under the *-semantics, Prop. 8.8); when it does not, print a shortest "
-                     "counterexample stream. With --logic socel or --automaton FILE: seed 004's decider (§5.3) on "
+                     "counterexample stream. With --logic socel or --automaton FILE: the SO-CEL paper's decider (§5.3) on "
                      "the formula's UCEA or on a UCEA/CEA written in JSON.", optional=True)
     s.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
     t = construction("to-cel", cmd_to_cel, "compile, then translate the CEA back to CEL (Theorem 6.3)",
@@ -173,8 +173,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--star", action="store_true", help="Theorem 8.9 back-translation (*-semantics, CE level)")
     t.add_argument("--relations", help="comma-separated relation names of the schema (default: those mentioned)")
 
-    r = sub.add_parser("rewrite", help="the formula rewrites of seed 000 §8",
-                       description="Rewrite a CEL formula by one of seed 000's §8 translations (Props. 8.12, 8.13, "
+    r = sub.add_parser("rewrite", help="the formula rewrites of the CEL paper §8",
+                       description="Rewrite a CEL formula by one of the CEL paper's §8 translations (Props. 8.12, 8.13, "
                                    "8.15): strict-to-contiguous, contiguize, contig-to-strict, cplus-to-strict.")
     r.add_argument("kind", help="the rewrite (an unknown name lists the formalism's rewrites)")
     r.add_argument("formula", help="CEL text, or @FILE")
@@ -182,7 +182,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=cmd_rewrite)
 
     c = sub.add_parser("cces", help="evaluate with the §9 algorithm and draw the final CCES",
-                       description="Evaluate a CEL formula on a stream with the §9 algorithm of seed 000 (Algorithm "
+                       description="Evaluate a CEL formula on a stream with the §9 algorithm of the CEL paper (Algorithm "
                                    "2 over a compact complex event structure): one JSON line per position with "
                                    "complex events, a summary of the work done on stderr, the final CCES with --dot.")
     c.add_argument("formula", help="CEL text, or @FILE")
@@ -191,8 +191,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_logic_option(c, "a CCES algorithm")
     c.set_defaults(func=cmd_cces)
 
-    m = sub.add_parser("demo", help="the running example of seed 000, semantics vs automaton",
-                       description="Seed 000's running example: the formulas φ1–φ4 on the stream S_fire, evaluated by "
+    m = sub.add_parser("demo", help="the running example of the CEL paper, semantics vs automaton",
+                       description="The CEL paper's running example: the formulas φ1–φ4 on the stream S_fire, evaluated by "
                                    "the reference semantics and by the compiled automaton side by side, and the "
                                    "automaton of φ3 drawn in the --figures folder (SVG with Graphviz's dot program "
                                    "when installed, else Graphviz in WebAssembly, else DOT text).")

@@ -1,4 +1,4 @@
-"""``run`` and ``spark``: a CEQL query (seed 001) over an event file, with the tECS engine in this process or on
+"""``run`` and ``spark``: a CEQL query (the CORE paper) over an event file, with the tECS engine in this process or on
 Spark."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ WINDOW_READINGS = ("paper", "core")
 
 def _with_windows(query, reading: str, time_attribute: str | None):
     """The query's window read as ``--windows`` says (docs/decisions.md D25, D102): ``paper``, inclusive
-    ``end − start ≤ n`` for every kind (seed 001 §2.2); ``core``, CORE's engine: strict ``<`` for ``WITHIN n
+    ``end − start ≤ n`` for every kind (the CORE paper §2.2); ``core``, CORE's engine: strict ``<`` for ``WITHIN n
     [attr]`` only, inclusive for ``n EVENTS`` and durations. ``--time-attribute`` renames the timestamp of a
     duration."""
     window = query.within
@@ -190,8 +190,29 @@ def _reorder_key(query, args: argparse.Namespace) -> str:
     return args.time_attribute or DEFAULT_TIME_ATTRIBUTE
 
 
+def _check_time_attribute(query, args: argparse.Namespace) -> None:
+    """A duration window over events without its timestamp attribute: name the fix, ``--time-attribute X``, when
+    the file's first event has a time-like attribute X (read ahead; the run itself reports every other problem)."""
+    from cer_theory.streams.rows import iter_file, rereadable
+    from cer_theory.core.windows import time_like
+
+    window = query.within
+    if window is None or window.kind != "time" or not rereadable(args.stream):
+        return
+    attribute = window.attribute or "time"
+    try:
+        line, event = next(iter_file(args.stream, args.input_format))
+    except (CerError, StopIteration, ValueError):
+        return
+    candidates = time_like(event)
+    if event.get(attribute) is None and candidates:
+        raise CerError(f"{args.stream}, line {line}, field {attribute!r}: the window needs a numeric {attribute!r} "
+                       f"on every event; to read the duration on {candidates[0]!r}, add "
+                       f"--time-attribute {candidates[0]}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    """Evaluate a CEQL query with the tECS engine (seed 001), one JSON object per complex event."""
+    """Evaluate a CEQL query with the tECS engine (the CORE paper), one JSON object per complex event."""
     from cer_theory.core.errors import StreamFormatError
     from cer_theory.streams.rows import STDIN, rereadable
     from cer_theory.streams.reorder import reorder
@@ -200,6 +221,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from cer_theory.engines.core.output import MatchWriter
     from cer_theory.streams.paths import check_outputs
     query = _read_query(args)
+    _check_time_attribute(query, args)
     declarations = _declarations(args)
     source = _name(args.stream)
     lateness = _lateness(args, declarations)
@@ -418,14 +440,14 @@ def _query_options(p: argparse.ArgumentParser, *, required: bool) -> None:
     p.add_argument("--query", help=QUERY_HELP + (" (this or --query-file is required)" if required else ""))
     p.add_argument("--query-file", metavar="FILE", help="a file holding the CEQL query")
     p.add_argument("--windows", choices=WINDOW_READINGS, default="paper",
-                   help="how WITHIN bounds a match: paper (default), end − start ≤ n for every window (seed 001); "
+                   help="how WITHIN bounds a match: paper (default), end − start ≤ n for every window (the CORE paper); "
                         "core, CORE's engine: WITHIN n [attr] strict (<), n EVENTS and durations inclusive (≤)")
     p.add_argument("--time-attribute", help="the timestamp attribute of time windows (default: time)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     q = sub.add_parser("run", help="evaluate a CEQL query with the tECS engine (JSON Lines, CSV or Parquet out)",
-                       description="A CEQL query (seed 001) over a stream of events with the tECS engine: one JSON "
+                       description="A CEQL query (the CORE paper) over a stream of events with the tECS engine: one JSON "
                                    "object per complex event on stdout (or --output), as soon as its last event is "
                                    "read; progress and a summary on stderr.")
     _query_options(q, required=True)

@@ -45,7 +45,7 @@ def add_budget_option(parser: argparse.ArgumentParser) -> None:
     """``--budget N``: one bound on the work of the command's exponential constructions (core.budget)."""
     parser.add_argument("--budget", type=_budget, default=DEFAULT_WORK, metavar="N",
                         help=f"the most work the command's constructions and evaluators may do, in units: one per "
-                             f"state, transition, minterm (a type, seed 000 Def. 5.6), solver call and output of a "
+                             f"state, transition, minterm (a type, the CEL paper Def. 5.6), solver call and output of a "
                              f"reference semantics' rule; past it the command stops with exit status 2 and says "
                              f"which construction (default {DEFAULT_WORK:,})")
 

@@ -1,4 +1,4 @@
-"""``conformance``: test a CER engine against the reference semantics of CEQL (seed 001) on generated or corpus
+"""``conformance``: test a CER engine against the reference semantics of CEQL (the CORE paper) on generated or corpus
 cases, with declared dialect readings, shrunk findings and a report (docs/conformance.md)."""
 
 from __future__ import annotations

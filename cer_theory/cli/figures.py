@@ -17,7 +17,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     f = sub.add_parser("figures", help="regenerate the drawings in figures/",
                        description="Regenerate every drawing of the documentation (the automata and structures of "
-                                   "the seed papers' examples) as SVG and DOT files.")
+                                   "the papers' examples) as SVG and DOT files.")
     f.add_argument("-o", "--output", default="figures", metavar="DIR",
                    help="the folder to write the drawings to, created if missing (default: figures)")
     f.set_defaults(func=cmd_figures)

@@ -170,7 +170,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                  "formula outside its fragment; semantics: the oracle)")
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.add_argument("--bind", choices=("bag", "set"),
-                   help="ACEL's reading of AS: bag (seed 003 Fig. 1 literally, the default) or set")
+                   help="ACEL's reading of AS: bag (the ACEL paper Fig. 1 literally, the default) or set")
     add_budget_option(e)
     e.set_defaults(func=cmd_eval)
 

@@ -1,4 +1,4 @@
-"""Seed 004's automaton files on the command line: the *-property of a hand-written automaton (``star-property
+"""The SO-CEL paper's automaton files on the command line: the *-property of a hand-written automaton (``star-property
 --automaton``, dispatched here from :mod:`cer_theory.cli.cel`), and ``to-socel``, a UCEA file back to SO-CEL (Thm
 6.2, or §6.3's core SO-CEL with ``--core``), by the constructions of SO-CEL's registry record."""
 
@@ -13,12 +13,12 @@ from cer_theory.core.protocols import get
 from cer_theory.cli.common import add_budget_option, construct, show
 
 LOGIC = "socel"
-"""The formalism whose automata the files hold: UCEA (seed 004 §4), of which a CEA file is one."""
+"""The formalism whose automata the files hold: UCEA (the SO-CEL paper §4), of which a CEA file is one."""
 
 
 def load_ucea(path: str):
     """The automaton of a JSON file (``formalisms/socel/automaton_json``), as a UCEA: a CEA file is read as the
-    UCEA with the same states and transitions (seed 004 §4: a UCEA is a CEA whose predicates are unary)."""
+    UCEA with the same states and transitions (the SO-CEL paper §4: a UCEA is a CEA whose predicates are unary)."""
     from cer_theory.formalisms.socel.automaton_json import load_automaton
     from cer_theory.formalisms.socel.ucea import UCEA
 
@@ -56,7 +56,7 @@ def cmd_to_socel(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    t = sub.add_parser("to-socel", help="translate a UCEA file (JSON) back to SO-CEL (seed 004 Thm 6.2)",
+    t = sub.add_parser("to-socel", help="translate a UCEA file (JSON) back to SO-CEL (the SO-CEL paper Thm 6.2)",
                        description="Read a UCEA or CEA in the JSON automaton format and print an equivalent "
                                    "SO-CEL+ formula (Thm 6.2), or a core SO-CEL formula (--core, §6.3) when the "
                                    "automaton has the *-property. Exit 2 on a malformed file.")

@@ -1,4 +1,4 @@
-"""Seed 002 on the command line: ``detect`` (where streaming matches end, by the detector of D113–D115), and
+"""The SRT paper on the command line: ``detect`` (where streaming matches end, by the detector of D113–D115), and
 ``complement``, the complement construction of a registry record (SREMO's windowed dSRA, Cor. 43; its
 ``determinize`` is the generic command of :mod:`cer_theory.cli.cel`)."""
 
@@ -12,7 +12,7 @@ from cer_theory.cli.common import (add_budget_option, add_logic_option, construc
 
 
 def cmd_complement(args: argparse.Namespace) -> int:
-    """``complement EXPR --window W``: the complement construction of ``--logic``'s record (seed 002: Alg. 8's
+    """``complement EXPR --window W``: the complement construction of ``--logic``'s record (the SRT paper: Alg. 8's
     complement of the dSRA, which accepts the strings of length ≤ w that the expression rejects, and every longer
     string)."""
     logic = having(args.logic, "complement")
@@ -41,7 +41,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    d = sub.add_parser("detect", help="where a SREMO expression's streaming matches end (seed 002 Def. 32)",
+    d = sub.add_parser("detect", help="where a SREMO expression's streaming matches end (the SRT paper Def. 32)",
                        description="Compile a SREMO expression (Thm. 27) and print one JSON line {\"k\": k} per "
                                    "position k where a streaming match ends (Def. 32), without enumerating the "
                                    "matches: the positions of `eval --logic sremo`, read at stream speed. Exit 2 on "
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
     d.add_argument("--pure", action="store_true", help="the pure reading (no • needed on the last transition)")
     d.set_defaults(func=cmd_detect)
-    c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (seed 002 Cor. 43)",
+    c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (the SRT paper Cor. 43)",
                        description="Compile a SREMO expression (Thm. 27), unroll it to strings of length ≤ w "
                                    "(Lemma 46), determinize (Thm. 41) and complement (Cor. 43, Alg. 8); print the "
                                    "sizes. Exit 2 on a syntax error, a missing window or a blown budget.")

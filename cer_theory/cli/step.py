@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
     add_logic_option(s, "a stepper of its runs")
     s.add_argument("--engine", choices=("CCES", "tECS"), type=lambda t: {"cces": "CCES", "tecs": "tECS"}.get(
-        t.lower(), t), help="show seed 000's CCES (Algorithm 2) or CORE's tECS (seed 001) instead of the automaton")
+        t.lower(), t), help="show the CEL paper's CCES (Algorithm 2) or CORE's tECS (the CORE paper) instead of the automaton")
     s.add_argument("-o", "--output", required=True, help="the HTML file to write")
     s.add_argument("--positions", type=whole_number(minimum=1), metavar="N", help="step through the first N events only (a whole number ≥ 1)")
     s.add_argument("--max-positions", type=whole_number(minimum=1), default=MAX_POSITIONS, metavar="N",

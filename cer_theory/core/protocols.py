@@ -321,6 +321,11 @@ def _declared() -> Mapping[str, Any]:
     return MappingProxyType({ep.name: ep for ep in entry_points(group=ENTRY_POINTS)})
 
 
+def declared_names() -> tuple[str, ...]:
+    """The names of the formalisms declared as entry points, without loading their records."""
+    return tuple(_declared())
+
+
 def register(formalism: Formalism) -> Formalism:
     """Add ``formalism`` to the registry at run time (a notebook's experiment; re-registering a name replaces
     it). Distributions declare theirs as entry points instead, found without being listed."""

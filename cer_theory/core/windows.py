@@ -37,3 +37,16 @@ class Window:
             raise StreamFormatError(f"the window needs a numeric '{self.attribute or 'time'}' on every event",
                                     line=position, field=self.attribute or "time")
         return value
+
+
+def time_like(event: Event) -> list[str]:
+    """The numeric attributes of ``event`` whose name reads as a timestamp (``time``, ``ts``, ``timestamp``, or a
+    name with ``time`` or ``ts`` as one of its ``_``-separated words, as ``stock_time``): the candidates an error
+    about a missing window timestamp suggests."""
+    names = []
+    for name, value in event.attributes.items():
+        words = name.lower().split("_")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                {"time", "ts", "timestamp"} & set(words)):
+            names.append(name)
+    return names

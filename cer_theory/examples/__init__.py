@@ -1,4 +1,4 @@
-"""Bundled examples: seed 000's running example (Fig. 1 stream, formulas φ1–φ4), the figures, sample data."""
+"""Bundled examples: seed 000's running example (Fig. 1 stream, formulas φ1–φ4), the figures, the sample streams by name."""
 
 from cer_theory.core.lazy import lazy_exports
 
@@ -9,6 +9,9 @@ _EXPORTS = {
     "example_5_3_cea": "seed000",
     "fig8_cea": "seed000",
     "write_all": "figures",
+    "EXAMPLE_STREAMS": "streams",
+    "example_path": "streams",
+    "example_stream": "streams",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

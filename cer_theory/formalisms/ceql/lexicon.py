@@ -11,7 +11,8 @@ KEYWORDS = ("SELECT", "FROM", "WHERE", "PARTITION", "BY", "WITHIN", "CONSUME", "
             "MAX", "NEXT", "STRICT", "NONE", "AS", "OR", "AND", "NOT", "FILTER", "IN", "LIKE", "EVENTS", "HOUR",
             "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS", "TRUE", "FALSE", "CREATE", "DECLARE", "STREAM",
             "EVENT")
-"""Reserved words (case-insensitive). A reserved word is a name only in backquotes: `` `event` ``."""
+"""Reserved words (case-insensitive). A reserved word is a name only in backquotes: ``event`` written with a
+backquote on each side."""
 
 STREAM_ATTRIBUTE = "stream"
 """``S>T`` (an event of type T from stream S) is the formula ``T FILTER T[stream = 'S']``: whoever merges the

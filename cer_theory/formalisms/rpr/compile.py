@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from cer_theory.core.drawing import Diagram, Drawable
+from cer_theory.core.drawing.dot import Edge as DotEdge, Node
 from cer_theory.core.events import Event
 from cer_theory.formalisms.rpr.ast import Alt, Concat, Pattern, Quant, Query, Var
 from cer_theory.formalisms.rpr.printer import format_pattern
@@ -37,7 +39,7 @@ class Edge:
 
 
 @dataclass
-class OrderedNFA:
+class OrderedNFA(Drawable):
     """The ordered NFA of ``query``'s pattern: ``edges[s]`` in order of preference, from ``initial`` to
     ``final``."""
 
@@ -89,15 +91,20 @@ class OrderedNFA:
     def run(self, stream: Sequence[Event]) -> list[frozenset]:
         return run_with(self.query, stream, self.first_match)
 
-    def to_dot(self, *, title: str | None = None) -> str:
-        lines = ["digraph rpr {", "  rankdir=LR;", f'  label="{title or format_pattern(self.query.pattern)}";',
-                 "  node [shape=circle];", f"  {self.final} [shape=doublecircle];", '  start [shape=point];',
-                 f"  start -> {self.initial};"]
-        for s, edges in enumerate(self.edges):
-            for rank, e in enumerate(edges, 1):
+    def diagram(self, *, title: str | None = None) -> Diagram:
+        """The NFA drawn with each state's edges numbered in order of preference (1 is tried first)."""
+        nodes = [Node("start", "", {"shape": "point"})]
+        nodes += [Node(str(s), str(s), {"shape": "doublecircle"} if s == self.final else {})
+                  for s in range(len(self.edges))]
+        edges = [DotEdge("start", str(self.initial))]
+        for s, out in enumerate(self.edges):
+            for rank, e in enumerate(out, 1):
                 text = e.label if e.kind == "var" else ("ε" if e.kind == "eps" else f"{e.kind} {e.label}")
-                lines.append(f'  {s} -> {e.target} [label="{rank}: {text}"];')
-        return "\n".join(lines + ["}"])
+                edges.append(DotEdge(str(s), str(e.target), f"{rank}: {text}"))
+        return Diagram("rpr", tuple(nodes), tuple(edges), title=title or format_pattern(self.query.pattern))
+
+    def describe(self) -> str:
+        return self.to_dot()
 
 
 def _fragment(nfa: OrderedNFA, p: Pattern) -> tuple[int, int]:

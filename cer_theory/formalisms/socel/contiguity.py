@@ -8,13 +8,14 @@ The proof's rewriting, in two steps:
     with other ``IN``\\ s. Under a FILTER that reads ``A``, ``(ψ FILTER P(Ā)) IN A`` becomes
     ``(((ψ[A→D]) IN A) FILTER P(Ā[A:=D]))[D→A]`` with D fresh; under a renaming of ``A`` itself,
     ``(ψ[A→C]) IN A`` becomes ``((ψ IN D)[A→C])[D→A]``.
+
 (ii) Every ``a : b`` is eliminated bottom-up, first by the structure of the left operand, then of the right:
-    ``(a1 OR a2):b → (a1:b) OR (a2:b)``, ``(a1;a2):b → a1;(a2:b)``, ``a+:b → (a:b) OR (a+;(a:b))``, and
-    symmetrically on the right (``b:(a1;a2) → (b:a1);a2``, ``b:a+ → (b:a) OR ((b:a);a+)``). A FILTER on one
-    side moves on top after its labels are renamed to fresh ones (and back); a renaming on one side first
-    protects the other side's labels with a fresh name. When both operands output intervals only — an atom
-    with its ``IN``\\ s, a STRICT, or such a formula under FILTER or a renaming — ``a : b`` is
-    ``STRICT(a ; b)`` (the paper's base cases ``leaf:leaf`` and ``STRICT(x):leaf``).
+     ``(a1 OR a2):b → (a1:b) OR (a2:b)``, ``(a1;a2):b → a1;(a2:b)``, ``a+:b → (a:b) OR (a+;(a:b))``, and
+     symmetrically on the right (``b:(a1;a2) → (b:a1);a2``, ``b:a+ → (b:a) OR ((b:a);a+)``). A FILTER on one
+     side moves on top after its labels are renamed to fresh ones (and back); a renaming on one side first
+     protects the other side's labels with a fresh name. When both operands output intervals only — an atom
+     with its ``IN``\\ s, a STRICT, or such a formula under FILTER or a renaming — ``a : b`` is
+     ``STRICT(a ; b)`` (the paper's base cases ``leaf:leaf`` and ``STRICT(x):leaf``).
 
 The result has no ``:`` and no fresh label in its outputs (every fresh label is renamed back). ``⊕`` is refused:
 the second part of Thm 6.5 shows that it is not expressible with STRICT for some binary SO predicate.

@@ -1,0 +1,132 @@
+"""One formula object for every formalism: the same three verbs, ``evaluate``, ``compile`` and ``draw``.
+
+Each formalism registers a :class:`~cer_theory.core.protocols.Formalism` record (its parser, printer, reference
+semantics, automaton compilation and evaluators). :func:`parser` turns a record's name into the everyday front door
+``cer_theory.cel("…")``, ``cer_theory.ceql("…")``, … : it parses the text and wraps the AST in a :class:`Formula`
+that answers through the record alone, so a formalism added to the registry gets the same front door, with the
+same names, for free, and nothing here imports a formalism.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cer_theory.core.drawing import Diagram, Drawable, write_drawing
+from cer_theory.core.errors import RegistryError
+from cer_theory.core.events import Event, Stream
+from cer_theory.core.protocols import Automaton, Formalism, get
+from cer_theory.streams.rows import load
+
+StreamLike = Stream | Iterable[Event] | Iterable[Mapping[str, object]] | str | Path
+"""What :meth:`Formula.evaluate` reads: a :class:`Stream`, Events, dicts with a ``"type"`` key, or the path of a
+JSON Lines or CSV file."""
+
+
+def as_stream(stream: StreamLike) -> Stream:
+    """``stream`` as a :class:`Stream`: a path is loaded (:func:`cer_theory.streams.rows.load`), dicts are checked
+    one by one."""
+    if isinstance(stream, Stream):
+        return stream
+    if isinstance(stream, (str, Path)):
+        return load(stream)
+    items = list(stream)
+    if all(isinstance(x, Event) for x in items):
+        return Stream(items)  # type: ignore[arg-type]
+    return Stream.from_dicts(items)  # type: ignore[arg-type]
+
+
+class Drawing(Drawable):
+    """The drawing of a formula's automaton: SVG in Jupyter; ``to_svg()``, ``to_dot()``, ``to_graphviz()`` and
+    ``save(path)`` elsewhere. Drawing ``options`` (e.g. ``title``) go to the automaton's own ``diagram``."""
+
+    __slots__ = ("model", "options")
+
+    def __init__(self, model: Drawable, **options: Any) -> None:
+        self.model = model
+        self.options = options
+
+    def diagram(self, **options: Any) -> Diagram:
+        return self.model.diagram(**{**self.options, **options})
+
+    def save(self, path: str | Path) -> Path:
+        """Write the drawing; the extension picks the format (``.svg``, ``.dot``; ``.png``/``.pdf`` need ``dot``)."""
+        write_drawing(self.to_dot(), path)
+        return Path(path)
+
+    def describe(self) -> str:
+        return self.model.describe()
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed formula of the formalism ``logic`` (a name of :func:`cer_theory.core.protocols.names`).
+
+    ``str(formula)`` is the formula printed back by the formalism's printer (it parses to the same AST);
+    ``formula.ast`` is the formalism's own AST, for the constructions of its package.
+    """
+
+    logic: str
+    ast: Any
+
+    @property
+    def formalism(self) -> Formalism:
+        """The registry record of this formula's formalism."""
+        return get(self.logic)
+
+    def evaluate(self, stream: StreamLike, *, via: str = "semantics", level: str | None = None,
+                 **options: Any) -> list[frozenset[Any]]:
+        """The outputs at every position of ``stream``: ``result[n]`` is the set of outputs at position n.
+
+        ``via`` names an evaluator of the formalism (the reference ``"semantics"`` by default; ``"cea"``, the
+        engine, … as registered); ``level`` the output level (the coarsest, complex events, by default; e.g.
+        ``"valuations"`` for CEL). Every evaluator gives the same outputs at the same level: the test suite
+        checks it.
+        """
+        record = self.formalism
+        outputs = record.evaluator(via)(self.ast, as_stream(stream), **options)
+        seen = record.levels[-1] if level is None else record.level(level)
+        return seen.outputs(outputs)
+
+    def compile(self) -> Automaton:
+        """The formalism's automaton for this formula, by the paper's compilation (e.g. CEL → CEA, Theorem 6.2 of
+        Grez, Riveros, Ugarte and Vansummeren's *A Formal Framework for Complex Event Recognition*)."""
+        return self.formalism.automaton(self.ast)
+
+    def draw(self, path: str | Path | None = None, **options: Any) -> Drawing:
+        """The drawing of :meth:`compile`'s automaton (shown as SVG in Jupyter); written to ``path`` when given.
+        ``options`` are the automaton's drawing options (``title``, …)."""
+        automaton = self.compile()
+        if not isinstance(automaton, Drawable):
+            raise RegistryError(f"{self.logic}'s automaton {type(automaton).__name__} cannot be drawn")
+        drawing = Drawing(automaton, **options)
+        if path is not None:
+            drawing.save(path)
+        return drawing
+
+    def __str__(self) -> str:
+        return self.formalism.format(self.ast)
+
+    def __repr__(self) -> str:
+        return f"{self.logic}({str(self)!r})"
+
+
+def parser(logic: str) -> Callable[[str], Formula]:
+    """The front-door parse function of formalism ``logic``: text (or ``@FILE``) → :class:`Formula`.
+
+    The record is looked up on the first call, so creating the function loads nothing."""
+
+    def parse(text: str) -> Formula:
+        if text.startswith("@"):
+            text = Path(text[1:]).read_text(encoding="utf-8")
+        return Formula(logic, get(logic).parse(text))
+
+    parse.__name__ = parse.__qualname__ = logic
+    parse.__doc__ = (f"Parse a formula of the {logic!r} formalism (text, or ``@FILE``) into a :class:`Formula` "
+                     f"with ``evaluate``, ``compile`` and ``draw``.")
+    return parse
+
+
+__all__ = ["Drawing", "Formula", "StreamLike", "as_stream", "parser"]
