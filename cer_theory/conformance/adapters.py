@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from cer_theory.core.errors import CerError
-from cer_theory.engines.core.engine import Engine
+from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.spark.batch import run
 from cer_theory.spark.session import spark_session
@@ -65,7 +65,7 @@ class EngineAdapter:
 
     def run(self, case: Case) -> list[ComplexEvent]:
         try:
-            return from_core(m.complex_event for m in Engine(case.ast).process(case.events))
+            return from_core(m.complex_event for m in run_stream(case.ast, case.events))
         except CerError as exc:
             raise EngineFailure(f"{type(exc).__name__}: {exc}") from exc
 
