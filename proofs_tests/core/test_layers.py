@@ -21,7 +21,9 @@ APPLICATIONS = {"examples", "testing", "conformance", "spark", "exercises"}
 FORMALISM_IMPORTS = {"cel": set(), "ceql": {"cel"}, "socel": {"cel"}, "acel": {"cel"}, "sremo": set()}
 LAZY_IMPORTS_ALLOWED = "cer_theory.cli"  # the package and its command modules
 HEAVY = {"cer_theory.core.predicates.solver", "cer_theory.core.predicates.z3enc", "cer_theory.core.predicates.printing",
-         "cer_theory.core.predicates.vectorized"}
+         "cer_theory.core.predicates.vectorized",
+         # numpy and Arrow, loaded with the first batch, not by a run that reads events one at a time (D174)
+         "cer_theory.engines.core.columnar", "cer_theory.engines.core.batches"}
 
 
 def module_name(path: Path) -> str:

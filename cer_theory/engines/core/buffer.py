@@ -14,10 +14,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cer_theory.core.events import Event
 from cer_theory.core.windows import Window
-from cer_theory.engines.core.columnar import Rows
+
+if TYPE_CHECKING:  # (batches come through cer_theory.engines.core.batches, imported with the first one)
+    from cer_theory.engines.core.columnar import Rows
 
 TRIM_MIN = 1024
 """Expired Events at the front of a span of Events before they are cut off (at least as many as remain)."""

@@ -51,21 +51,23 @@ the window only; without a window both grow with the stream (as in the paper's A
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
-from cer_theory.engines.core.columnar import DictRows, Rows, column_keys, frame_batches
 from cer_theory.engines.core.evaluator import Evaluator
-from cer_theory.engines.core.inert import Inertness, batch_keys, null_rows, skip_plan
-from cer_theory.engines.core.loop import column_loop, event_cursor, fast_loop
+from cer_theory.engines.core.inert import Inertness
+from cer_theory.engines.core.loop import event_cursor, fast_loop
 from cer_theory.engines.core.matches import AggregatedMatch, Match
 from cer_theory.engines.core.partitions import partition_key
 from cer_theory.engines.core.plan import SELECT_STRATEGIES, QueryPlan
 from cer_theory.engines.core.state import EngineState, Report, decreasing, time_key
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
+
+if TYPE_CHECKING:
+    from cer_theory.engines.core.batches import Rows
 
 
 class Engine(EngineState):
@@ -104,6 +106,8 @@ class Engine(EngineState):
         module = type(events).__module__
         if module.startswith(("pandas", "pyarrow")) or (
                 not validate and events.__class__ in (list, tuple) and events and events[0].__class__ is dict):
+            from cer_theory.engines.core.columnar import frame_batches  # (numpy and Arrow once a batch comes, D174)
+
             for batch in frame_batches(events, self.position):
                 yield from self.process_batch(batch)
             return
@@ -114,34 +118,27 @@ class Engine(EngineState):
     def process_batch(self, batch: Rows | Iterable[Event]) -> Iterator[Match]:
         """One batch of :mod:`cer_theory.engines.core.columnar` at the next positions: its Events (the row path),
         or its columns — bit vectors, window keys and partition keys computed per batch, an Event built only for
-        the rows a match reports."""
+        the rows a match reports (:mod:`cer_theory.engines.core.batches`)."""
+        # (numpy and Arrow are loaded once a batch comes: docs/decisions.md D174)
+        from cer_theory.engines.core.batches import Columns, Rows, column_loop, dict_rows
+
         if not isinstance(batch, Rows):
             yield from self._process_events(batch)
             return
-        plan = self.plan
-        batch.first = first = self.position
-        if self._dict_mask is None and isinstance(batch, DictRows):
+        batch.first = self.position
+        if self._dict_mask is None and dict_rows(batch):
             self._dict_mask = compile_mask(self.det.predicates, dicts=True)
-        masks, times, parts = column_keys(batch, self.det.predicates, plan.time_attribute,
-                                          self.partition_attributes, self._dict_mask)
-        n = len(masks)
-        if not n:
+        columns = Columns(self, batch, self._dict_mask)
+        if not len(columns):
             return
-        null = null_rows(parts, n)
-        keys = batch_keys(first, n, times, null, self.last_key)
-        self.buffer.add_batch(batch, keys, first)
-        if not plan.fast:
-            for k in range(n):
-                yield from self._step(None, masks[k], None if times is None else times[k],
-                                      [c[k] for c in parts] if parts else None)
+        self.buffer.add_batch(batch, columns.keys, batch.first)
+        if self.plan.fast:
+            yield from column_loop(self, columns)
             return
-        inert, skipping = self.inert, None
-        if inert is not None:
-            if inert.refresh():
-                skipping = skip_plan(inert, masks, times, null, self.last_key)
-            else:
-                self.inert = None
-        yield from column_loop(self, batch, masks, times, parts, keys, skipping)
+        times, parts = columns.times, columns.parts
+        for k, mask in enumerate(columns.masks):
+            yield from self._step(None, mask, None if times is None else times[k],
+                                  [c[k] for c in parts] if parts else None)
 
     def process_event(self, event: Event | Mapping[str, Any], *, mask: int | None = None) -> list[Match]:
         """Read one event at the next global position; return the matches ending there."""

@@ -29,9 +29,7 @@ inert bit vector at all: the engine then visits every event, as before.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-
-import numpy as np
+from collections.abc import Hashable
 
 from cer_theory.automata.determinize.bitmask import Determinizer
 
@@ -103,96 +101,4 @@ class Inertness:
         return not self.mixed
 
 
-def batch_keys(first: int, n: int, times: list | None, null: np.ndarray | None, last_key: float) -> Sequence:
-    """The key the event buffer keeps for each row of a batch at positions ``first``…: its window key
-    (``times[k]``; its position without a time window), or for a row in no partition (``null``) the previous
-    row's, as the one step keeps (``last_key``, the engine's last key before the batch, for the first rows). A
-    row whose key is not a number never enters the buffer (its visit raises), so its entry is never read."""
-    own: Sequence = times if times is not None else range(first, first + n)
-    if null is None or not null.any():
-        return own
-    held = np.empty(n + 1, dtype=object)
-    held[0] = last_key
-    held[1:] = list(own)
-    source = np.where(null, 0, np.arange(1, n + 1))
-    np.maximum.accumulate(source, out=source)
-    return held[source].tolist()
-
-
-def null_rows(parts: list[list] | None, n: int) -> np.ndarray | None:
-    """Which rows have a NULL partition value (in no partition), or None without PARTITION BY."""
-    if not parts:
-        return None
-    null = np.zeros(n, dtype=bool)
-    for column in parts:
-        null |= np.equal(np.array(column, dtype=object), None)
-    return null
-
-
-def skip_plan(inert: Inertness, masks: list[int], times: list | None, null: np.ndarray | None, last_key: float
-              ) -> tuple[list[int], int, list[int] | None] | None:
-    """Which rows of a batch must be visited, or None to visit them all (``times``: the window keys, None
-    without a time window; ``last_key``: the engine's last key before the batch).
-
-    Rows ``k < stop`` are skipped unless their bit vector is not inert and their partition values are not
-    NULL (``null``; ``visit``); every row from ``stop`` on is visited, ``stop`` being the first non-NULL row
-    whose window key is not a number or decreases (its error is then raised by the visit, after the matches
-    of the rows before it, as on every path). ``nulls[k]`` counts the NULL rows before k.
-
-    **Exactness** (docs/decisions.md D120). A skipped row is either NULL-partitioned (it only counts as
-    unpartitioned and enters the event buffer) or inert: by the module docstring it starts no run, marks
-    nothing, outputs nothing, and changes an evaluator's T only by dropping det-states made of sinks, which
-    have no successor on any event, so the next update from T or from the dropped T builds the same T′ with the
-    same union-lists in the same order and outputs the same CEs in the same order (while no det-state mixes
-    sinks and waiting states: :meth:`Inertness.refresh`, checked after every visit). The window's pruning is
-    monotone in τ, so pruning at the next visited row's τ alone cuts the union-lists as pruning at every row
-    would. The skipped rows' keys are checked here, column-wise, with the comparisons of the row loop (exact:
-    ints compared as int64, floats as float64, a mix only below 2**53), so no check is lost. CONSUME BY and
-    LIMIT act on outputs only. What differs is bookkeeping of PARTITION BY's evaluators: a skipped row touches
-    no partition, so an evaluator may be dropped for its window at another row (its last *visited* event
-    leaves the window, after which all its runs have expired) and one holding only sinks is dropped at its
-    next visit; without PARTITION BY the one evaluator is dropped exactly where the row loop drops it (when a
-    gap is skipped). Windows that admit no span at all are not skipped (:class:`QueryPlan` builds no
-    Inertness for them)."""
-    n = len(masks)
-    codes = np.asarray(masks)
-    if codes.dtype == object:  # more than 63 predicates: Python ints
-        quiet = np.fromiter(map(inert.inert, masks), dtype=bool, count=n)
-    else:
-        distinct, where = np.unique(codes, return_inverse=True)
-        quiet = np.array([inert.inert(m) for m in distinct.tolist()], dtype=bool)[where.reshape(-1)]
-    stop = n
-    if times is not None:
-        keyed = None if null is None else np.flatnonzero(~null)
-        values = times if keyed is None else [times[i] for i in keyed.tolist()]
-        found = total = len(values)
-        classes = set(map(type, values))
-        if not classes <= {int, float}:  # the first key that is not a number stops the plan
-            found = next(i for i, v in enumerate(values) if v.__class__ is not int and v.__class__ is not float)
-            values = values[:found]
-            classes = set(map(type, values))
-        if values:
-            if classes == {int}:
-                try:
-                    keys = np.array(values, dtype=np.int64)
-                except OverflowError:
-                    return None
-            elif int in classes and any(abs(v) > 2 ** 53 for v in values if v.__class__ is int):
-                return None  # float64 would round them: not the row loop's exact comparison
-            else:
-                keys = np.array(values, dtype=np.float64)
-            if values[0] < last_key:
-                found = 0
-            else:
-                down = np.flatnonzero(keys[1:] < keys[:-1])
-                if len(down):
-                    found = min(found, int(down[0]) + 1)
-        if found < total:
-            stop = found if keyed is None else int(keyed[found])
-    if null is None:
-        return np.flatnonzero(~quiet[:stop]).tolist(), stop, None
-    nulls = np.concatenate(([0], np.cumsum(null[:stop]))).tolist()
-    return np.flatnonzero(~(quiet[:stop] | null[:stop])).tolist(), stop, nulls
-
-
-__all__ = ["INERT_LIMIT", "Inertness", "batch_keys", "null_rows", "skip_plan"]
+__all__ = ["INERT_LIMIT", "Inertness"]

@@ -6,9 +6,9 @@ Two cursors feed it (docs/decisions.md D51):
 
 * :func:`event_cursor` — Events and dicts, one at a time (a live source yields each match as soon as its last
   event is read); the loop keeps each Event in the event buffer.
-* :func:`column_cursor` — the rows of a columnar batch, whose bit vectors, window keys and partition values were
+* :func:`~cer_theory.engines.core.batches.column_cursor` — the rows of a columnar batch, whose bit vectors, window keys and partition values were
   computed column-wise; the batch is already in the event buffer as one span. Rows skipped in bulk
-  (:func:`~cer_theory.engines.core.inert.skip_plan`, D120) are absent from the cursor: the loop catches them up
+  (:func:`~cer_theory.engines.core.batches.skip_plan`, D120) are absent from the cursor: the loop catches them up
   (:class:`Skipped`) when the next visited row comes.
 
 The loop applies where :attr:`QueryPlan.fast` says so (no strategy history, window and partition keys read from
@@ -23,17 +23,18 @@ expiry would get to, and memory stays bounded by the window.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator
-from itertools import chain, repeat
-from typing import Any
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import kind
-from cer_theory.engines.core.columnar import Rows
 from cer_theory.engines.core.inert import Inertness
 from cer_theory.engines.core.matches import Match
 from cer_theory.engines.core.partitions import KINDS
 from cer_theory.engines.core.state import EngineState, decreasing, time_key
+
+if TYPE_CHECKING:  # (a batch reaches the loop only through cer_theory.engines.core.batches)
+    from cer_theory.engines.core.columnar import Rows
 
 Cursor = Iterable[tuple[int, "Event | None", int, Any, "Sequence | None"]]
 """``(position, event or None, bit vector, window value or None, partition values or None)`` per event."""
@@ -54,18 +55,6 @@ def event_cursor(events: Iterable[Event | dict], position: int, mask: Callable[[
         values = e._values
         yield (j, e, mask(e), None if time_attribute is None else values.get(time_attribute),
                [values.get(a) for a in partition_attributes] if partition_attributes else None)
-
-
-def column_cursor(rows: Rows, masks: list[int], times: list | None, parts: list[list] | None,
-                  visit: Iterable[int] | None = None) -> Iterator[tuple]:
-    """The rows ``visit`` of a batch (all of them by default), with their precomputed columns."""
-    first = rows.first
-    if visit is None:
-        n = len(masks)
-        return zip(range(first, first + n), repeat(None), masks, repeat(None) if times is None else times,
-                   repeat(None) if not parts else zip(*parts))
-    return ((first + k, None, masks[k], None if times is None else times[k],
-             None if not parts else tuple([c[k] for c in parts])) for k in visit)
 
 
 class Skipped:
@@ -211,22 +200,4 @@ def fast_loop(state: EngineState, cursor: Cursor, *, events: bool, skipped: Skip
     return None
 
 
-def column_loop(state: EngineState, rows: Rows, masks: list[int], times: list | None, parts: list[list] | None,
-                keys: Any, plan: tuple[list[int], int, list[int] | None] | None) -> Iterator[Match]:
-    """:func:`fast_loop` over one batch: every row, or with ``plan`` (:func:`~cer_theory.engines.core.inert.skip_plan`:
-    the rows to visit, the row from which all are visited, the NULL counts) the visited rows only, and every
-    row from where skipping stops being exact."""
-    n = len(masks)
-    if plan is None:
-        yield from fast_loop(state, column_cursor(rows, masks, times, parts), events=False)
-        return
-    visit, stop, nulls = plan
-    skipped = Skipped(rows, n, nulls, keys, state.inert)  # type: ignore[arg-type]
-    resume = yield from fast_loop(state, column_cursor(rows, masks, times, parts, chain(visit, range(stop, n))),
-                                  events=False, skipped=skipped)
-    if resume is not None:
-        k = resume - rows.first
-        yield from fast_loop(state, column_cursor(rows, masks, times, parts, range(k, n)), events=False)
-
-
-__all__ = ["Cursor", "EXPIRE_EVERY", "Skipped", "column_cursor", "column_loop", "event_cursor", "fast_loop"]
+__all__ = ["Cursor", "EXPIRE_EVERY", "Skipped", "event_cursor", "fast_loop"]

@@ -7,9 +7,11 @@ the notebooks all go through it (docs/decisions.md D171).
 What it decides, so that no caller has to:
 
 * **How the source is read.** A regular file in time order goes by batches through the columns, falling back to
-  the row readers at the first batch that is not exactly columnar (docs/decisions.md D87), and is read once;
-  standard input, a pipe, or a stream with an allowed lateness is read one event at a time through the row
-  readers, checked against the declarations (given, or inferred as the events arrive).
+  the row readers at the first batch that is not exactly columnar (docs/decisions.md D87), and is read once; a
+  JSON Lines or CSV file smaller than ``columnar_from`` bytes is read by the row readers in the same single pass
+  (loading numpy and Arrow would cost more than the columns save, D174). Standard input, a pipe, or a stream
+  with an allowed lateness is read one event at a time through the row readers, checked against the
+  declarations (given, or inferred as the events arrive).
 * **Re-ordering.** With a lateness (``lateness``, else a declared ``CREATE QUARANTINE``'s), events are re-ordered
   by the window's timestamp (else ``time_attribute``, else ``time``) and the late ones go to ``late_sink``: a file
   written aside and renamed into place when the run ends (:class:`LateEvents`).
@@ -23,17 +25,23 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cer_theory.core.durations import seconds
 from cer_theory.core.errors import CerError, StreamFormatError
-from cer_theory.core.events import STDIN, Event, iter_file, rereadable
+from cer_theory.core.events import STDIN, Event, iter_file, rereadable, stream_format
 from cer_theory.core.reorder import reorder
-from cer_theory.engines.core.columnar import Fallback, SchemaCheck, file_batches, file_format, iter_rows
 from cer_theory.engines.core.engine import Engine
 from cer_theory.engines.core.matches import Match
 from cer_theory.formalisms.ceql.ast import DEFAULT_TIME_ATTRIBUTE, Query, StreamDeclaration
 from cer_theory.formalisms.ceql.declarations import Schema, declared_lateness
+
+if TYPE_CHECKING:
+    from cer_theory.engines.core.columnar import SchemaCheck
+
+COLUMNAR_FROM = 1 << 16
+"""Bytes from which a JSON Lines or CSV file goes through the columns (below, loading numpy and Arrow costs more
+than the columns save: D174)."""
 
 Progress = Callable[[int], None]
 """``progress(events_read_so_far)``: called after each batch, or each event on the row path."""
@@ -108,15 +116,17 @@ class Run:
 def run_stream(query: Query | str, source: str | Path | Iterable | object, *, input_format: str | None = None,
                declarations: Sequence = (), lateness: str | float | None = None,
                late_sink: str | Path | LateEvents | None = None, time_attribute: str | None = None,
-               writer: MatchSink | None = None, progress: Progress | None = None, engine: Engine | None = None
-               ) -> Run:
+               writer: MatchSink | None = None, progress: Progress | None = None, engine: Engine | None = None,
+               columnar_from: int = COLUMNAR_FROM) -> Run:
     """Run ``query`` over ``source`` (a file path, ``"-"`` for standard input, or events in memory).
 
     ``declarations`` are CEQL ``CREATE STREAM`` / ``CREATE QUARANTINE`` declarations (the schema is inferred from
     the data without a ``CREATE STREAM``); ``lateness`` is a duration (:mod:`cer_theory.core.durations`) and wins
     over a declared QUARANTINE; ``late_sink`` is where the late events go (default ``SOURCE.late.jsonl``).
     With ``writer`` the run is drained into it (the engine hands its CEs straight to the writer, docs/decisions.md
-    D155) and the returned :class:`Run` is finished; without, the Run yields the matches lazily."""
+    D155) and the returned :class:`Run` is finished; without, the Run yields the matches lazily. ``engine``: an
+    Engine of ``query`` to run (default: a new one); ``columnar_from``: the size from which a file goes through
+    the columns."""
     engine = engine if engine is not None else Engine(query)
     allowed = seconds(lateness, "lateness") if lateness is not None else declared_lateness(list(declarations))
     if writer is not None:
@@ -124,8 +134,10 @@ def run_stream(query: Query | str, source: str | Path | Iterable | object, *, in
     late = None
     if isinstance(source, (str, Path)):
         path = str(source)
-        if allowed is None and rereadable(path):
+        if allowed is None and rereadable(path) and _columnar(path, input_format, columnar_from):
             matches = file_matches(engine, path, input_format, _declared_schema(declarations), progress=progress)
+        elif allowed is None and rereadable(path):  # one pass, the schema learnt as the events come, as above
+            matches = _row_matches(engine, _learnt_events(path, input_format, declarations), path, progress)
         else:
             pairs = _checked_events(path, input_format, declarations)
             if allowed is not None:
@@ -193,6 +205,23 @@ def _declared_schema(declarations: Sequence) -> Schema | None:
     return None
 
 
+def _columnar(path: str, fmt: str | None, columnar_from: int) -> bool:
+    """Whether a file in time order goes through the columns: Parquet always, else from ``columnar_from`` bytes."""
+    if fmt == "parquet" or Path(path).suffix.lower() in (".parquet", ".pq"):
+        return True
+    return os.path.getsize(path) >= columnar_from
+
+
+def _learnt_events(path: str, fmt: str | None, declarations: Sequence) -> Iterator[tuple[int, Event]]:
+    """``(line, event)`` of a file read once, checked against the declarations or against the schema learnt as
+    the events come (an attribute that changes kind fails where it does, after the matches before it: the
+    columnar path's reading, D88)."""
+    events = iter_file(path, stream_format(path, fmt))
+    if any(isinstance(d, StreamDeclaration) for d in declarations):
+        return Schema.from_declarations(declarations).check_lines(events, source=path)
+    return Schema.inferring(events, source=path)
+
+
 def _checked_events(path: str, fmt: str | None, declarations: Sequence) -> Iterator[tuple[int, Event]]:
     """``(line, event)`` of the stream, checked against the declarations, or the schema the data declares: read
     twice from a file (nothing is output from a bad file), learnt as the events arrive from a pipe."""
@@ -232,6 +261,8 @@ def file_matches(engine: Engine, path: str | Path, fmt: str | None = None, schem
     in the same pass): batches through the columns while they are exactly columnar, then the row path from the
     first batch that is not (docs/decisions.md D87). The file is read once. ``progress`` is called with the
     events read so far after each columnar batch."""
+    from cer_theory.engines.core.columnar import Fallback, SchemaCheck, file_batches, file_format  # (D174)
+
     fmt = file_format(path, fmt)
     check = SchemaCheck(schema, str(path))
     done = 0
@@ -262,6 +293,8 @@ def file_events(path: str | Path, fmt: str, check: SchemaCheck, skip: int,
                 lines: dict[int, int] | None = None) -> Iterator[Event]:
     """The row path from the ``skip``-th event on: the row readers, each event checked against the declaration.
     ``lines`` (when given) keeps the file line of the event at the latest position, for error messages."""
+    from cer_theory.engines.core.columnar import iter_rows  # (D174)
+
     rows = iter_rows(path, fmt)
     for _ in range(skip):
         if next(rows, None) is None:
@@ -285,5 +318,5 @@ def in_file_terms(exc: StreamFormatError, line_of: Callable[[int | None], int | 
     return StreamFormatError(message, source=source, line=line_of(exc.line), field=exc.field)
 
 
-__all__ = ["LateEvents", "MatchSink", "Progress", "Run", "file_events", "file_matches", "in_file_terms",
+__all__ = ["COLUMNAR_FROM", "LateEvents", "MatchSink", "Progress", "Run", "file_events", "file_matches", "in_file_terms",
            "reorder_key", "run_stream"]
