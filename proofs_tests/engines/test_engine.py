@@ -5,15 +5,23 @@ examples, Figs. 1, 3, 4, 6 and Examples 1–3, and our own); then
 differential properties: the evaluator against brute-force any-start runs (``any_start_run``) on random CEAs
 with position and time windows (tECS invariants checked after every event in debug mode), and the engine
 against the CEQL reference semantics (``formalisms.ceql.semantics.evaluate``) on random patterns with windows,
-PARTITION BY, CONSUME BY, selection strategies and LIMIT. Last, every path into the engine (the inlined loop,
-DataFrames, ``process_event``) against its one per-event step ``Engine._step``.
+PARTITION BY, CONSUME BY, selection strategies and LIMIT. Last, every path into the engine against the readable
+per-event step ``Engine._step``: the one fast loop over Events and dicts, over columnar batches of dicts,
+DataFrames and Arrow tables, over JSON Lines, CSV and Parquet files through ``run_stream`` (in tiny batches, and
+small files by the row readers), and ``process_event``.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -33,6 +41,11 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.ast import TRUE, And, On, Or, Predicate, cmp, conj, is_type
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.testing.outcomes import outcome
+from cer_theory.testing.batches import batch_limits
+from cer_theory.engines.core.columnar import iter_parquet
+from cer_theory.engines.core.run import in_file_terms, run_stream
+from cer_theory.formalisms.ceql.declarations import Schema as DeclaredSchema
+from cer_theory.core.events import iter_file
 from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus, Seq
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
@@ -615,6 +628,84 @@ def assert_paths_equal_the_step(q: Query, stream: list[Event]) -> None:
     assert outcome(dataframe(engine, stream), exact=False) == inexact, ("DataFrame", str(q), stream)
     if want[1] is None:
         assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("DataFrame", str(q), stream)
+    assert_arrow_and_files_equal_the_step(q, stream)
+
+
+def step_on_file(engine: Engine, path: Path, fmt: str) -> Iterator[Match]:
+    """The reference over a file: its row reader, the schema learnt as the events come, errors in file terms."""
+    rows = iter_parquet(path) if fmt == "parquet" else iter_file(path, fmt)
+    line = None
+
+    def events() -> Iterator[Event]:
+        nonlocal line
+        for line, event in DeclaredSchema.inferring(rows, source=str(path)):
+            yield event
+
+    try:
+        yield from one_step(engine, events())
+    except StreamFormatError as exc:
+        raise in_file_terms(exc, lambda _position: line, str(path)) from None
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
+
+
+def write_file(path: Path, stream: list[Event], fmt: str) -> bool:
+    """The stream as a file of ``fmt``; False when Arrow cannot type a column (no such Parquet file exists)."""
+    dicts = [e.to_dict() for e in stream]
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(d) + "\n" for d in dicts), encoding="utf-8")
+    elif fmt == "csv":
+        header = list(dict.fromkeys(k for d in dicts for k in d)) or ["type"]
+        lines = [",".join(header)] + [",".join(_cell(d.get(h)) for h in header) for d in dicts]
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    else:
+        table = arrow_table(stream) if stream else pa.table({"type": pa.array([], pa.string())})
+        if table is None:
+            return False
+        pq.write_table(table, path)
+    return True
+
+
+def arrow_table(stream: list[Event]) -> pa.Table | None:
+    """The stream as an Arrow table with every key of every event, or None if Arrow cannot type a column."""
+    if not stream:
+        return None
+    try:
+        return pa.Table.from_struct_array(pa.array([e.to_dict() for e in stream]))
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+
+
+def assert_arrow_and_files_equal_the_step(q: Query, stream: list[Event]) -> None:
+    """The columnar paths in tiny batches: an Arrow table, and JSON Lines, CSV and Parquet files through
+    ``run_stream`` — through the columns, and (JSON Lines, CSV) by the row readers — each against the step on
+    the events as the file's row reader reads them."""
+    with batch_limits(rows=3, size=48):
+        table = arrow_table(stream)
+        if table is not None:  # (a column of ints and floats holds floats: events by type, errors by class)
+            reference, engine = Engine(q), Engine(q)
+            inexact = outcome(one_step(reference, stream), exact=False)
+            assert outcome(engine.process(table), exact=False) == inexact, ("Arrow table", str(q), stream)
+            if inexact[1] is None:
+                assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("Arrow", str(q))
+        with tempfile.TemporaryDirectory() as folder:
+            for fmt in ("jsonl", "csv", "parquet"):
+                path = Path(folder) / f"s.{fmt}"
+                if not write_file(path, stream, fmt):
+                    continue
+                reference = Engine(q)
+                want = outcome(step_on_file(reference, path, fmt))
+                for columnar_from in ((0,) if fmt == "parquet" else (0, 1 << 30)):  # the columns; the row readers
+                    engine = Engine(q)
+                    got = outcome(run_stream(q, path, engine=engine, columnar_from=columnar_from))
+                    where = (f"{fmt} file", "columns" if columnar_from == 0 else "rows", q, path.read_bytes())
+                    assert got == want, where
+                    if want[1] is None:
+                        assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), where
 
 
 # ---------------------------------------------------------------------------------------------- streams
