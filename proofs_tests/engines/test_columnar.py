@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import SchemaCheck, file_events, file_matches
+from cer_theory.engines.core.columnar import SchemaCheck
+from cer_theory.engines.core.run import file_events, file_matches
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.testing.batches import batch_limits
 from cer_theory.testing.outcomes import outcome, printed

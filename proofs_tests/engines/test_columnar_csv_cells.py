@@ -23,8 +23,8 @@ from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
 from cer_theory.engines.core import columnar
-from cer_theory.engines.core.columnar import (Fallback, SchemaCheck, file_batches, file_events, file_matches,
-                                               iter_rows)
+from cer_theory.engines.core.columnar import Fallback, SchemaCheck, file_batches, iter_rows
+from cer_theory.engines.core.run import file_events, file_matches
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR
 from cer_theory.formalisms.ceql.parser import parse
