@@ -557,12 +557,12 @@ def test_engine_selection_strategies_through_the_determinization(q, stream, stra
 
 
 # ---------------------------------------------------------------------------------------------- one step, many paths
-# The engine has one readable per-event step (``Engine._step``) and faster ways to feed it: ``process`` over
-# Events or dicts runs an inlined copy of the step (with and without PARTITION BY), a DataFrame goes by chunks
-# with vectorized bit vectors, ``process_event`` reads one event. Each is compared with the step itself, driven
-# event by event with bit vectors by the predicates' definition, on generated queries and streams (also streams
-# that break the window's rules): the same matches in the same order with the same events and partition keys,
-# the same error, the same bookkeeping.
+# The engine has one readable per-event step (``Engine._step``) and one fast loop that inlines it
+# (``engines/core/loop.py``), fed by a cursor over Events and dicts read one at a time or over the rows of a
+# columnar batch (dicts, DataFrames, Arrow tables, files); ``process_event`` reads one event with the step. Each
+# path is compared with the step itself, driven event by event with bit vectors by the predicates' definition, on
+# generated queries and streams (also streams that break the window's rules): the same matches in the same order
+# with the same events and partition keys, the same error, the same bookkeeping.
 
 BOOKKEEPING = ("position", "unpartitioned", "partitions", "partitions_created", "partitions_discarded",
                "retained_events")
@@ -571,7 +571,7 @@ BOOKKEEPING = ("position", "unpartitioned", "partitions", "partitions_created", 
 
 def one_step(engine: Engine, stream: Iterable[Event]) -> Iterator[Match]:
     """The reference: ``Engine._step`` on each event, bit vectors by the definition of the predicates."""
-    attr, attrs = engine._time_attribute, engine.partition_attributes
+    attr, attrs = engine.plan.time_attribute, engine.partition_attributes
     for e in stream:
         yield from engine._step(e, signature_key([p(e) for p in engine.det.predicates]), None if attr is None else e.get(attr),
                                 [e.get(a) for a in attrs] if attrs else None)
@@ -729,14 +729,14 @@ def test_engine_fast_paths_equal_the_one_step_on_match_dense_queries(q, stream):
     assert_paths_equal_the_step(q, list(stream))
 
 
-def test_the_inlined_loop_is_what_process_runs():
-    """``process`` takes the inlined copy exactly where no strategy history and no ``type`` key is involved (so
-    the properties above test the loop that runs), and the one step otherwise."""
+def test_the_fast_loop_is_what_process_runs():
+    """``process`` takes the fast loop exactly where no strategy history and no ``type`` key is involved (so the
+    properties above test the loop that runs), and the one step otherwise."""
     base = "SELECT * FROM S WHERE R ; T"
-    assert Engine(base)._inlined
-    assert Engine(base + " PARTITION BY [x] WITHIN 3 [ts]")._inlined
-    assert not Engine("SELECT NEXT * FROM S WHERE R ; T")._inlined
-    assert not Engine(base + " PARTITION BY [type]")._inlined
+    assert Engine(base).plan.fast
+    assert Engine(base + " PARTITION BY [x] WITHIN 3 [ts]").plan.fast
+    assert not Engine("SELECT NEXT * FROM S WHERE R ; T").plan.fast
+    assert not Engine(base + " PARTITION BY [type]").plan.fast
 
 
 def test_partitions_expire_least_recently_used_first_on_every_path():

@@ -57,7 +57,6 @@ from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.engines.core.evaluator import Evaluator
-from cer_theory.engines.core.inert import Inertness
 from cer_theory.engines.core.loop import event_cursor, fast_loop
 from cer_theory.engines.core.matches import AggregatedMatch, Match
 from cer_theory.engines.core.partitions import partition_key
@@ -292,19 +291,6 @@ class Engine(EngineState):
     def buffer_entries(self) -> int:
         """Spans of the event buffer: one per columnar batch, one per run of Events read one at a time (D136)."""
         return len(self.buffer.spans)
-
-    @property
-    def _time_attribute(self) -> str | None:
-        return self.plan.time_attribute
-
-    @property
-    def _inlined(self) -> bool:
-        """Whether the fast loop runs this query (:attr:`QueryPlan.fast`)."""
-        return self.plan.fast
-
-    @property
-    def _inert(self) -> Inertness | None:
-        return self.inert
 
 
 def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any]], **options: Any
