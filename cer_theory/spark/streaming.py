@@ -383,7 +383,7 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
 def _delay_ms(lateness: str | float) -> int:
     """The watermark delay in whole milliseconds: a duration of :mod:`cer_theory.core.durations` (``2``, ``"500
     ms"``, ``"1 minute 30 seconds"``), the one grammar of ``run --lateness`` and ``CREATE QUARANTINE``."""
-    return int(seconds(lateness, "--lateness") * 1000)
+    return int(seconds(lateness, "lateness") * 1000)
 
 
 def _output_schema(checked: DataFrame, spec: KeySpec) -> StructType:
