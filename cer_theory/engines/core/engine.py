@@ -56,12 +56,13 @@ from typing import TYPE_CHECKING, Any
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
+from cer_theory.core.windows import window_value
 from cer_theory.engines.core.evaluator import Evaluator
 from cer_theory.engines.core.loop import event_cursor, fast_loop
 from cer_theory.engines.core.matches import AggregatedMatch, Match
 from cer_theory.engines.core.partitions import partition_key
 from cer_theory.engines.core.plan import SELECT_STRATEGIES, QueryPlan
-from cer_theory.engines.core.state import EngineState, Report, decreasing, time_key
+from cer_theory.engines.core.state import EngineState, Report, decreasing
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 
@@ -196,7 +197,7 @@ class Engine(EngineState):
         key: float = j
         attr = plan.time_attribute
         if attr is not None:
-            key = time_key(j, time, attr)
+            key = window_value(j, time, attr)
             if key < self.last_key:
                 raise decreasing(key, self.last_key, j, attr)
         self.last_key = key

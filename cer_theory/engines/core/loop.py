@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import kind
+from cer_theory.core.windows import window_value
 from cer_theory.engines.core.inert import Inertness
 from cer_theory.engines.core.matches import Match
 from cer_theory.engines.core.partitions import KINDS
-from cer_theory.engines.core.state import EngineState, decreasing, time_key
+from cer_theory.engines.core.state import EngineState, decreasing
 
 if TYPE_CHECKING:  # (a batch reaches the loop only through cer_theory.engines.core.batches)
     from cer_theory.engines.core.columnar import Rows
@@ -127,10 +128,10 @@ def fast_loop(state: EngineState, cursor: Cursor, *, events: bool, skipped: Skip
                     continue
             if attr is None:
                 key = j
-            else:  # time_key and the monotonicity check
+            else:  # window_value and the monotonicity check
                 key = time
                 if key.__class__ is not int and key.__class__ is not float:
-                    key = time_key(j, key, attr)
+                    key = window_value(j, key, attr)
                 if key < last:
                     raise decreasing(key, last, j, attr)
             last = key

@@ -69,12 +69,4 @@ def decreasing(key: float, previous: float, position: int, attribute: str) -> St
                              f"timestamps in stream order (docs/decisions.md D30)", line=position, field=attribute)
 
 
-def time_key(position: int, value: object, attribute: str) -> float:
-    """``Window.key`` for an attribute value: numbers only (a missing value is an error, docs/decisions.md D30)."""
-    if value is None or isinstance(value, (bool, str)) or not isinstance(value, (int, float)):
-        raise StreamFormatError(f"the window needs a numeric {attribute!r} on every event", line=position,
-                                field=attribute)
-    return value
-
-
-__all__ = ["EngineState", "Report", "decreasing", "time_key"]
+__all__ = ["EngineState", "Report", "decreasing"]
