@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import file_events, file_matches
+from cer_theory.engines.core.run import file_events, file_matches
 from cer_theory.streams.schema import Schema, SchemaCheck
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.testing.batches import process_in_batches, small

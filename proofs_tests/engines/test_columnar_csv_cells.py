@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import file_events, file_matches
+from cer_theory.engines.core.run import file_events, file_matches
 from cer_theory.streams import csv_block
 from cer_theory.streams.batch import Fallback
 from cer_theory.streams.blocks import file_batches, iter_rows
