@@ -25,7 +25,8 @@ from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
 from cer_theory.engines.core.run import file_events, file_matches
-from cer_theory.streams.schema import Schema, SchemaCheck
+from cer_theory.streams.schema import Schema
+from cer_theory.streams.schema_check import SchemaCheck
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.testing.batches import process_in_batches, small
 from cer_theory.testing.outcomes import outcome, printed

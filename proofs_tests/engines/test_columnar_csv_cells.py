@@ -26,7 +26,7 @@ from cer_theory.engines.core.run import file_events, file_matches
 from cer_theory.streams import csv_block
 from cer_theory.streams.batch import Fallback
 from cer_theory.streams.blocks import file_batches, iter_rows
-from cer_theory.streams.schema import SchemaCheck
+from cer_theory.streams.schema_check import SchemaCheck
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR
 from cer_theory.formalisms.ceql.parser import parse

@@ -41,7 +41,7 @@ from cer_theory.streams.writers import OutputFile
 
 if TYPE_CHECKING:  # (numpy and Arrow are loaded with the first batch, D174)
     from cer_theory.streams.blocks import ReadLimits
-    from cer_theory.streams.schema import SchemaCheck
+    from cer_theory.streams.schema_check import SchemaCheck
 
 COLUMNAR_FROM = 1 << 16
 """Bytes from which a JSON Lines or CSV file goes through the columns (below, loading numpy and Arrow costs more
@@ -289,7 +289,7 @@ def file_matches(engine: Engine, path: str | Path, fmt: str | None = None, schem
     events read so far after each columnar batch; ``limits``: how the file is read (docs/decisions.md D166)."""
     from cer_theory.streams.batch import Fallback  # numpy and Arrow come with the first batch (D174)
     from cer_theory.streams.blocks import ReadLimits, file_batches
-    from cer_theory.streams.schema import SchemaCheck
+    from cer_theory.streams.schema_check import SchemaCheck
 
     fmt = stream_format(path, fmt)
     check = SchemaCheck(schema, str(path))
