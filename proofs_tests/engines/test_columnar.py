@@ -1,4 +1,4 @@
-"""The columnar ingestion path (cer_theory/engines/core/columnar.py, docs/decisions.md D87–D89) against the
+"""The columnar ingestion path (cer_theory/engines/core/run.py and batches.py, docs/decisions.md D87–D89) against the
 ``Event`` path: on generated CEQL queries (seed 001's grammar: strategies, windows on positions and time with
 equal keys, PARTITION BY, CONSUME BY) and generated streams with missing attributes, mixed kinds and bad rows,
 every input format — JSON Lines, CSV, Parquet files, lists of dicts, DataFrames, Arrow tables — gives exactly the

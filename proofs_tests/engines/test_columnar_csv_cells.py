@@ -1,4 +1,4 @@
-"""CSV cells through the columns (cer_theory/engines/core/columnar.py, docs/decisions.md D150): Arrow reads each
+"""CSV cells through the columns (cer_theory/streams/blocks.py, docs/decisions.md D150): Arrow reads each
 column as text and casts it to one type; whatever the cells — signs, leading zeros, exponents, integers among
 decimals, integers beyond int64 or 2**53, ``nan``/``inf`` text, blanks around numbers, hexadecimal, Unicode
 digits, booleans and near-booleans, empty and quoted cells, quotes inside or after a cell, CRLF, a byte order
