@@ -41,7 +41,7 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.ast import TRUE, And, On, Or, Predicate, cmp, conj, is_type
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.testing.outcomes import outcome
-from cer_theory.testing.batches import batch_limits
+from cer_theory.testing.batches import process_in_batches, small
 from cer_theory.streams.blocks import iter_parquet
 from cer_theory.engines.core.run import in_file_terms, run_stream
 from cer_theory.streams.schema import Schema as DeclaredSchema
@@ -684,28 +684,27 @@ def assert_arrow_and_files_equal_the_step(q: Query, stream: list[Event]) -> None
     """The columnar paths in tiny batches: an Arrow table, and JSON Lines, CSV and Parquet files through
     ``run_stream`` — through the columns, and (JSON Lines, CSV) by the row readers — each against the step on
     the events as the file's row reader reads them."""
-    with batch_limits(rows=3, size=48):
-        table = arrow_table(stream)
-        if table is not None:  # (a column of ints and floats holds floats: events by type, errors by class)
-            reference, engine = Engine(q), Engine(q)
-            inexact = outcome(one_step(reference, stream), exact=False)
-            assert outcome(engine.process(table), exact=False) == inexact, ("Arrow table", str(q), stream)
-            if inexact[1] is None:
-                assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("Arrow", str(q))
-        with tempfile.TemporaryDirectory() as folder:
-            for fmt in ("jsonl", "csv", "parquet"):
-                path = Path(folder) / f"s.{fmt}"
-                if not write_file(path, stream, fmt):
-                    continue
-                reference = Engine(q)
-                want = outcome(step_on_file(reference, path, fmt))
-                for columnar_from in ((0,) if fmt == "parquet" else (0, 1 << 30)):  # the columns; the row readers
-                    engine = Engine(q)
-                    got = outcome(run_stream(q, path, engine=engine, columnar_from=columnar_from))
-                    where = (f"{fmt} file", "columns" if columnar_from == 0 else "rows", q, path.read_bytes())
-                    assert got == want, where
-                    if want[1] is None:
-                        assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), where
+    table = arrow_table(stream)
+    if table is not None:  # (a column of ints and floats holds floats: events by type, errors by class)
+        reference, engine = Engine(q), Engine(q)
+        inexact = outcome(one_step(reference, stream), exact=False)
+        assert outcome(process_in_batches(engine, table, 3), exact=False) == inexact, ("Arrow table", str(q), stream)
+        if inexact[1] is None:
+            assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("Arrow", str(q))
+    with tempfile.TemporaryDirectory() as folder:
+        for fmt in ("jsonl", "csv", "parquet"):
+            path = Path(folder) / f"s.{fmt}"
+            if not write_file(path, stream, fmt):
+                continue
+            reference = Engine(q)
+            want = outcome(step_on_file(reference, path, fmt))
+            for columnar_from in ((0,) if fmt == "parquet" else (0, 1 << 30)):  # the columns; the row readers
+                engine = Engine(q)
+                got = outcome(run_stream(q, path, engine=engine, columnar_from=columnar_from, limits=small(3, 48)))
+                where = (f"{fmt} file", "columns" if columnar_from == 0 else "rows", q, path.read_bytes())
+                assert got == want, where
+                if want[1] is None:
+                    assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), where
 
 
 # ---------------------------------------------------------------------------------------------- streams
