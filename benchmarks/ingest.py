@@ -65,6 +65,7 @@ def in_process(config: dict) -> dict:
     """One in-memory path in this (fresh) process: the input built before the clock, then timed."""
     import pyarrow as pa
 
+    import cer_theory.engines.core.batches  # noqa: F401 (the columnar path: loaded with the first batch, here before the clock)
     from cer_theory.core.events import Event
     from cer_theory.engines.core import Engine
 

@@ -75,26 +75,6 @@ def _with_windows(query, reading: str, time_attribute: str | None):
     return dataclasses.replace(query, within=window)
 
 
-def _seconds(text: str, option: str) -> float:
-    """A duration on the command line: ``2``, ``2.5 seconds``, ``1 minute 30 seconds``, in seconds."""
-    scale = {"s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minute": 60, "minutes": 60,
-             "h": 3600, "hour": 3600, "hours": 3600}
-    words, total = text.lower().replace(",", " ").split(), 0.0
-    try:
-        if len(words) == 1:
-            total = float(words[0])
-        elif len(words) % 2 == 0 and words:
-            for amount, unit in zip(words[0::2], words[1::2]):
-                total += float(amount) * scale[unit]
-        else:
-            raise ValueError
-    except (ValueError, KeyError):
-        raise CerError(f"{option} {text!r}: expected a duration such as 2, '2 seconds' or '1 minute'") from None
-    if not total >= 0 or total == float("inf"):
-        raise CerError(f"{option} {text!r}: expected a finite duration >= 0")
-    return total
-
-
 def _declarations(args: argparse.Namespace) -> list:
     if not args.declare:
         return []
@@ -108,86 +88,6 @@ def _declarations(args: argparse.Namespace) -> list:
         return parse_declarations(text)
     except CerError as exc:
         raise CerError(f"declaration file {args.declare}: {exc}") from None
-
-
-def _checked_events(args: argparse.Namespace, declarations: list):
-    """``(line, event)`` of the stream, checked against the declarations, or the schema the data declares: read
-    twice from a file (nothing is output from a bad file), learnt as the events arrive from a pipe."""
-    from cer_theory.streams.rows import iter_file, rereadable
-    from cer_theory.formalisms.ceql.declarations import schema_of
-    from cer_theory.streams.schema import Schema
-
-    fmt = args.input_format
-    if fmt == "parquet" or str(args.stream).lower().endswith(".parquet"):
-        raise CerError(f"{args.stream}: Parquet is read from a regular file, in time order (no --lateness)")
-    from cer_theory.formalisms.ceql.ast import StreamDeclaration
-
-    if any(isinstance(d, StreamDeclaration) for d in declarations):
-        return schema_of(declarations).check_lines(iter_file(args.stream, fmt), source=args.stream)
-    if not rereadable(args.stream):
-        return Schema.inferring(iter_file(args.stream, fmt), source=_name(args.stream))
-    schema = Schema.infer(iter_file(args.stream, fmt), source=args.stream)
-    return schema.check_lines(iter_file(args.stream, fmt), source=args.stream)
-
-
-def _schema(declarations: list):
-    """The declared schema, or None: the columnar path infers it in its one pass over the file."""
-    from cer_theory.formalisms.ceql.ast import StreamDeclaration
-    from cer_theory.formalisms.ceql.declarations import schema_of
-
-    if any(isinstance(d, StreamDeclaration) for d in declarations):
-        return schema_of(declarations)
-    return None
-
-
-def _name(stream: str) -> str:
-    from cer_theory.streams.rows import STDIN
-
-    return "<stdin>" if stream == STDIN else stream
-
-
-class LateEvents:
-    """The side output of ``run --lateness``: each event too late to re-order, as a JSON line ``{"line",
-    "watermark", "event"}`` in ``path`` (created at the first one, written aside and renamed into place by
-    :meth:`close`), counted for the summary."""
-
-    def __init__(self, path: str) -> None:
-        self.path, self.count, self._file = path, 0, None
-
-    def __call__(self, line: int, event, watermark: float) -> None:
-        from cer_theory.streams.writers import OutputFile
-
-        if self._file is None:
-            self._file = OutputFile(self.path, "jsonl")
-        self.count += 1
-        self._file.write_text(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.commit()
-
-    def discard(self) -> None:
-        if self._file is not None:
-            self._file.discard()
-
-
-def _lateness(args: argparse.Namespace, declarations: list) -> float | None:
-    """``--lateness`` (it wins), else the declared QUARANTINE's; None: the stream must be in order."""
-    from cer_theory.formalisms.ceql.declarations import declared_lateness
-
-    if args.lateness is not None:
-        return _seconds(args.lateness, "--lateness")
-    return declared_lateness(declarations)
-
-
-def _reorder_key(query, args: argparse.Namespace) -> str:
-    """The attribute events are re-ordered by: the window's timestamp, else --time-attribute, else time."""
-    from cer_theory.formalisms.ceql.ast import DEFAULT_TIME_ATTRIBUTE
-
-    window = query.within
-    if window is not None and window.kind != "events":
-        return window.attribute or DEFAULT_TIME_ATTRIBUTE
-    return args.time_attribute or DEFAULT_TIME_ATTRIBUTE
 
 
 def _check_time_attribute(query, args: argparse.Namespace) -> None:
@@ -213,32 +113,28 @@ def _check_time_attribute(query, args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (the CORE paper), one JSON object per complex event."""
-    from cer_theory.core.errors import StreamFormatError
-    from cer_theory.streams.rows import STDIN, rereadable
-    from cer_theory.streams.reorder import reorder
-    from cer_theory.engines.core import Engine
-    from cer_theory.engines.core.columnar import file_matches, in_file_terms
+    from cer_theory.core import durations
     from cer_theory.engines.core.output import MatchWriter
+    from cer_theory.engines.core.run import late_path, run_stream
+    from cer_theory.formalisms.ceql.declarations import declared_lateness
     from cer_theory.streams.paths import check_outputs
+
     query = _read_query(args)
     _check_time_attribute(query, args)
     declarations = _declarations(args)
-    source = _name(args.stream)
-    lateness = _lateness(args, declarations)
-    late_path = None if lateness is None else (
-        args.late or (f"{args.stream}.late.jsonl" if args.stream != STDIN else "stdin.late.jsonl"))
+    lateness = None if args.lateness is None else durations.seconds(args.lateness, "--lateness")
+    late = late_path(args.stream, args.late) if lateness is not None or declared_lateness(declarations) is not None \
+        else None
     inputs = [("--stream", args.stream), ("--query-file", args.query_file), ("--declare", args.declare)]
-    check_outputs([("--output", args.output), ("--late", late_path)], inputs)
-    check_outputs([("--late", late_path)], [("--output", args.output)])
+    check_outputs([("--output", args.output), ("--late", late)], inputs)
+    check_outputs([("--late", late)], [("--output", args.output)])
     if args.max_output is not None and not query.aggregates:
         # at most max_output + 1 CEs per position are enumerated: the output is the query's own until the bound
         # is passed, and then the run stops (docs/decisions.md D163)
         query = dataclasses.replace(query, limit=min(query.limit or args.max_output + 1, args.max_output + 1))
-    engine = Engine(query)
-    writer = MatchWriter(args.output or sys.stdout, args.output_format,
-                         positions_only=args.positions_only, max_output=args.max_output)
-    writer.attach(engine)  # the engine writes its CEs straight out (D155); with aggregates it yields Matches
-    t0, last, line, late = time.perf_counter(), time.perf_counter(), None, None
+    writer = MatchWriter(args.output or sys.stdout, args.output_format, positions_only=args.positions_only,
+                         max_output=args.max_output)
+    t0 = last = time.perf_counter()
 
     def progress(k: int) -> None:
         nonlocal last
@@ -248,44 +144,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"run: {k:,} events, {writer.count:,} complex events, {k / (now - t0):,.0f} events/s",
                   file=sys.stderr)
 
-    def events(pairs):
-        nonlocal line
-        for k, (line, event) in enumerate(pairs, 1):
-            yield event
-            progress(k)
-
-    if lateness is None and rereadable(args.stream):
-        # a file in time order: the columnar path reads it once, in batches (docs/decisions.md D87)
-        matches = file_matches(engine, args.stream, args.input_format, _schema(declarations), progress=progress)
-    else:
-        # standard input, a pipe, or out-of-order events: one event at a time, through the reorder buffer
-        pairs = _checked_events(args, declarations)
-        if late_path is not None:
-            late = LateEvents(late_path)
-            pairs = reorder(pairs, attribute=_reorder_key(query, args), lateness=lateness, on_late=late,
-                            source=source)
-        matches = engine.process(events(pairs))
-    try:
-        for match in matches:
-            writer.write(match)
-    except BaseException as exc:  # (an error, Ctrl-C, SIGTERM: no output file is replaced by a part)
-        writer.discard()
-        if late is not None:
-            late.discard()
-        if isinstance(exc, StreamFormatError):
-            raise in_file_terms(exc, lambda _position: line, source) from None
-        raise
-    writer.close()
-    if late is not None:
-        late.close()
-    if engine.unpartitioned:
-        print(f"run: {engine.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
+    run = run_stream(query, args.stream, input_format=args.input_format, declarations=declarations,
+                     lateness=lateness, late_sink=late, time_attribute=args.time_attribute, writer=writer,
+                     progress=progress)
+    if run.unpartitioned:
+        print(f"run: {run.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
-    if late is not None and late.count:
-        print(f"run: {late.count:,} events arrived later than the allowed lateness of {lateness:g} s and were "
-              f"left out; listed in {late.path}", file=sys.stderr)
+    if run.late_count:
+        print(f"run: {run.late_count:,} events arrived later than the allowed lateness of {run.lateness:g} s and "
+              f"were left out; listed in {run.late.path}", file=sys.stderr)  # type: ignore[union-attr]
     elapsed = time.perf_counter() - t0
-    print(f"run: {engine.position:,} events, {writer.count:,} complex events in {elapsed:.2f} s", file=sys.stderr)
+    print(f"run: {run.events:,} events, {writer.count:,} complex events in {elapsed:.2f} s", file=sys.stderr)
     return 0
 
 
@@ -298,22 +167,16 @@ def _require_pyspark() -> None:
                        "later)") from None
 
 
-def _local(path: str) -> Path | None:
-    """A local path (``file://`` stripped), resolved; None for a remote URL (hdfs://, s3a://, …)."""
-    if "://" in path and not path.startswith("file://"):
-        return None
-    return Path(path.removeprefix("file://")).expanduser().resolve()
-
-
 def _check_paths(args: argparse.Namespace) -> None:
     """The input exists; nothing written overlaps the input, the query file or the declarations (writing over a
     folder deletes what is in it); an existing output is replaced only with --overwrite (batch: streaming resumes
     from its checkpoint), and only when it is an earlier output of ``spark`` (its marker file): a folder of other
     files is never deleted (docs/decisions.md D160)."""
+    from cer_theory.spark.declarations import local_path
     from cer_theory.spark.job import OUTPUT_MARKER, own_output
     from cer_theory.streams.paths import check_outputs
 
-    source = _local(args.input)
+    source = local_path(args.input)
     if source is not None and not source.exists():
         raise CerError(f"--input {args.input}: no such file or directory")
     targets = [("--output", args.output)]
@@ -321,7 +184,7 @@ def _check_paths(args: argparse.Namespace) -> None:
         targets.append(("--checkpoint", args.checkpoint or f"{args.output.rstrip('/')}.checkpoint"))
     else:
         targets.append(("--rejected", args.rejected or f"{args.output.rstrip('/')}.rejected"))
-    local = [(option, str(place)) for option, target in targets if (place := _local(target)) is not None]
+    local = [(option, str(place)) for option, target in targets if (place := local_path(target)) is not None]
     inputs = [("--input", str(source) if source is not None else None), ("--query-file", args.query_file),
               ("--declare", args.declare)]
     check_outputs(local, inputs)
@@ -334,49 +197,6 @@ def _check_paths(args: argparse.Namespace) -> None:
             raise CerError(f"{option} {place} holds files that cer-theory spark did not write (no {OUTPUT_MARKER} "
                            f"in it): --overwrite replaces only an earlier output; remove them or choose another "
                            f"place")
-
-
-def _validated_declaration(args: argparse.Namespace, declarations: list):
-    """For local CSV or JSON Lines input, one pass with ``run``'s reader before Spark starts: the same format
-    errors (file and line), and without --declare the same schema ``run`` infers, so Spark checks every row
-    against it whatever kinds it infers itself (docs/decisions.md D100). Returns the declarations to check
-    against (None: Spark's own column types) and whether a CSV cell spans lines."""
-    from cer_theory.streams.rows import iter_file, stream_format
-    from cer_theory.formalisms.ceql.ast import StreamDeclaration
-    from cer_theory.formalisms.ceql.declarations import declaration_of
-    from cer_theory.streams.schema import Schema
-
-    declared = [d for d in declarations if isinstance(d, StreamDeclaration)] or None
-    source = _local(args.input)
-    if source is None:
-        return declared, False
-    files = sorted(f for f in source.iterdir() if f.is_file() and not f.name.startswith(("_", "."))) \
-        if source.is_dir() else [source]
-    fmt = {"json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl", "csv": "csv"}.get(args.input_format or "", None)
-    suffixes = {f.suffix.lower() for f in files}
-    if args.input_format == "parquet" or not files or not suffixes <= {".csv", ".json", ".jsonl", ".ndjson"}:
-        return declared, False
-    schema, spans_lines = Schema(), False
-    conflicts = "first" if args.on_bad_rows == "report" else "fail"
-    for f in files:
-        csv_file = stream_format(f, fmt) == "csv"
-        for line, event in iter_file(f, fmt):
-            if declared is None:
-                schema.learn(line, event, source=str(f), conflicts=conflicts)
-            if csv_file and not spans_lines:
-                spans_lines = any(isinstance(v, str) and "\n" in v for v in event.attributes.values())
-    if declared is not None:
-        return declared, spans_lines
-    # One Spark column has one type: an attribute of different kinds in different event types stays unchecked.
-    by_attribute: dict[str, set] = {}
-    for attrs in schema.kinds.values():
-        for name, k in attrs.items():
-            by_attribute.setdefault(name, set()).add(k)
-    for attrs in schema.kinds.values():
-        for name in attrs:
-            if len(by_attribute[name]) > 1:
-                attrs[name] = None
-    return [declaration_of(schema)], spans_lines
 
 
 def cmd_spark(args: argparse.Namespace) -> int:
@@ -412,17 +232,22 @@ def cmd_spark(args: argparse.Namespace) -> int:
         return spark
 
     if args.stream:
+        from cer_theory.core import durations
         from cer_theory.spark.streaming import stream_job
 
+        lateness = durations.seconds(args.lateness, "--lateness")  # refused here, before Spark starts, as `run` refuses it
         declaration = read_text_file(args.declare, "declaration files") if args.declare else None
         counts = stream_job(session(), args.input, query, output=args.output, format=args.format,
                             checkpoint=args.checkpoint or f"{args.output.rstrip('/')}.checkpoint",
                             declaration=declaration, follow=args.follow, progress=emit,
-                            input_format=args.input_format, lateness=args.lateness,
+                            input_format=args.input_format, lateness=lateness,
                             position_column=args.position_column)
         print(json.dumps(counts))
         return 0
-    checked_against, spans_lines = _validated_declaration(args, declarations)
+    from cer_theory.spark.declarations import run_schema
+
+    checked_against, spans_lines = run_schema(args.input, args.input_format, declarations,
+                                              on_bad_rows=args.on_bad_rows)
     spark = session()
     from cer_theory.spark import read_events
     from cer_theory.spark.job import run_job, summary
@@ -466,7 +291,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--declare", help="a file of CREATE STREAM declarations (and CREATE QUARANTINE options); "
                                      "inferred from the data when omitted")
     q.add_argument("--lateness", metavar="DURATION",
-                   help="allowed lateness of out-of-order events, e.g. '2 seconds' (default: a declared "
+                   help="allowed lateness of out-of-order events, e.g. 2, '500 ms' or '2 seconds' (default: a declared "
                         "QUARANTINE's, else none: the stream must be in time order)")
     q.add_argument("--late", metavar="FILE", help="where events later than the lateness go (JSON Lines; "
                                                   "default: STREAM.late.jsonl)")
@@ -490,7 +315,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--follow", action="store_true", help="streaming: keep running for new files (default: "
                                                           "process what is there and stop)")
     k.add_argument("--lateness", default="0 seconds",
-                   help="streaming: watermark delay, in the window attribute's units read as seconds")
+                   help="streaming: watermark delay, a duration as for run --lateness (e.g. 2, '500 ms', '2 "
+                        "seconds'), in the window attribute's units read as seconds")
     k.add_argument("--position-column", default="position",
                    help="streaming: the integer column holding each event's stream position (default position)")
     k.add_argument("--sample", action="store_true", help="the bundled sample data and query (the main job)")

@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.engines.core.engine import Engine
+from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.spark.batch import run
 from cer_theory.spark.session import spark_session
@@ -84,7 +84,7 @@ class EngineAdapter:
 
     def run(self, case: Case) -> list[ComplexEvent]:
         try:
-            return from_core(m.complex_event for m in Engine(case.ast).process(case.events))
+            return from_core(m.complex_event for m in run_stream(case.ast, case.events))
         except Exception as exc:  # noqa: BLE001 - whatever the engine under test raises is reported, not raised
             raise engine_failure(exc) from exc
 

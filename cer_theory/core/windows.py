@@ -32,11 +32,17 @@ class Window:
         """The window coordinate of an event: its position, or its timestamp attribute."""
         if self.kind == "events":
             return position
-        value = event.get(self.attribute or "time")
-        if value is None or isinstance(value, (bool, str)):
-            raise StreamFormatError(f"the window needs a numeric '{self.attribute or 'time'}' on every event",
-                                    line=position, field=self.attribute or "time")
-        return value
+        attribute = self.attribute or "time"
+        return window_value(position, event.get(attribute), attribute)
+
+
+def window_value(position: int, value: object, attribute: str) -> float:
+    """A timestamp attribute's value as a window key: a number (a missing value is an error, docs/decisions.md
+    D30), named by the event's position and the attribute."""
+    if value is None or isinstance(value, (bool, str)) or not isinstance(value, (int, float)):
+        raise StreamFormatError(f"the window needs a numeric {attribute!r} on every event", line=position,
+                                field=attribute)
+    return value
 
 
 def time_like(event: Event) -> list[str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
 from cer_theory.streams.rows import iter_file
-from cer_theory.engines.core import Engine
+from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.spark.batch import SparkRun, run
 
@@ -119,7 +119,7 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
     accepted = [(row, event) for row, (_, event) in enumerate(iter_file(path)) if row not in rejected]
     kept = [row for row, _ in accepted]  # engine position → input row
     expected = Counter((kept[m.start], kept[m.end], tuple(kept[p] for p in m.positions))
-                       for m in Engine(query).process(e for _, e in accepted))
+                       for m in run_stream(query, (e for _, e in accepted)))
     rows = result.matches.select("start", "end", "positions").collect()
     actual = Counter((r.start, r.end, tuple(r.positions)) for r in rows)
     if actual != expected:

@@ -53,6 +53,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cer_theory.core.durations import seconds
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.engines.core import Engine
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
@@ -326,7 +327,7 @@ def read_stream(spark: SparkSession, path: str, *, format: str | None = None, sc
 
 
 def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[StreamDeclaration] | None,
-             position_column: str, lateness: str) -> tuple[DataFrame, KeySpec]:
+             position_column: str, lateness: str | float) -> tuple[DataFrame, KeySpec]:
     """The checked, watermarked events and the key spec."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -379,35 +380,10 @@ def _prepare(source: DataFrame, query: Query, declaration: str | Sequence[Stream
     return visible, spec
 
 
-_UNITS_MS = {"millisecond": 1, "ms": 1, "second": 1000, "s": 1000, "sec": 1000, "minute": 60_000, "min": 60_000,
-             "hour": 3_600_000, "h": 3_600_000, "day": 86_400_000, "d": 86_400_000, "week": 604_800_000}
-
-
-def _delay_ms(lateness: str) -> int:
-    """The watermark delay in ms (``"10 seconds"``, ``"1 minute 30 seconds"``, ``"2.5 s"``)."""
-    words = lateness.lower().replace(",", " ").split()
-    if words[:1] == ["interval"]:
-        words = words[1:]
-    if not words or len(words) % 2:
-        raise CerError(f"lateness {lateness!r} is not an interval such as '10 seconds'")
-    total = 0.0
-    for amount, unit in zip(words[::2], words[1::2]):
-        unit = unit[:-1] if unit.endswith("s") and unit[:-1] in _UNITS_MS else unit
-        try:
-            total += float(amount) * _UNITS_MS[unit]
-        except (KeyError, ValueError):
-            raise CerError(f"lateness {lateness!r} is not an interval such as '10 seconds'") from None
-    if total < 0:
-        raise CerError(f"lateness {lateness!r} is negative")
-    return int(total)
-
-
-def _lateness(lateness: str | float) -> str:
-    """The watermark delay as an interval string: a number is in window units (seconds)."""
-    text = f"{float(lateness)!r} seconds" if isinstance(lateness, (int, float)) else str(lateness).strip()
-    if not text or "'" in text:
-        raise CerError(f"lateness {lateness!r} is not an interval such as '10 seconds'")
-    return text
+def _delay_ms(lateness: str | float) -> int:
+    """The watermark delay in whole milliseconds: a duration of :mod:`cer_theory.core.durations` (``2``, ``"500
+    ms"``, ``"1 minute 30 seconds"``), the one grammar of ``run --lateness`` and ``CREATE QUARANTINE``."""
+    return int(seconds(lateness, "lateness") * 1000)
 
 
 def _output_schema(checked: DataFrame, spec: KeySpec) -> StructType:
@@ -451,7 +427,7 @@ def start_stream(spark: SparkSession, source: DataFrame, query: Query | str, *, 
     if isinstance(query, str):
         query = parse(query)
     qid = query_id or query_id_of(query)
-    checked, spec = _prepare(source, query, declaration, position_column, _lateness(lateness))
+    checked, spec = _prepare(source, query, declaration, position_column, lateness)
     schema = _output_schema(checked, spec)
     keys = list(spec.partition_attributes) or ["__all"]  # no PARTITION BY: one key
     inputs = ["type", *spec.columns[1:], position_column, "__error", "__field", "__unpartitioned", "__raw",

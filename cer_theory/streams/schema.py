@@ -1,7 +1,8 @@
 """The schema of a stream: event type → attribute → kind (number, string, boolean), declared (CORE's ``CREATE
 STREAM``, seed 001 *CORE: a Complex Event Recognition Engine*, §2, converted by
 :func:`cer_theory.formalisms.ceql.declarations.schema_of`) or inferred from the data, and checked event by event
-(:class:`Schema`) or batch by batch, column-wise (:class:`SchemaCheck`), with the same messages.
+(:class:`Schema`) or batch by batch, column-wise (:class:`~cer_theory.streams.schema_check.SchemaCheck`), with
+the same messages.
 
 An event matches a schema when its type is declared and every attribute it carries is declared for that type with
 the same kind. A missing attribute is NULL and allowed. A mismatch is a
@@ -14,18 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-import numpy as np
-
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import kind
-from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR
-from cer_theory.streams.batch import Fallback, Rows
 
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
 """How a message names a predicate kind."""
 
-_KIND_OF_CODE = {NUM: "num", STR: "str", BOOL: "bool"}
 
 
 class Schema:
@@ -59,7 +55,7 @@ class Schema:
 
     def record(self, type: str, name: str, k: str, line: int) -> None:
         """Learn that attribute ``name`` of ``type`` has kind ``k``, first seen at ``line`` (a batch's inference,
-        :meth:`SchemaCheck.batch`)."""
+        :meth:`cer_theory.streams.schema_check.SchemaCheck.batch`)."""
         self.kinds.setdefault(type, {})[name] = k
         self._first_seen.setdefault((type, name), line)
 
@@ -105,53 +101,4 @@ class Schema:
             yield line, event
 
 
-class SchemaCheck:
-    """A schema (declared, or inferred in the same pass) checked batch by batch, column-wise, or event by event
-    on the row path — with the messages of :class:`Schema`."""
-
-    def __init__(self, schema: Schema | None, source: str) -> None:
-        self.declared = schema is not None
-        self.schema = schema if schema is not None else Schema()
-        self.source = source
-
-    def batch(self, rows: Rows) -> None:
-        """Raise :class:`~cer_theory.streams.batch.Fallback` if some row of ``rows`` breaks the schema (the row
-        path then names it); else record the kinds it infers, with the line each was first seen on."""
-        kinds = self.schema.kinds
-        pending: list[tuple[str, str, str, int]] = []
-        for t in set(rows.types.tolist()):
-            sel = rows.types == t
-            declared = kinds.get(t)
-            if declared is None and self.declared:
-                raise Fallback("undeclared type")
-            for name, codes_all in rows.kinds.items():
-                codes = codes_all[sel]
-                present = sorted(set(np.unique(codes).tolist()) - {MISSING})
-                if not present:
-                    continue
-                if len(present) > 1:
-                    raise Fallback("two kinds")
-                k = _KIND_OF_CODE[present[0]]
-                seen = None if declared is None else declared.get(name, "absent")
-                if self.declared:
-                    if seen == "absent" or (seen is not None and seen != k):
-                        raise Fallback("declaration")
-                elif seen is None or seen == "absent":
-                    first = int(np.flatnonzero(sel & (codes_all == present[0]))[0])
-                    pending.append((t, name, k, rows.line(first)))
-                elif seen != k:
-                    raise Fallback("kind change")
-        for t, name, k, line in pending:
-            self.schema.record(t, name, k, line)
-
-    def event(self, line: int, event: Event) -> Event:
-        """The row path's check of one event: :meth:`Schema.check` against a declaration, else
-        :meth:`Schema.learn` (the inference continued)."""
-        if self.declared:
-            for checked in self.schema.check(((line, event),), source=self.source):
-                return checked
-        self.schema.learn(line, event, source=self.source)
-        return event
-
-
-__all__ = ["KIND_NAMES", "Schema", "SchemaCheck"]
+__all__ = ["KIND_NAMES", "Schema"]

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import csv
 import os
+import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 from cer_theory.core.errors import CerError
 
@@ -41,8 +43,26 @@ FORMATS = ("jsonl", "csv", "parquet")
 COLUMNS = ("start", "end", "positions", "partition", "events", "aggregates")
 """The columns of a CSV or Parquet output, in order."""
 
-PARQUET_SCHEMA = pa.schema([("start", pa.int64()), ("end", pa.int64()), ("positions", pa.list_(pa.int64())),
-                            ("partition", pa.string()), ("events", pa.string()), ("aggregates", pa.string())])
+def parquet_schema() -> pa.Schema:
+    """The Parquet output's columns. Arrow is loaded only for a Parquet output: a run writing JSON Lines or CSV
+    starts without it (docs/decisions.md D174)."""
+    import pyarrow as pa
+
+    return pa.schema([("start", pa.int64()), ("end", pa.int64()), ("positions", pa.list_(pa.int64())),
+                     ("partition", pa.string()), ("events", pa.string()), ("aggregates", pa.string())])
+
+
+def _parquet_writer(path: Path) -> pq.ParquetWriter:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetWriter(str(path), parquet_schema())
+
+
+def _write_errors() -> tuple[type[BaseException], ...]:
+    """What closing a half-written output may raise: OSError, and Arrow's errors once Arrow is loaded (only a
+    Parquet output loads it)."""
+    pa = sys.modules.get("pyarrow")
+    return (OSError,) if pa is None else (OSError, pa.ArrowException)
 
 GROUP_ROWS = 1 << 16
 """The most rows of a Parquet row group."""
@@ -75,7 +95,7 @@ class OutputFile:
         if self.target is not None and self.target.exists() and not self.target.is_file():
             # a device, a FIFO, /dev/stdout: written in place (nothing to rename; a folder fails on open)
             if fmt == "parquet":
-                self._parquet = pq.ParquetWriter(str(self.target), PARQUET_SCHEMA)
+                self._parquet = _parquet_writer(self.target)
             else:
                 self.text = open(self.target, "w", encoding="utf-8", newline="")
         elif self.target is None:
@@ -89,7 +109,7 @@ class OutputFile:
             os.chmod(fd, 0o666 & ~_UMASK)  # (mkstemp makes it private; an output gets an ordinary file's mode)
             if fmt == "parquet":
                 os.close(fd)
-                self._parquet = pq.ParquetWriter(str(self._partial), PARQUET_SCHEMA)
+                self._parquet = _parquet_writer(self._partial)
             else:
                 self.text = os.fdopen(fd, "w", encoding="utf-8", newline="")
         if fmt == "csv":
@@ -128,7 +148,9 @@ class OutputFile:
     def _flush(self) -> None:
         if self._columns["start"]:
             assert self._parquet is not None
-            self._parquet.write_table(pa.table(self._columns, schema=PARQUET_SCHEMA))
+            import pyarrow as pa
+
+            self._parquet.write_table(pa.table(self._columns, schema=parquet_schema()))
             self._columns = {name: [] for name in COLUMNS}
 
     def commit(self) -> None:
@@ -153,7 +175,7 @@ class OutputFile:
             if self.target is not None:
                 try:
                     (self._parquet or self.text).close()
-                except (OSError, pa.ArrowException):
+                except _write_errors():
                     pass
             return
         try:
@@ -161,10 +183,10 @@ class OutputFile:
                 self._parquet.close()
             else:
                 self.text.close()
-        except (OSError, pa.ArrowException):  # (a full disk: the file goes anyway)
+        except _write_errors():  # (a full disk: the file goes anyway)
             pass
         self._partial.unlink(missing_ok=True)
         self._partial = None
 
 
-__all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "PARQUET_SCHEMA"]
+__all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "parquet_schema"]

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 import cer_theory.conformance.adapters as adapters
+import cer_theory.engines.core.run as run_module
 from cer_theory.conformance.adapters import CommandAdapter, DRIVER, EngineAdapter, ReferenceAdapter, SparkAdapter, \
     pycer_adapter
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, REFUSED, UNEXPLAINED, conforms, judge, per_position, \
@@ -90,14 +91,15 @@ class _Broken:
         raise KeyError("a bug in the engine")
 
 
-@pytest.mark.parametrize("make, patch, exc, kind", [
-    (EngineAdapter, "Engine", _Broken, ENGINE_ERROR),
-    (EngineAdapter, "Engine", _raises(UnsupportedError("this engine has no OR")), REFUSED),
-    (ReferenceAdapter, "evaluate", _raises(CerError("the reference stops")), ENGINE_ERROR),
-    (ReferenceAdapter, "evaluate", _raises(ZeroDivisionError("a bug in the semantics")), ENGINE_ERROR),
+@pytest.mark.parametrize("make, module, patch, exc, kind", [
+    # the engine adapter runs the query through run_stream, which builds the Engine
+    (EngineAdapter, run_module, "Engine", _Broken, ENGINE_ERROR),
+    (EngineAdapter, run_module, "Engine", _raises(UnsupportedError("this engine has no OR")), REFUSED),
+    (ReferenceAdapter, adapters, "evaluate", _raises(CerError("the reference stops")), ENGINE_ERROR),
+    (ReferenceAdapter, adapters, "evaluate", _raises(ZeroDivisionError("a bug in the semantics")), ENGINE_ERROR),
 ])
-def test_in_process_adapters_report_what_the_engine_raises(monkeypatch, make, patch, exc, kind):
-    monkeypatch.setattr(adapters, patch, exc)
+def test_in_process_adapters_report_what_the_engine_raises(monkeypatch, make, module, patch, exc, kind):
+    monkeypatch.setattr(module, patch, exc)
     outcome = run_case(PLAIN, make(), PAPER)
     assert outcome.kind == kind and outcome.got is None and outcome.error, outcome.to_json()
 

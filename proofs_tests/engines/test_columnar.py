@@ -1,4 +1,4 @@
-"""The columnar ingestion path (cer_theory/engines/core/columnar.py, docs/decisions.md D87–D89) against the
+"""The columnar ingestion path (cer_theory/engines/core/run.py and batches.py, docs/decisions.md D87–D89) against the
 ``Event`` path: on generated CEQL queries (seed 001's grammar: strategies, windows on positions and time with
 equal keys, PARTITION BY, CONSUME BY) and generated streams with missing attributes, mixed kinds and bad rows,
 every input format — JSON Lines, CSV, Parquet files, lists of dicts, DataFrames, Arrow tables — gives exactly the
@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError, StreamFormatError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import file_events, file_matches
-from cer_theory.streams.schema import Schema, SchemaCheck
+from cer_theory.engines.core.run import file_events, file_matches
+from cer_theory.streams.schema import Schema
+from cer_theory.streams.schema_check import SchemaCheck
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.testing.batches import process_in_batches, small
 from cer_theory.testing.outcomes import outcome, printed

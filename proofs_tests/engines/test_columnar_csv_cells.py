@@ -1,4 +1,4 @@
-"""CSV cells through the columns (cer_theory/engines/core/columnar.py, docs/decisions.md D150): Arrow reads each
+"""CSV cells through the columns (cer_theory/streams/blocks.py, docs/decisions.md D150): Arrow reads each
 column as text and casts it to one type; whatever the cells — signs, leading zeros, exponents, integers among
 decimals, integers beyond int64 or 2**53, ``nan``/``inf`` text, blanks around numbers, hexadecimal, Unicode
 digits, booleans and near-booleans, empty and quoted cells, quotes inside or after a cell, CRLF, a byte order
@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import file_events, file_matches
+from cer_theory.engines.core.run import file_events, file_matches
 from cer_theory.streams import csv_block
 from cer_theory.streams.batch import Fallback
 from cer_theory.streams.blocks import file_batches, iter_rows
-from cer_theory.streams.schema import SchemaCheck
+from cer_theory.streams.schema_check import SchemaCheck
 from cer_theory.core.predicates.ast import kind
 from cer_theory.core.predicates.vectorized import BOOL, MISSING, NUM, STR
 from cer_theory.formalisms.ceql.parser import parse

@@ -5,15 +5,23 @@ examples, Figs. 1, 3, 4, 6 and Examples 1–3, and our own); then
 differential properties: the evaluator against brute-force any-start runs (``any_start_run``) on random CEAs
 with position and time windows (tECS invariants checked after every event in debug mode), and the engine
 against the CEQL reference semantics (``formalisms.ceql.semantics.evaluate``) on random patterns with windows,
-PARTITION BY, CONSUME BY, selection strategies and LIMIT. Last, every path into the engine (the inlined loop,
-DataFrames, ``process_event``) against its one per-event step ``Engine._step``.
+PARTITION BY, CONSUME BY, selection strategies and LIMIT. Last, every path into the engine against the readable
+per-event step ``Engine._step``: the one fast loop over Events and dicts, over columnar batches of dicts,
+DataFrames and Arrow tables, over JSON Lines, CSV and Parquet files through ``run_stream`` (in tiny batches, and
+small files by the row readers), and ``process_event``.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -33,6 +41,11 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.core.predicates.ast import TRUE, And, On, Or, Predicate, cmp, conj, is_type
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.testing.outcomes import outcome
+from cer_theory.testing.batches import process_in_batches, small
+from cer_theory.streams.blocks import iter_parquet
+from cer_theory.engines.core.run import in_file_terms, run_stream
+from cer_theory.streams.schema import Schema as DeclaredSchema
+from cer_theory.streams.rows import iter_file
 from cer_theory.formalisms.cel.ast import Atom, Disj, Filter, Formula, In, Plus, Seq
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
@@ -544,12 +557,12 @@ def test_engine_selection_strategies_through_the_determinization(q, stream, stra
 
 
 # ---------------------------------------------------------------------------------------------- one step, many paths
-# The engine has one readable per-event step (``Engine._step``) and faster ways to feed it: ``process`` over
-# Events or dicts runs an inlined copy of the step (with and without PARTITION BY), a DataFrame goes by chunks
-# with vectorized bit vectors, ``process_event`` reads one event. Each is compared with the step itself, driven
-# event by event with bit vectors by the predicates' definition, on generated queries and streams (also streams
-# that break the window's rules): the same matches in the same order with the same events and partition keys,
-# the same error, the same bookkeeping.
+# The engine has one readable per-event step (``Engine._step``) and one fast loop that inlines it
+# (``engines/core/loop.py``), fed by a cursor over Events and dicts read one at a time or over the rows of a
+# columnar batch (dicts, DataFrames, Arrow tables, files); ``process_event`` reads one event with the step. Each
+# path is compared with the step itself, driven event by event with bit vectors by the predicates' definition, on
+# generated queries and streams (also streams that break the window's rules): the same matches in the same order
+# with the same events and partition keys, the same error, the same bookkeeping.
 
 BOOKKEEPING = ("position", "unpartitioned", "partitions", "partitions_created", "partitions_discarded",
                "retained_events")
@@ -558,7 +571,7 @@ BOOKKEEPING = ("position", "unpartitioned", "partitions", "partitions_created", 
 
 def one_step(engine: Engine, stream: Iterable[Event]) -> Iterator[Match]:
     """The reference: ``Engine._step`` on each event, bit vectors by the definition of the predicates."""
-    attr, attrs = engine._time_attribute, engine.partition_attributes
+    attr, attrs = engine.plan.time_attribute, engine.partition_attributes
     for e in stream:
         yield from engine._step(e, signature_key([p(e) for p in engine.det.predicates]), None if attr is None else e.get(attr),
                                 [e.get(a) for a in attrs] if attrs else None)
@@ -615,6 +628,83 @@ def assert_paths_equal_the_step(q: Query, stream: list[Event]) -> None:
     assert outcome(dataframe(engine, stream), exact=False) == inexact, ("DataFrame", str(q), stream)
     if want[1] is None:
         assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("DataFrame", str(q), stream)
+    assert_arrow_and_files_equal_the_step(q, stream)
+
+
+def step_on_file(engine: Engine, path: Path, fmt: str) -> Iterator[Match]:
+    """The reference over a file: its row reader, the schema learnt as the events come, errors in file terms."""
+    rows = iter_parquet(path) if fmt == "parquet" else iter_file(path, fmt)
+    line = None
+
+    def events() -> Iterator[Event]:
+        nonlocal line
+        for line, event in DeclaredSchema.inferring(rows, source=str(path)):
+            yield event
+
+    try:
+        yield from one_step(engine, events())
+    except StreamFormatError as exc:
+        raise in_file_terms(exc, lambda _position: line, str(path)) from None
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
+
+
+def write_file(path: Path, stream: list[Event], fmt: str) -> bool:
+    """The stream as a file of ``fmt``; False when Arrow cannot type a column (no such Parquet file exists)."""
+    dicts = [e.to_dict() for e in stream]
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(d) + "\n" for d in dicts), encoding="utf-8")
+    elif fmt == "csv":
+        header = list(dict.fromkeys(k for d in dicts for k in d)) or ["type"]
+        lines = [",".join(header)] + [",".join(_cell(d.get(h)) for h in header) for d in dicts]
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    else:
+        table = arrow_table(stream) if stream else pa.table({"type": pa.array([], pa.string())})
+        if table is None:
+            return False
+        pq.write_table(table, path)
+    return True
+
+
+def arrow_table(stream: list[Event]) -> pa.Table | None:
+    """The stream as an Arrow table with every key of every event, or None if Arrow cannot type a column."""
+    if not stream:
+        return None
+    try:
+        return pa.Table.from_struct_array(pa.array([e.to_dict() for e in stream]))
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+
+
+def assert_arrow_and_files_equal_the_step(q: Query, stream: list[Event]) -> None:
+    """The columnar paths in tiny batches: an Arrow table, and JSON Lines, CSV and Parquet files through
+    ``run_stream`` — through the columns, and (JSON Lines, CSV) by the row readers — each against the step on
+    the events as the file's row reader reads them."""
+    table = arrow_table(stream)
+    if table is not None:  # (a column of ints and floats holds floats: events by type, errors by class)
+        reference, engine = Engine(q), Engine(q)
+        inexact = outcome(one_step(reference, stream), exact=False)
+        assert outcome(process_in_batches(engine, table, 3), exact=False) == inexact, ("Arrow table", str(q), stream)
+        if inexact[1] is None:
+            assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), ("Arrow", str(q))
+    with tempfile.TemporaryDirectory() as folder:
+        for fmt in ("jsonl", "csv", "parquet"):
+            path = Path(folder) / f"s.{fmt}"
+            if not write_file(path, stream, fmt):
+                continue
+            reference = Engine(q)
+            want = outcome(step_on_file(reference, path, fmt))
+            for columnar_from in ((0,) if fmt == "parquet" else (0, 1 << 30)):  # the columns; the row readers
+                engine = Engine(q)
+                got = outcome(run_stream(q, path, engine=engine, columnar_from=columnar_from, limits=small(3, 48)))
+                where = (f"{fmt} file", "columns" if columnar_from == 0 else "rows", q, path.read_bytes())
+                assert got == want, where
+                if want[1] is None:
+                    assert comparable(engine, "DataFrame") == comparable(reference, "DataFrame"), where
 
 
 # ---------------------------------------------------------------------------------------------- streams
@@ -638,14 +728,14 @@ def test_engine_fast_paths_equal_the_one_step_on_match_dense_queries(q, stream):
     assert_paths_equal_the_step(q, list(stream))
 
 
-def test_the_inlined_loop_is_what_process_runs():
-    """``process`` takes the inlined copy exactly where no strategy history and no ``type`` key is involved (so
-    the properties above test the loop that runs), and the one step otherwise."""
+def test_the_fast_loop_is_what_process_runs():
+    """``process`` takes the fast loop exactly where no strategy history and no ``type`` key is involved (so the
+    properties above test the loop that runs), and the one step otherwise."""
     base = "SELECT * FROM S WHERE R ; T"
-    assert Engine(base)._inlined
-    assert Engine(base + " PARTITION BY [x] WITHIN 3 [ts]")._inlined
-    assert not Engine("SELECT NEXT * FROM S WHERE R ; T")._inlined
-    assert not Engine(base + " PARTITION BY [type]")._inlined
+    assert Engine(base).plan.fast
+    assert Engine(base + " PARTITION BY [x] WITHIN 3 [ts]").plan.fast
+    assert not Engine("SELECT NEXT * FROM S WHERE R ; T").plan.fast
+    assert not Engine(base + " PARTITION BY [type]").plan.fast
 
 
 def test_partitions_expire_least_recently_used_first_on_every_path():

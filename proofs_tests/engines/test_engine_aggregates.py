@@ -60,15 +60,15 @@ def test_engine_aggregates_without_debug_and_with_limit(q, stream):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(evaluable_aggregated_queries(), timed_streams(max_length=10))
-def test_engine_aggregates_inlined_loop_equals_the_one_step(q, stream):
-    """The inlined loop of ``Engine.process`` folds aggregates exactly as ``Engine._step`` does (same records,
+def test_engine_aggregates_fast_loop_equals_the_one_step(q, stream):
+    """The fast loop of ``Engine.process`` folds aggregates exactly as ``Engine._step`` does (same records,
     same HAVING, duplicate and enumeration counts)."""
-    inlined, stepped = Engine(q), Engine(q)
-    assert inlined._inlined
-    fast = [(m.complex_event, m.aggregates, m.partition) for m in inlined.process(stream)]
+    fast_engine, stepped = Engine(q), Engine(q)
+    assert fast_engine.plan.fast
+    fast = [(m.complex_event, m.aggregates, m.partition) for m in fast_engine.process(stream)]
     slow = [(m.complex_event, m.aggregates, m.partition) for e in stream for m in stepped.process_event(e)]
     assert fast == slow
-    assert ((inlined.enumerated, inlined.having_dropped, inlined.duplicates_dropped)
+    assert ((fast_engine.enumerated, fast_engine.having_dropped, fast_engine.duplicates_dropped)
             == (stepped.enumerated, stepped.having_dropped, stepped.duplicates_dropped))
 
 
@@ -154,13 +154,13 @@ def _counted(engine: Engine, stream: list[Event]) -> tuple[int, list, list]:
 
 
 def test_a_query_without_aggregates_runs_the_plain_path_unchanged():
-    """No aggregates: the plain determinizer and evaluator (the inlined loop only checks, on events with output,
+    """No aggregates: the plain determinizer and evaluator (the fast loop only checks, on events with output,
     whether to fold aggregates). With aggregates over variables
     SELECT marks anyway, each marked position has one letter, so Algorithm 1 creates exactly the same nodes and
     reports the same number of matches."""
     pattern = "WHERE SELL ; BUY+ AS b ; SELL WITHIN 6 EVENTS"
     plain = Engine("SELECT * " + pattern)
-    assert type(plain.det) is Determinizer and plain._inlined
+    assert type(plain.det) is Determinizer and plain.plan.fast
     n_plain, plain_evaluators, _ = _counted(plain, _stock_stream(300))
     assert {type(ev) for ev in plain_evaluators} == {Evaluator}
     aggregated = Engine("SELECT *, SUM(b.volume) AS v " + pattern)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
 from cer_theory.engines.core import Engine, Match
+from cer_theory.engines.core.buffer import TRIM_MIN
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.batches import process_in_batches
 from cer_theory.testing.outcomes import outcome
@@ -100,7 +101,8 @@ def test_spans_expire_exactly_where_the_row_loop_expires(window, strict):
 
 def test_columnar_buffer_holds_one_entry_per_batch():
     """P3 over 6,000 rows in batches of 500: the window keeps hundreds of rows, in at most a few spans; without
-    a window every row is kept, in one span per batch. The row loop keeps one entry per row."""
+    a window every row is kept, in one span per batch. Events read one at a time are one span, trimmed as the
+    window moves."""
     rows = stock(6000)
     engine = Engine(P3)
     peak_entries = peak_retained = 0
@@ -114,4 +116,6 @@ def test_columnar_buffer_holds_one_entry_per_batch():
     assert endless.retained_events == 6000 and endless.buffer_entries == 12
     on_events = Engine(P3)
     list(on_events.process([Event.from_dict(r) for r in rows]))
-    assert on_events.buffer_entries == on_events.retained_events == engine.retained_events
+    assert on_events.retained_events == engine.retained_events and on_events.buffer_entries == 1
+    # The span of Events is cut from the front: what it holds is bounded by the window, not the stream.
+    assert len(on_events.buffer.spans[0].items) <= 2 * (on_events.retained_events + TRIM_MIN)

@@ -43,7 +43,7 @@ def stock(n: int, *, volume_every: int = 0) -> list[dict]:
 
 def reference(engine: Engine, stream: Iterable[Event]) -> Iterator[Match]:
     """``Engine._step`` on each event, bit vectors by the definition of the predicates."""
-    attr, attrs = engine._time_attribute, engine.partition_attributes
+    attr, attrs = engine.plan.time_attribute, engine.partition_attributes
     for e in stream:
         yield from engine._step(e, signature_key([p(e) for p in engine.det.predicates]),
                                 None if attr is None else e.get(attr), [e.get(a) for a in attrs] if attrs else None)
@@ -99,7 +99,7 @@ def test_no_skipping_under_strict_nor_after_a_det_state_mixes_sinks():
         engine = Engine(q)
         assert outcome(engine.process(rows)) == outcome(Engine(q).process([Event.from_dict(r) for r in rows]))
         assert engine.skipped_rows == skipped, q
-    assert engine._inert is None
+    assert engine.inert is None
 
 
 def test_a_decreasing_key_on_a_skipped_row_deep_in_a_batch_raises_the_row_error():

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from cer_theory.core.events import Event, event_json_text, row_json_text
 from cer_theory.engines.core import Engine
-from cer_theory.engines.core.columnar import file_matches
+from cer_theory.engines.core.run import file_matches
 from cer_theory.engines.core.output import MatchWriter
 from cer_theory.formalisms.ceql.printer import format as to_text
 from cer_theory.streams.writers import CHUNK_ROWS

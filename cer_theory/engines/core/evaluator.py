@@ -399,22 +399,27 @@ class Evaluator:
                     insert(ul2, ul[0] if len(ul) == 1 else merge(ul))
 
         self.table = new
-        st = self._stats
-        created = len(pos) - created0
+        self._count_update(created0, len(table), new)
+
+    def _count_update(self, created0: int, visited: int, new: dict[int, list[int]]) -> None:
+        """The statistics of one update: nodes created since there were ``created0``, the ``visited`` states of T
+        (plus the initial one) looked up, and T′ = ``new``."""
+        st, live = self._stats, len(self.tecs.pos)
+        created = live - created0
         st.events += 1
         st.nodes_created += created
         if created > st.max_nodes_per_event:
             st.max_nodes_per_event = created
-        st.lookups += len(table) + 1
-        st.misses = det.misses  # shared determinizer: the count is global to it
-        if len(pos) > st.max_live_nodes:
-            st.max_live_nodes = len(pos)
+        st.lookups += visited + 1
+        st.misses = self.det.misses  # shared determinizer: the count is global to it
+        if live > st.max_live_nodes:
+            st.max_live_nodes = live
         if self.instrument:
             st.max_active = max(st.max_active, len(new))
             if new:
                 st.max_ulist = max(st.max_ulist, max(map(len, new.values())))
         if st.per_event is not None:
-            st.per_event.append((created, len(pos), len(new)))
+            st.per_event.append((created, live, len(new)))
 
     def _output(self, j: int, tau: int) -> list[CoreComplexEvent]:
         """OUTPUT(j, ε): Algorithm 2 on every final state's union-list. Enumerating the entries in order is

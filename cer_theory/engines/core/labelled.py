@@ -101,7 +101,8 @@ class LabelledDeterminizer(Determinizer):
 
 class LabelledEvaluator(Evaluator):
     """Algorithm 1 over a :class:`LabelledDeterminizer`: the update of :meth:`Evaluator._update` with one
-    ``extend(merge(ul), j·width + code)`` per letter of the •-moves. Outputs are the raw CEs whose positions are
+    ``extend(merge(ul), j·width + code)`` per letter of the •-moves (the order of T, the pruning and the
+    statistics are Evaluator's; only what a successor pair does differs). Outputs are the raw CEs whose positions are
     encoded (:meth:`LabelledDeterminizer.decode`); LIMIT and HAVING are the engine's, after decoding."""
 
     det: LabelledDeterminizer
@@ -167,22 +168,7 @@ class LabelledEvaluator(Evaluator):
                     insert(ul2, n if n >= 0 else ul[0] if len(ul) == 1 else merge(ul))
 
         self.table = new
-        st = self._stats
-        created = len(pos) - created0
-        st.events += 1
-        st.nodes_created += created
-        if created > st.max_nodes_per_event:
-            st.max_nodes_per_event = created
-        st.lookups += len(table) + 1
-        st.misses = det.misses
-        if len(pos) > st.max_live_nodes:
-            st.max_live_nodes = len(pos)
-        if self.instrument:
-            st.max_active = max(st.max_active, len(new))
-            if new:
-                st.max_ulist = max(st.max_ulist, max(map(len, new.values())))
-        if st.per_event is not None:
-            st.per_event.append((created, len(pos), len(new)))
+        self._count_update(created0, len(table), new)
 
 
 __all__ = ["LabelledDeterminizer", "LabelledEvaluator", "Letter"]

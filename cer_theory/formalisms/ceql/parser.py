@@ -49,6 +49,7 @@ from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 
 from cer_theory.core.aggregates import aggregator
+from cer_theory.core.durations import unit_seconds
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.parsing import cached_lalr, check_nesting, describe_token, number, syntax_error, unescape
@@ -170,10 +171,9 @@ class _Builder(Transformer):
         return ("within", c[0])
 
     def duration(self, c: list) -> Window:
-        scale = {"H": 3600, "M": 60, "S": 1}
         total: int | float = 0
-        for amount, unit in zip(c[0::2], c[1::2]):
-            total += number(amount) * scale[unit[0].upper()]
+        for amount, unit in zip(c[0::2], c[1::2]):  # (the grammar admits hours, minutes, seconds: whole seconds)
+            total += number(amount) * int(unit_seconds(str(unit)))
         return Window("time", total)
 
     def consume(self, c: list) -> tuple[str, Any]:

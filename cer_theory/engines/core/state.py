@@ -1,0 +1,72 @@
+"""What the CORE engine holds between two events (seed 001, *CORE: a Complex Event Recognition Engine*, §4): the
+query plan, the partition table, the event buffer, the stream position and last window key, and the counters.
+Both forms of the per-event step read and write it: the readable one (``Engine._step``) and the fast loop
+(:mod:`cer_theory.engines.core.loop`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.events import CoreComplexEvent
+from cer_theory.engines.core.buffer import EventBuffer
+from cer_theory.engines.core.evaluator import Evaluator
+from cer_theory.engines.core.inert import Inertness
+from cer_theory.engines.core.matches import Match, make_match
+from cer_theory.engines.core.partitions import PartitionTable
+from cer_theory.engines.core.plan import QueryPlan
+
+Report = Callable[[list[CoreComplexEvent], "tuple | None"], Sequence]
+"""What becomes of the CEs reported at one position (with the partition values): Matches, or what a sink returns."""
+
+
+class EngineState:
+    """The state of one engine over one stream; positions continue across calls."""
+
+    def __init__(self, plan: QueryPlan) -> None:
+        self.plan = plan
+        self.partitions_table = PartitionTable()
+        self.buffer = EventBuffer()
+        self.position = 0  # the global position of the next event
+        self.last_key: float = float("-inf")  # the window key of the last event in a partition
+        self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (seed 001 §2.2; D22)
+        self.skipped_rows = 0  # rows of columnar batches skipped in bulk (inert or NULL-partitioned; D120)
+        self.inert: Inertness | None = plan.inert
+        """Inert bit vectors, for skipping rows in bulk on the columnar path (None: never skip; D120)."""
+        self.report: Report = self.matches
+
+    def _new_evaluator(self) -> Evaluator:
+        return self.plan.new_evaluator()
+
+    def matches(self, ces: list[CoreComplexEvent], partition: tuple | None) -> list[Match]:
+        """The Matches of ``ces`` (their events are still in the event buffer). A CE whose positions all lie in
+        the newest span (the current batch, or the Events read one at a time) takes them from there directly:
+        :meth:`EventBuffer.events_of` inlined, once per CE instead of once per position."""
+        buffer = self.buffer
+        newest = buffer.spans[-1]
+        start, rows, items = newest.start, newest.rows, newest.items
+        out = []
+        for c in ces:
+            positions = c.positions
+            if not positions or positions[0] < start:
+                events = buffer.events_of(positions)
+            elif rows is None:
+                events = tuple([items[p - start] for p in positions])  # type: ignore[index]
+            else:
+                built, first = rows._events, rows.first  # Rows.event inlined: the Events built so far, by row
+                found = []
+                for p in positions:
+                    event = built.get(p - first)
+                    found.append(event if event is not None else rows.event(p - first))
+                events = tuple(found)
+            out.append(make_match(c, events, partition))
+        return out
+
+
+def decreasing(key: float, previous: float, position: int, attribute: str) -> StreamFormatError:
+    """The error for a window key below the previous one (docs/decisions.md D30)."""
+    return StreamFormatError(f"window key {key!r} decreases (previous {previous!r}); WITHIN needs non-decreasing "
+                             f"timestamps in stream order (docs/decisions.md D30)", line=position, field=attribute)
+
+
+__all__ = ["EngineState", "Report", "decreasing"]

@@ -1,0 +1,77 @@
+"""`cer-theory run` loads only what its input needs (docs/decisions.md D174): pandas never without a DataFrame, and
+Arrow's compute kernels (nor, in the engine, numpy) not for a small file, standard input or a re-ordered
+stream, which the row readers read. Each case runs in a fresh interpreter, so the modules a case loads are its own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+QUERY = "SELECT * FROM S WHERE SELL as a ; BUY as b WITHIN 5 [time]"
+
+PROBE = """
+import sys
+from cer_theory.cli import main
+code = main({argv!r})
+loaded = [m for m in ("pandas", "numpy", "pyarrow.compute") if m in sys.modules]
+print("LOADED " + ",".join(loaded), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _loaded(argv: list[str], stdin: str | None = None) -> tuple[set[str], str]:
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("LOADED ")][-1]
+    return set(filter(None, line[len("LOADED "):].split(","))), done.stdout
+
+
+def _events(n: int) -> str:
+    return "".join(json.dumps({"type": "SELL" if k % 2 == 0 else "BUY", "time": k}) + "\n" for k in range(n))
+
+
+MATCHES_OF_TEN = 3 + 3 + 3 + 2 + 1
+"""Each SELL (times 0, 2, …, 8) with each later BUY at most 5 after it."""
+
+
+@pytest.mark.parametrize("how", ["small file", "standard input", "lateness"])
+def test_run_on_a_small_stream_loads_neither_pandas_nor_arrow_kernels(tmp_path: Path, how: str) -> None:
+    stream = tmp_path / "ten.jsonl"
+    stream.write_text(_events(10))
+    argv = ["run", "--query", QUERY, "--stream", "-" if how == "standard input" else str(stream)]
+    if how == "lateness":
+        argv += ["--lateness", "1", "--late", str(tmp_path / "late.jsonl")]
+    loaded, out = _loaded(argv, stdin=_events(10) if how == "standard input" else None)
+    assert len(out.splitlines()) == MATCHES_OF_TEN
+    assert not loaded & {"pandas", "pyarrow.compute"}, loaded  # (numpy comes with the writers' pyarrow)
+
+
+def test_run_stream_on_a_small_file_loads_neither_numpy_nor_arrow(tmp_path: Path) -> None:
+    """The engine and :func:`run_stream` themselves: the row readers only."""
+    stream = tmp_path / "ten.jsonl"
+    stream.write_text(_events(10))
+    probe = ("import sys\nfrom cer_theory.engines.core.run import run_stream\n"
+             f"print(len(list(run_stream({QUERY!r}, {str(stream)!r}))))\n"
+             "print(','.join(m for m in ('pandas', 'numpy', 'pyarrow') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == [str(MATCHES_OF_TEN), ""], done.stdout
+
+
+def test_run_on_a_file_from_columnar_from_bytes_goes_through_the_columns(tmp_path: Path) -> None:
+    """The other side of the threshold: numpy and Arrow's kernels are loaded, and the output is the row path's."""
+    from cer_theory.engines.core.run import COLUMNAR_FROM
+
+    n = COLUMNAR_FROM // 20
+    stream = tmp_path / "big.jsonl"
+    stream.write_text(_events(n))
+    assert stream.stat().st_size >= COLUMNAR_FROM
+    loaded, out = _loaded(["run", "--query", QUERY, "--stream", str(stream), "--positions-only"])
+    assert {"numpy", "pyarrow.compute"} <= loaded
+    _, by_rows = _loaded(["run", "--query", QUERY, "--stream", "-", "--positions-only"], stdin=_events(n))
+    assert out == by_rows and len(out.splitlines()) > n
