@@ -23,7 +23,7 @@ expiry would get to, and memory stays bounded by the window.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.events import Event
