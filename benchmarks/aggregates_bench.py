@@ -4,7 +4,7 @@
 
 Queries (``benchmarks/suite.py``; every run reads ``benchmarks/stock.py``'s stream, seed 0):
 
-* ``P3``: CORE's stock query P3 (seed 001 §5), ``SELL T1 ; BUY T2 ; BUY T3`` on INTC, RIMM, QQQ within 10 s;
+* ``P3``: CORE's stock query P3 (the CORE paper §5), ``SELL T1 ; BUY T2 ; BUY T3`` on INTC, RIMM, QQQ within 10 s;
   ``P3+agg`` adds ``SUM(T2.volume) AS vol, MAX(T3.price) AS top, COUNT(T2) AS n`` to its SELECT;
 * ``Q7``: App. G's iteration ``SELL msft ; (BUY OR SELL)+ qqq ; SELL amat`` within 30 s, where the aggregated
   variable binds several events; ``Q7+agg`` adds ``SUM(qqq.volume), MAX(qqq.price), COUNT(qqq)``;

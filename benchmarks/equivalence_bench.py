@@ -10,7 +10,7 @@ Three families, each grown until a budget stops it (its message is recorded, as 
 * ``associativity``: ``(…((A1 ; A2) ; A3) …) ; Ak`` against the right-nested chain over k event types: types
   and product grow linearly (the practical case).
 * ``thresholds``: ``R FILTER R.x1 > 0 ; … ; R FILTER R.xk > 0`` against itself reversed in nesting, k independent
-  attributes: ``2^k`` satisfiable types (Z3 minterms, seed 000 Def. 5.6) until the minterm budget.
+  attributes: ``2^k`` satisfiable types (Z3 minterms, the CEL paper Def. 5.6) until the minterm budget.
 
 This is a measurement, not a test; ``proofs_tests/cel/test_equivalence_bench.py`` runs it on tiny sizes.
 """

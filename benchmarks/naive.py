@@ -1,19 +1,19 @@
-"""The naive run-based evaluator: the textbook NFA-runs approach that CORE is compared against (seed 001, §1 and §5).
+"""The naive run-based evaluator: the textbook NFA-runs approach that CORE is compared against (the CORE paper, §1 and §5).
 
 Systems such as SASE, Esper and FlinkCEP keep every *partial match* explicitly: one run per (automaton state,
 start position, positions marked so far). Each event extends every live run along every enabled transition, a run
 that reaches a final state is a complex event, and runs are dropped once their start leaves the window. The work
 per event is therefore proportional to the number of partial matches, which grows with the window and, for
 sequences of n events, like the window size to the power n−1. CORE's point is that the tECS makes the update
-independent of it (seed 001 §4.3, Theorem 3; §5, Figs. 7–9).
+independent of it (the CORE paper §4.3, Theorem 3; §5, Figs. 7–9).
 
-This peer evaluates the *same* automaton as the engine (``compile_automaton``, seed 001 Theorem 1) and applies the
+This peer evaluates the *same* automaton as the engine (``compile_automaton``, the CORE paper Theorem 1) and applies the
 query clauses exactly as :func:`cer_theory.formalisms.ceql.semantics.evaluate` does, so both report the same complex
 events and the benchmark compares only the evaluation strategy:
 
-* runs may start at any position, in the single initial state (seed 001 §3);
+* runs may start at any position, in the single initial state (the CORE paper §3);
 * a run is the key ``(state, start, marked positions)``; a dict keyed by it merges runs of the non-deterministic
-  automaton that agree, so every complex event is reported once (CE semantics are sets, seed 001 §2.2);
+  automaton that agree, so every complex event is reported once (CE semantics are sets, the CORE paper §2.2);
 * the window keeps a run while ``window.admits(key(start), key(j))``; the keys never decrease, so a run that
   fails once is dropped for good;
 * each distinct transition predicate is evaluated at most once per event, and each state's enabled transitions

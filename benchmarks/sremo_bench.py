@@ -1,5 +1,5 @@
-"""SREMO's streaming recognizers on the stock stream: seed 002 (Alevizos, Artikis, Paliouras) §7's seq_n and
-q₁–q₅, with the tECS engine of seed 001 on their register-free variants side by side.
+"""SREMO's streaming recognizers on the stock stream: the SRT paper (Alevizos, Artikis, Paliouras) §7's seq_n and
+q₁–q₅, with the tECS engine of the CORE paper on their register-free variants side by side.
 
     .venv/bin/python -m benchmarks.sremo_bench --events 20000 --time-budget 20 --out benchmarks/results_sremo.json
 
@@ -20,7 +20,7 @@ Engines (each run in its own process, so its peak RSS is its own):
 * ``detect``: :class:`~cer_theory.formalisms.sremo.Detector`, the same positions as ``shared-detect`` with one
   integer per group, quiet events skipped and repeated moves made incremental (docs/decisions.md D113–D115);
 * ``plain``: Alg. 1's run pool (:class:`~cer_theory.formalisms.sremo.Recognizer`), one run per marked set;
-* ``tecs``: ``cer_theory.Engine`` (CORE, seed 001) on the register-free variant (the register conditions
+* ``tecs``: ``cer_theory.Engine`` (CORE, the CORE paper) on the register-free variant (the register conditions
   dropped: CEQL's filters are unary), ``WITHIN w EVENTS``;
 * ``shared-free``: ``shared`` on that same register-free variant, for the side-by-side.
 
@@ -189,7 +189,7 @@ def _child(config: dict) -> dict:
 
 
 def _markdown(report: dict) -> str:
-    lines = ["# SREMO streaming recognizers on the stock stream (seed 002 §7)", "",
+    lines = ["# SREMO streaming recognizers on the stock stream (the SRT paper §7)", "",
              f"Stream: `benchmarks/stock.py`, at most {report['events']} events per run, "
              f"time budget {report['time_budget']} s per run (events/s over the events read); "
              f"{report['machine']}.", "",

@@ -1,13 +1,13 @@
-"""A deterministic, stock-like stream with the schema of CORE's stock experiments (seed 001 §5, "Datasets", and App. D).
+"""A deterministic, stock-like stream with the schema of CORE's stock experiments (the CORE paper §5, "Datasets", and App. D).
 
 The paper's stock data (NYSE trades of one day, ≈225k events, ≈10 events/s) cannot be fetched here, so the benchmark
-generates a stream with the same schema and the same orders of magnitude (seed 001 §5, "Datasets"):
+generates a stream with the same schema and the same orders of magnitude (the CORE paper §5, "Datasets"):
 
 * events ``BUY`` and ``SELL`` (50/50) with ``id`` (the position), ``name`` (one of the ten ticker symbols of the
   queries, uniform), ``volume`` (a round lot: 100·k, k uniform in 1..50), ``price`` (a mean-reverting walk around
   the stock's price level, two decimals) and ``stock_time`` (milliseconds, non-decreasing);
 * about 10 events per second of ``stock_time``, so a window of ``10000 [stock_time]`` (the suite's T) holds about
-  100 events, the real stream's rate ("a few hundred" per window, seed 001 §5; the window holds 100 events here);
+  100 events, the real stream's rate ("a few hundred" per window, the CORE paper §5; the window holds 100 events here);
 * the price levels put the thresholds of Q2/Q5 (MSFT > 26.0, ORCL > 11.14, AMAT ≥ 18.92) near the median, so those
   filters halve the matching events, as filters on real prices would.
 
@@ -37,7 +37,7 @@ STOCKS: tuple[tuple[str, float], ...] = (
 
 SCHEMA: dict[str, str] = {"id": "int", "name": "string", "volume": "int", "price": "double", "stock_time": "int"}
 """The attributes of BUY and SELL, as in CORE's stock declaration (its
-experiments repository, not the paper; seed 001 App. D describes the data)."""
+experiments repository, not the paper; the CORE paper App. D describes the data)."""
 
 DECLARATION = (
     "CREATE STREAM S {\n"

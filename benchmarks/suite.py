@@ -1,4 +1,4 @@
-"""CORE's stock benchmark suite as CEQL text (seed 001, §5, App. D and App. G).
+"""CORE's stock benchmark suite as CEQL text (the CORE paper, §5, App. D and App. G).
 
 * ``Pn`` (n = 3, 6, 9, 12, 24): a sequence of n BUY/SELL events of named stocks (``SELL`` at every third step,
   ``BUY`` otherwise) within ``T = 10000 [stock_time]`` (10 s). With output.
@@ -11,7 +11,7 @@
 Corrections of the printed queries (docs/errata.md): S12′'s ``T3[name = '000']`` is ``'QQQ'``; S24′'s ``:`` is ``;``;
 ``stock time`` is ``stock_time``; App. G's "O3" is Q3. The generator below (the P_n template of §5)
 applies them, and the suite is built from it. Every query is fully parenthesized where precedence could matter
-(seed 001 gives none; docs/decisions.md D25).
+(the CORE paper gives none; docs/decisions.md D25).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ T = 10000
 """The suite's window: 10 s of ``stock_time`` (ms)."""
 
 STOCK_NAMES = ["INTC", "RIMM", "QQQ", "IPIX", "AMAT", "CSCO", "YHOO", "DELL", "ORCL", "MSFT", "INTC", "RIMM"] * 2
-"""T1..T24's stock names (seed 001 App. D)."""
+"""T1..T24's stock names (the CORE paper App. D)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class BenchQuery:
 
 
 def sequence_query(n: int, *, no_output: bool = False, mult: int = 1) -> str:
-    """The P_n template of seed 001 §5 for the stock dataset: ``Pn``, or ``Pn′`` with ``no_output``, within
+    """The P_n template of the CORE paper §5 for the stock dataset: ``Pn``, or ``Pn′`` with ``no_output``, within
     ``mult·T``."""
     events = [f"{'SELL' if k % 3 == 0 else 'BUY'} as T{k + 1}" for k in range(n)]
     filters = [f"T{k + 1}[name = '{STOCK_NAMES[k]}']" for k in range(n)]
@@ -67,9 +67,9 @@ def _app_g() -> list[BenchQuery]:
         ("Q1", f"SELECT * FROM S WHERE {_Q1_PATTERN} FILTER {_Q1_FILTER} {_W30}",
          "sequence of four named trades, 30 s window", 50_000),
         ("Q2", f"SELECT * FROM S WHERE {_Q1_PATTERN} FILTER {_Q2_FILTER} {_W30}",
-         "Q1 with price filters (filters should not slow CORE down, seed 001 §5, Fig. 9)", 1_000_000),
+         "Q1 with price filters (filters should not slow CORE down, the CORE paper §5, Fig. 9)", 1_000_000),
         ("Q3", f"SELECT * FROM S WHERE {_Q1_PATTERN} FILTER {_Q1_FILTER} {_PARTITION} {_W30} CONSUME BY ANY",
-         "Q1 partitioned by volume, consuming (partition-by costs a little, seed 001 §5, Fig. 9)", None),
+         "Q1 partitioned by volume, consuming (partition-by costs a little, the CORE paper §5, Fig. 9)", None),
         ("Q4", f"SELECT * FROM S WHERE {_Q4_PATTERN} FILTER {_Q1_FILTER} {_W30}",
          "disjunction: the middle trades may be BUY or SELL", 20_000),
         ("Q5", f"SELECT * FROM S WHERE {_Q4_PATTERN} FILTER {_Q2_FILTER} {_W30}",

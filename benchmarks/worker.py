@@ -1,7 +1,7 @@
 """One benchmark run in its own process: ``python -m benchmarks.worker < config.json``.
 
 The harness (:mod:`benchmarks.run`) starts one worker per (query, engine, run), so the peak RSS is that run's
-alone. The protocol follows the paper's (seed 001 §5, "Setup") where it can: every engine
+alone. The protocol follows the paper's (the CORE paper §5, "Setup") where it can: every engine
 reads events already in memory, in its own native form, and the clock measures only the engine.
 
 * **ours, naive** (synchronous): the stream is generated chunk by chunk (``chunk`` events) with the clock

@@ -1,4 +1,4 @@
-"""Automata on the kernel: complex event automata (seed 000, Def. 5.1) and their determinization."""
+"""Automata on the kernel: complex event automata (the CEL paper, Def. 5.1) and their determinization."""
 
 from cer_theory.core.lazy import lazy_exports
 

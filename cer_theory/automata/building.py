@@ -1,6 +1,6 @@
-"""Building blocks shared by the compilers of seed 000 (Theorem 6.2), seed 001 (App. A) and seed 004 (Prop 5.2,
+"""Building blocks shared by the compilers of the CEL paper (Theorem 6.2), the CORE paper (App. A) and the SO-CEL paper (Prop 5.2,
 Cor 5.6): fresh states, transitions into and out of state sets, the constructions the papers give alike (IN/AS,
-OR), and the CEA products of seed 000's Theorem 6.2 for AND, ALL and UNLESS, which seed 004's Cor 5.6 reuses
+OR), and the CEA products of the CEL paper's Theorem 6.2 for AND, ALL and UNLESS, which the SO-CEL paper's Cor 5.6 reuses
 for UCEA (docs/decisions.md, D54)."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def out_of(a: CEA, states: Iterable[Hashable]) -> list[Transition]:
 
 
 def add_variable(a: CEA, var: str) -> CEA:
-    """``ψ IN A`` (seed 000) / ``ψ AS X`` (seed 001): the variable joins every marking label."""
+    """``ψ IN A`` (the CEL paper) / ``ψ AS X`` (the CORE paper): the variable joins every marking label."""
     return CEA(a.states, [tr(t.source, t.predicate, t.labels | {var} if t.labels else t.labels, t.target)
                           for t in a.transitions], a.initial, a.final)
 
@@ -57,7 +57,7 @@ def disjoint_union(a1: CEA, a2: CEA) -> CEA:
 
 
 def normalise(a: CEA, fresh: Fresh) -> CEA:
-    """One initial state with no incoming and one final state with no outgoing transitions (seed 000, proof of
+    """One initial state with no incoming and one final state with no outgoing transitions (the CEL paper, proof of
     Theorem 6.2, case ALL; our variant, docs/decisions.md D7): a fresh i* copies the transitions out of I, a fresh
     f* copies those into F, and I→F transitions give i*→f*; the runs from I to F are unchanged."""
     i, f = fresh(), fresh()
@@ -73,7 +73,7 @@ Solo = Callable[[tuple], Iterable[tuple[Predicate, frozenset[str], tuple]]]
 
 def reachable_product(a1: CEA, a2: CEA, fresh: Fresh, combine: Combine, *, initial: Iterable[Iterable[Hashable]],
                       final: Callable[[tuple], bool], solo: Solo | None = None) -> CEA:
-    """Reachable part of a product of CEAs (seed 000, Theorem 6.2: AND, ALL, UNLESS), states renamed to fresh
+    """Reachable part of a product of CEAs (the CEL paper, Theorem 6.2: AND, ALL, UNLESS), states renamed to fresh
     integers.
 
     ``combine(t1, t2)`` yields ``(t1, t2, labels)`` for lock-step moves (predicate ``t1.P ∧ t2.P``);
@@ -106,11 +106,11 @@ def reachable_product(a1: CEA, a2: CEA, fresh: Fresh, combine: Combine, *, initi
 
 
 def all_product(a1: CEA, a2: CEA, fresh: Fresh) -> CEA:
-    """``ψ1 ALL ψ2`` (seed 000, Theorem 6.2; seed 004, Cor 5.6) on :func:`normalise`-d operands: lock-step with
+    """``ψ1 ALL ψ2`` (the CEL paper, Theorem 6.2; the SO-CEL paper, Cor 5.6) on :func:`normalise`-d operands: lock-step with
     L1 ∪ L2, plus either side moving alone while the other has not started (at its initial state) or has
     finished (at its final state).
 
-    [erratum, ours] The paper's product cannot skip a position that *neither* operand reads, yet seed 000's
+    [erratum, ours] The paper's product cannot skip a position that *neither* operand reads, yet the CEL paper's
     Fig. 3 lets the two intervals leave a gap (only ``min(i1,i2) = i`` and ``max(j1,j2) = j`` are required).
     This matters when the later operand depends on where its interval starts: ``R ALL START(T)`` on ``R X T``
     outputs ``{0,2}`` at n=2 by the semantics and nothing by the printed construction. The fix: an idle
@@ -132,7 +132,7 @@ def all_product(a1: CEA, a2: CEA, fresh: Fresh) -> CEA:
 
 
 def wrap_detector(e0: CEA, fresh: Fresh) -> CEA:
-    """WRAP (docs/errata.md, seed 000 Theorem 6.2 case UNLESS; docs/decisions.md D8): s skips any prefix, f
+    """WRAP (docs/errata.md, the CEL paper Theorem 6.2 case UNLESS; docs/decisions.md D8): s skips any prefix, f
     remembers that a match of ``e0`` was completed, so the automaton detects a match in *every* sub-interval,
     not only in a prefix."""
     s, f = fresh(), fresh()
@@ -144,7 +144,7 @@ def wrap_detector(e0: CEA, fresh: Fresh) -> CEA:
 
 
 def unless_product(a1: CEA, a2: CEA, fresh: Fresh, det_kwargs: dict | None = None) -> CEA:
-    """``ψ1 UNLESS ψ2`` (seed 000, Theorem 6.2; seed 004, Cor 5.6): run ``a1`` alongside the complete DFA
+    """``ψ1 UNLESS ψ2`` (the CEL paper, Theorem 6.2; the SO-CEL paper, Cor 5.6): run ``a1`` alongside the complete DFA
     ``E = IOdet(WRAP(a2 with all labels erased))`` and accept where E has *not* seen a ψ2-match in any
     sub-interval. ``det_kwargs`` go to :func:`io_determinize` (e.g. a state ``budget``)."""
     e0 = CEA(a2.states, [tr(t.source, t.predicate, (), t.target) for t in a2.transitions], a2.initial, a2.final)

@@ -1,4 +1,4 @@
-"""Complex Event Automata: seed 000, Definitions 5.1, 5.2 and 5.4 (§5).
+"""Complex Event Automata: the CEL paper, Definitions 5.1, 5.2 and 5.4 (§5).
 
 A CEA ``A = (Q, Δ, I, F)`` has transitions ``(p, P, L, q)``: a unary predicate P (an element of 𝒰) and a set of
 variables L; a transition with ``L ≠ ∅`` is *marking*. A run over ``t0 … tn`` reads every tuple, starts in I,
@@ -54,7 +54,7 @@ def _frozen_labels(labels: Iterable[str]) -> frozenset[str]:
 
 
 class CEA(Drawable):
-    """A complex event automaton ``(Q, Δ, I, F)`` (seed 000, Def. 5.1)."""
+    """A complex event automaton ``(Q, Δ, I, F)`` (the CEL paper, Def. 5.1)."""
 
     __slots__ = ("states", "transitions", "initial", "final", "_out", "_tset", "_hash", "name")
 
@@ -304,7 +304,7 @@ class CEA(Drawable):
 
     def diagram(self, *, title: str | None = None, state_names: Mapping[State, str] | None = None,
                 rankdir: str = "LR", merge: bool = True, trim: bool = True) -> Diagram:
-        """The drawing as in the paper's figures (seed 000, Figs. 4, 5, 8): transitions between two states on
+        """The drawing as in the paper's figures (the CEL paper, Figs. 4, 5, 8): transitions between two states on
         one edge, one line per transition, ``predicate / {variables}`` (``∅`` when non-marking).
 
         ``state_names`` overrides how states are printed (default: sets as ``{0, 1}``, see

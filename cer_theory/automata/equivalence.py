@@ -1,6 +1,6 @@
 """Equivalence and containment of complex event automata, with a shortest distinguishing word.
 
-*A Formal Framework for Complex Event Recognition* (seed 000) makes this decidable without being a theorem of
+*A Formal Framework for Complex Event Recognition* (the CEL paper) makes this decidable without being a theorem of
 it: by Def. 5.2 a run over ``t0 … tn`` annotates every position k with a label set ``L_k``, and its valuation
 ``μ(A) = {k | A ∈ L_k}`` is in one-to-one correspondence with the word ``(t0,L0)…(tn,Ln)``. So
 ``μ ∈ ⟦A⟧ᵛ_n(S)`` iff the CEA, read as an NFA over letters (type, label set), accepts that word, and
@@ -86,7 +86,7 @@ class DistinguishingWord:
 
     def output(self) -> Valuation | ComplexEvent:
         """The output that one side has at :attr:`position` and the other has not: the valuation
-        ``μ(A) = {k | A ∈ L_k}`` (seed 000 Def. 5.2) or the complex event of the marked positions."""
+        ``μ(A) = {k | A ∈ L_k}`` (the CEL paper Def. 5.2) or the complex event of the marked positions."""
         if self.level == "valuations":
             grouped: dict[str, set[int]] = {}
             for k, labels in enumerate(self.labels):
@@ -158,7 +158,7 @@ def compare(left: CEA, right: CEA, *, level: LevelName = "valuations", contained
     """Decide ``⟦left⟧ = ⟦right⟧`` (or ``⟦left⟧ ⊆ ⟦right⟧`` with ``contained=True``) at ``level``, for all
     streams S and positions n, where ``⟦A⟧`` is Def. 5.2's output (valuations, or their supports).
 
-    ``domain`` restricts "all streams" to the streams whose every event satisfies it (a schema: seed 000 fixes
+    ``domain`` restricts "all streams" to the streams whose every event satisfies it (a schema: the CEL paper fixes
     the schema and quantifies over its streams): only the types inside it are letters, so the distinguishing
     word, and the stream made from it, stay inside it.
 

@@ -1,10 +1,10 @@
-"""Register stores: the valuations of seed 002 (Alevizos, Artikis, Paliouras, *Complex Event Recognition with
+"""Register stores: the valuations of the SRT paper (Alevizos, Artikis, Paliouras, *Complex Event Recognition with
 Symbolic Register Transducers*, §3.2, Def. 12), shared by every register-reading automaton.
 
 A valuation is a *partial* map ``v: R ⇀ U`` from register names to events; an undefined register is the
 paper's ``#`` and the all-empty valuation is also written ``#`` (:data:`EMPTY`). ``v[W ← u]`` writes the event
 ``u`` into every register of ``W`` (:meth:`Valuation.write`). Valuations are immutable and hashable, so runs and
-derivations can be collected in sets (matches are sets, seed 002 Def. 26).
+derivations can be collected in sets (matches are sets, the SRT paper Def. 26).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cer_theory.core.events import Event
 
 
 class Valuation(Mapping[str, Event]):
-    """An immutable partial map register → event (seed 002, Def. 12).
+    """An immutable partial map register → event (the SRT paper, Def. 12).
 
     >>> v = EMPTY.write(["r1"], Event("B", id=1))
     >>> v.get("r1"), v.get("r2")
@@ -65,7 +65,7 @@ class Valuation(Mapping[str, Event]):
         return register in self._map
 
     def write(self, registers: Iterable[str], event: Event) -> Valuation:
-        """``v[W ← u]`` (seed 002, Def. 12): every register of ``W`` now holds ``event``; ``v`` is unchanged."""
+        """``v[W ← u]`` (the SRT paper, Def. 12): every register of ``W`` now holds ``event``; ``v`` is unchanged."""
         regs = tuple(registers)
         if not regs:
             return self
@@ -86,4 +86,4 @@ class Valuation(Mapping[str, Event]):
 
 
 EMPTY = Valuation()
-"""The all-empty valuation ``#`` (seed 002, Def. 12), the registers of every initial configuration."""
+"""The all-empty valuation ``#`` (the SRT paper, Def. 12), the registers of every initial configuration."""

@@ -1,4 +1,4 @@
-"""Differential conformance testing of CER engines against the reference semantics of CEQL (seed 001, *CORE*, §2).
+"""Differential conformance testing of CER engines against the reference semantics of CEQL (the CORE paper, *CORE*, §2).
 
 An engine sits behind an adapter (:mod:`.adapters`: ``reference``, ``engine``, ``spark``, ``pycer``, or any program
 through ``command`` and the JSON-lines protocol of :mod:`.protocol`); cases are generated (:mod:`.generate`) or

@@ -1,8 +1,8 @@
 """The built-in adapters: the engines under test behind :class:`~cer_theory.conformance.protocol.Adapter`.
 
-* ``reference`` — the brute-force CEQL semantics (:func:`cer_theory.formalisms.ceql.semantics.evaluate`, seed 001
+* ``reference`` — the brute-force CEQL semantics (:func:`cer_theory.formalisms.ceql.semantics.evaluate`, the CORE paper
   §2); LIMIT n keeps the first n CEs of each end position in sorted order (the semantics leaves the choice open);
-* ``engine`` — the tECS engine (:class:`cer_theory.engines.core.engine.Engine`, seed 001 §4);
+* ``engine`` — the tECS engine (:class:`cer_theory.engines.core.engine.Engine`, the CORE paper §4);
 * ``spark`` — the Spark pipeline in local mode (:func:`cer_theory.spark.batch.run`);
 * ``command:CMD`` — any program speaking the JSON-lines protocol of :mod:`cer_theory.conformance.protocol`;
 * ``pycer`` — CORE's C++ engine through its Python binding, as a ``command`` adapter running

@@ -2,7 +2,7 @@
 
 Each case ends in one of five classes:
 
-* **agree** — the engine's complex events are the reference's (seed 001 §2, :func:`~cer_theory.formalisms.ceql.
+* **agree** — the engine's complex events are the reference's (the CORE paper §2, :func:`~cer_theory.formalisms.ceql.
   semantics.evaluate`), as multisets; under ``LIMIT n`` every end position holds ``min(n, |expected|)`` distinct
   expected CEs (:func:`~cer_theory.formalisms.ceql.semantics.limit_conforms`: the paper leaves the choice open);
 * **explained** — not so, but they are the reference output of the query under the dialect's applicable readings

@@ -1,5 +1,5 @@
 """Dialects: declared readings by which an engine departs on purpose from the reference semantics of CEQL
-(seed 001, *CORE*, §2; our readings where the paper is silent are in docs/decisions.md D20–D22).
+(the CORE paper, *CORE*, §2; our readings where the paper is silent are in docs/decisions.md D20–D22).
 
 A :class:`Reading` rewrites a query into one whose *reference* meaning is the engine's reading, so every reading
 is implemented against :func:`cer_theory.formalisms.ceql.semantics.evaluate`, never by a second evaluator. A
@@ -183,7 +183,7 @@ LIKE_PARTIAL_MATCH = Reading(
     _has_like,
     lambda q: dataclasses.replace(q, pattern=_map_filters(q.pattern, _partial)))
 
-PAPER = Dialect("paper", "the reference semantics of seed 001 §2 as it stands: no departure is explained")
+PAPER = Dialect("paper", "the reference semantics of the CORE paper §2 as it stands: no departure is explained")
 CORE = Dialect("core", "CORE 0.1.x (pycer 0.1.6), as established by running it",
                (STRICT_ATTRIBUTE_WINDOWS, STRATEGIES_IGNORED, CORE_PRECEDENCE,
                                                                  LIKE_PARTIAL_MATCH))

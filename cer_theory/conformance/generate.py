@@ -4,7 +4,7 @@ seed, so the same seed gives the same cases.
 
 The queries are :func:`~cer_theory.testing.strategies.ceql.evaluable_patterns` (event types, ``;``, ``:``, ``+``,
 AS, OR, FILTER) with, on top, ``:+`` and FILTER bodies in the rest of CEQL's expression language (arithmetic,
-LIKE, IN and NOT IN with lists and ranges, NOT), and every clause of seed 001 §2: the selection strategies,
+LIKE, IN and NOT IN with lists and ranges, NOT), and every clause of the CORE paper §2: the selection strategies,
 SELECT lists and NONE, ``FROM S``, PARTITION BY, WITHIN in events, seconds and ``[attribute]``, CONSUME BY and
 LIMIT. The streams are R, T, U events with ``x`` in 0..3, a string ``s`` and a non-decreasing ``time``
 (seconds, with ties), every attribute present (CORE's events carry every declared attribute).
@@ -67,7 +67,7 @@ _SIZES = st.integers(0, 4)
 
 @st.composite
 def queries(draw: st.DrawFn) -> Query:
-    """Queries over :data:`DECLARATIONS` with every clause of seed 001 §2 (the module docstring)."""
+    """Queries over :data:`DECLARATIONS` with every clause of the CORE paper §2 (the module docstring)."""
     pattern = draw(patterns())
     names = sorted(variables(pattern))
     kind = draw(st.sampled_from(["star", "star", "star", "none", "vars"]))

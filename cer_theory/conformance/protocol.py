@@ -1,5 +1,5 @@
 """The conformance protocol: a *case* (stream declarations, a CEQL query, a finite stream) goes to an engine, which
-answers with its complex events as ``(start, end, positions)`` (seed 001, *CORE*, §2: a complex event is
+answers with its complex events as ``(start, end, positions)`` (the CORE paper, *CORE*, §2: a complex event is
 ``C = ([i, j], D)``, an interval and the positions of its data), positions counted from 0 in the stream.
 
 On the wire (the ``command`` adapter, docs/conformance.md) a case is one JSON object per line::
@@ -150,7 +150,7 @@ def from_core(ces: Iterable[CoreComplexEvent]) -> list[ComplexEvent]:
 
 
 def parse_answer(obj: Any, size: int) -> list[ComplexEvent]:
-    """The ``complex_events`` of an engine's answer, checked against the complex events of CORE (seed 001, *CORE*,
+    """The ``complex_events`` of an engine's answer, checked against the complex events of CORE (the CORE paper, *CORE*,
     §2: an interval ``[start, end]`` of the stream and a set of positions inside it): JSON integers (not numbers
     that round to one, not strings, not booleans), ``0 ≤ start ≤ end < size``, distinct positions in
     ``[start, end]``; the positions are returned sorted. Anything else raises :class:`EngineFailure` naming the

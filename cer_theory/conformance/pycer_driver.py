@@ -3,7 +3,7 @@
 writes one answer line per case (:mod:`cer_theory.conformance.protocol`).
 
 Standard library only: this file runs in an interpreter without cer_theory. Three things make CORE's output
-comparable with positions (seed 001, *CORE*, §2):
+comparable with positions (the CORE paper, *CORE*, §2):
 
 * every event type gets a hidden first attribute :data:`POSITION` holding the event's position, so the events
   CORE prints for a complex event name their positions (CORE prints attribute values, not positions);

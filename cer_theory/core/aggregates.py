@@ -1,6 +1,6 @@
 """Aggregate functions as commutative monoids with a pre-map and a post-map.
 
-Aggregation paper (seed 003, "A formal query language and automata model for aggregation in complex event
+Aggregation paper (the ACEL paper, "A formal query language and automata model for aggregation in complex event
 recognition"), §4: a monoid ``(M, ⊕, 𝟘)`` is an associative, commutative operation with an identity; an aggregate
 ``f`` is *self-decomposable* when ``f(X ⊎ Y) = f(X) ⊕ f(Y)`` for disjoint bags, and by **Lemma 4.1** that holds iff
 ``f(X) = ⊕_{a ∈ X} f'(a)`` for a monoid and a map ``f'``; it is *decomposable* when ``f = g ∘ h`` with ``h``
@@ -28,7 +28,7 @@ from cer_theory.core.errors import AggregateError
 
 
 class _Null:
-    """The absorbing ``NULL`` data value of seed 003 §4 (one instance, :data:`NULL`); JSON ``null``."""
+    """The absorbing ``NULL`` data value of the ACEL paper §4 (one instance, :data:`NULL`); JSON ``null``."""
 
     _instance: _Null | None = None
 
@@ -73,7 +73,7 @@ def _ordered(name: str) -> Callable[[Any], Any]:
 
 @dataclass(frozen=True)
 class Aggregator:
-    """A decomposable aggregate ``g ∘ ⊕_{a ∈ X} f'(a)`` (seed 003, Lemma 4.1 and the definition after it).
+    """A decomposable aggregate ``g ∘ ⊕_{a ∈ X} f'(a)`` (the ACEL paper, Lemma 4.1 and the definition after it).
 
     ``operation`` and ``identity`` form a commutative monoid over the pre-mapped values; ``pre`` is ``f'`` (it also
     checks the value's kind), ``post`` is ``g``. ``NULL`` is absorbing in the monoid (value structure (†))."""

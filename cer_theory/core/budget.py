@@ -5,14 +5,14 @@ result but not its cost: eight variables with one filter each give 2^16 sign vec
 first state is built, and a few hundred states can carry hundreds of thousands of transitions. A
 :class:`WorkBudget` counts what actually costs time and memory, one unit each:
 
-* a state or a transition built (the determinizations of seed 000 Prop. 5.5 and Theorem 7.2, the pairs of the
+* a state or a transition built (the determinizations of the CEL paper Prop. 5.5 and Theorem 7.2, the pairs of the
   *-property decision),
-* a minterm (a *type* of seed 000 Def. 5.6) found, and a satisfiability check given to the solver.
+* a minterm (a *type* of the CEL paper Def. 5.6) found, and a satisfiability check given to the solver.
 
 A budget is *active* inside ``with work_budget(n):``; the constructions :func:`charge` it as they go (nothing
 is counted when none is active, so the library's behaviour is unchanged). While one is active it also replaces
 the fixed cap on the number of minterms. The reference semantics charge one unit per output of a rule they
-compute (seed 000 Fig. 3 and the others: the memoised ⟦φ⟧(S, i, j)) and one per pair a sequence joins, so a budget
+compute (the CEL paper Fig. 3 and the others: the memoised ⟦φ⟧(S, i, j)) and one per pair a sequence joins, so a budget
 binds them too. The command line activates one for each command from its ``--budget N``, so that ``cer-theory
 determinize F --budget 100`` stops after about 100 units of work whatever F is, with a message in command-line
 terms.

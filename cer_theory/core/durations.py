@@ -1,5 +1,5 @@
 """Durations, in seconds: one grammar for every place that takes one — ``WITHIN`` and ``CREATE QUARANTINE`` in
-CEQL (seed 001, *CORE: a Complex Event Recognition Engine*, §2.2: ``WITHIN 1 hours 30 minutes``), ``run
+CEQL (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2.2: ``WITHIN 1 hours 30 minutes``), ``run
 --lateness`` and Spark's watermark delay (``spark --stream --lateness``).
 
 A duration is a bare number (seconds, the unit of time windows: docs/decisions.md D170) or one or more

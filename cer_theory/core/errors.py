@@ -52,7 +52,7 @@ class FormulaTooDeep(SyntaxErrorCER):
 
 
 class NotUnaryError(CerError, ValueError):
-    """A formula with an n-ary filter given to a construction that needs unary CEL (seed 000, Def. 4.1)."""
+    """A formula with an n-ary filter given to a construction that needs unary CEL (the CEL paper, Def. 4.1)."""
 
 
 class UnsupportedError(CerError, ValueError):
@@ -91,7 +91,7 @@ class RegistryError(CerError, LookupError):
 
 class AggregateError(CerError, ValueError):
     """An aggregate that cannot be computed: an unknown aggregate function, or values of the wrong kind (the sum
-    of strings). Aggregation paper (seed 003), §4: aggregate functions over bags of data values."""
+    of strings). Aggregation paper (the ACEL paper), §4: aggregate functions over bags of data values."""
 
 
 class ExerciseError(CerError, ValueError):

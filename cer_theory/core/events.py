@@ -1,8 +1,8 @@
 """The data model shared by every formalism: events, streams, complex events and valuations.
 
-Seed 000, §4: a stream is a sequence of tuples ``t0 t1 …``, positions are 0-based, a
+The CEL paper, §4: a stream is a sequence of tuples ``t0 t1 …``, positions are 0-based, a
 complex event is a finite set of positions and a valuation maps variables to finite sets of positions.
-As seed 000 §4 (footnote 1) suggests, every event carries an explicit type tag (docs/decisions.md D1), so
+As the CEL paper §4 (footnote 1) suggests, every event carries an explicit type tag (docs/decisions.md D1), so
 ``tuples(R) = {t | t.type = R}``.
 """
 
@@ -273,7 +273,7 @@ def huge_int_error(digits: int, *, source: str | None, line: int | None, field: 
 
 
 class ComplexEvent(frozenset):
-    """A complex event: a finite, possibly empty set of stream positions (seed 000, §4)."""
+    """A complex event: a finite, possibly empty set of stream positions (the CEL paper, §4)."""
 
     __slots__ = ()
 
@@ -290,7 +290,7 @@ class ComplexEvent(frozenset):
         return max(self) if self else None
 
     def events(self, stream: Sequence[Event]) -> list[Event]:
-        """The ordered subsequence ``S[C]`` of seed 000 §8."""
+        """The ordered subsequence ``S[C]`` of the CEL paper §8."""
         return [stream[i] for i in self.positions]
 
     def __repr__(self) -> str:
@@ -298,7 +298,7 @@ class ComplexEvent(frozenset):
 
 
 class Valuation(Mapping[str, frozenset]):
-    """A valuation μ: variables → finite sets of positions (seed 000, §4); variables absent map to ∅.
+    """A valuation μ: variables → finite sets of positions (the CEL paper, §4); variables absent map to ∅.
 
     Immutable and hashable; empty entries are dropped so that equal valuations compare equal.
     """
@@ -379,8 +379,8 @@ class Valuation(Mapping[str, frozenset]):
 
 @dataclass(frozen=True, slots=True, order=True)
 class CoreComplexEvent:
-    """A complex event of seed 001 (CORE, §2): ``C = ([i, j], D)`` with ``i ≤ j`` and ``D ⊆ {i..j}``. Unlike
-    seed 000, the interval is part of the output, so equal data with different starts are different complex
+    """A complex event of the CORE paper (CORE, §2): ``C = ([i, j], D)`` with ``i ≤ j`` and ``D ⊆ {i..j}``. Unlike
+    the CEL paper, the interval is part of the output, so equal data with different starts are different complex
     events, and under projection ``i`` need not be in D. Positions are global stream positions, sorted."""
 
     start: int

@@ -1,7 +1,7 @@
 """The shape every reference semantics here shares: ``⟦φ⟧(S, i, j)``, the outputs of a formula on the interval
 ``[i, j]`` of one stream, computed rule by rule and memoised per (subformula, i, j).
 
-Seed 000 (Fig. 3), seed 001 (Fig. 2) and seed 004 (Table 1) all define their semantics by intervals. Each
+The CEL paper (Fig. 3), the CORE paper (Fig. 2) and the SO-CEL paper (Table 1) all define their semantics by intervals. Each
 formalism subclasses :class:`IntervalSemantics` and writes its rules in ``_rule``; the bounds check, the memo and
 ``⟦φ⟧_n(S) = ⟦φ⟧(S, 0, n)`` live here once.
 """
@@ -48,8 +48,8 @@ class IntervalSemantics(Generic[Outputs]):
 
     def covering_unions(self, left: Any, right: Any, i: int, j: int) -> frozenset:
         """``{μ1 ∪ μ2 | μ1 ∈ ⟦left⟧(S,i1,j1), μ2 ∈ ⟦right⟧(S,i2,j2)}`` over the pairs of intervals inside
-        ``[i, j]`` with ``min(i1, i2) = i`` and ``max(j1, j2) = j``: the rule of ``ALL`` in seed 000 (Fig. 3),
-        which seed 004 (§2.1) takes over."""
+        ``[i, j]`` with ``min(i1, i2) = i`` and ``max(j1, j2) = j``: the rule of ``ALL`` in the CEL paper (Fig. 3),
+        which the SO-CEL paper (§2.1) takes over."""
         spans = [(a, b) for a in range(i, j + 1) for b in range(a, j + 1)]
         out: set = set()
         for (i1, j1), (i2, j2) in itertools.product(spans, spans):

@@ -1,6 +1,6 @@
 """The seam between formalisms and their users: one :class:`Formalism` record per language, one registry.
 
-Every formalism of the seed papers has a denotational semantics (brute force, the reference), one or more
+Every formalism of the papers has a denotational semantics (brute force, the reference), one or more
 evaluators that must agree with it (the compiled automaton, an engine) and the paper's constructions
 (equivalence, determinization, the *-property, the way back from automata to formulas, …). A formalism says so
 once, in its own ``formalism.py``, and declares the record as a packaging entry point of the group
@@ -36,6 +36,11 @@ ENTRY_POINTS = "cer_theory.formalisms"
 """The entry-point group under which a distribution declares its formalism records (``name = "module:RECORD"``)."""
 
 
+SHORT_NAMES: Mapping[str, str] = MappingProxyType({"000": "CEL", "001": "CORE", "002": "SRT", "003": "ACEL",
+                                                  "004": "SO-CEL"})
+"""The papers' short names (docs/papers.md), by the number a record's :class:`Paper` keeps for ordering."""
+
+
 @runtime_checkable
 class Automaton(Protocol):
     """What every automaton model offers its users: runs over a stream, per-position outputs, a drawing."""
@@ -47,18 +52,19 @@ class Automaton(Protocol):
 
 @dataclass(frozen=True)
 class Paper:
-    """The seed paper a formalism comes from (``seed`` is its number in ``docs/``, e.g. ``"000"``)."""
+    """The paper a formalism comes from (``seed`` is its number in ``docs/``, e.g. ``"000"``)."""
 
     seed: str
     title: str
 
     def __str__(self) -> str:
-        return f"seed {self.seed}, {self.title}"
+        short = SHORT_NAMES.get(self.seed)
+        return f"the {short} paper, {self.title}" if short else self.title
 
 
 @dataclass(frozen=True)
 class Level:
-    """One level at which a formalism's outputs are observed and compared, e.g. seed 000's valuations and, one
+    """One level at which a formalism's outputs are observed and compared, e.g. the CEL paper's valuations and, one
     level coarser, their complex events (``sup``).
 
     ``project`` maps an output of this level or any finer one to this level (the identity on its own outputs);
@@ -73,10 +79,10 @@ class Level:
     to_json: Callable[[Any], Any]
     from_json: Callable[[Any], Hashable] | None = None
     position: str = "n"
-    """The JSON key of the position (seed 002's streaming outputs say ``k``)."""
+    """The JSON key of the position (the SRT paper's streaming outputs say ``k``)."""
     flat: bool = False
     """Print one JSON object per output (sorted by ``sort_key`` over the whole stream) instead of one per position:
-    outputs that carry their own interval, as ACEL's complex events (seed 003) do."""
+    outputs that carry their own interval, as ACEL's complex events (the ACEL paper) do."""
 
     def outputs(self, outputs: Outputs) -> list[frozenset]:
         """Every position's outputs seen at this level."""
@@ -344,7 +350,7 @@ def _load(name: str) -> None:
 
 
 def names() -> list[str]:
-    """The names of every available formalism (loading their records), by seed paper and then as declared."""
+    """The names of every available formalism (loading their records), by paper and then as declared."""
     order = {name: k for k, name in enumerate(_declared())}
     for name in order:
         if name not in _REGISTRY:

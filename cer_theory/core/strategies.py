@@ -1,6 +1,6 @@
 """Selection strategies: the one definition that CEL, CEQL, the selection automata and the engines share.
 
-:class:`Strategy` holds the four strategies of seed 000 (*A Formal Framework for Complex Event Recognition*,
+:class:`Strategy` holds the four strategies of the CEL paper (*A Formal Framework for Complex Event Recognition*,
 §7.1): STRICT, NXT, LAST and MAX. It lives in the kernel because the automata layer builds their automata
 (Theorem 7.2, :mod:`cer_theory.automata.determinize.selection`) and must not import a formalism.
 """
@@ -15,7 +15,7 @@ from cer_theory.core.errors import UnsupportedError
 
 
 class Strategy(enum.Enum):
-    """Selection strategies of seed 000 §7.1."""
+    """Selection strategies of the CEL paper §7.1."""
 
     STRICT = "STRICT"
     NXT = "NXT"
@@ -23,23 +23,23 @@ class Strategy(enum.Enum):
     MAX = "MAX"
 
 
-# CEQL (seed 001, *CORE: a Complex Event Recognition Engine*, §2) writes seed 000's strategies as ``SELECT
+# CEQL (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2) writes the CEL paper's strategies as ``SELECT
 # <keyword>`` and adds two keywords that select nothing: ``ALL`` (the default) and ``ANY`` (which CORE defers to,
-# and seed 000 does not define); ``NEXT`` is seed 000's NXT. Its ``CONSUME BY`` clause takes one of three policies.
+# and the CEL paper does not define); ``NEXT`` is the CEL paper's NXT. Its ``CONSUME BY`` clause takes one of three policies.
 
 CEQL_STRATEGIES: Mapping[str, Strategy | None] = MappingProxyType({
     "ALL": None, "ANY": None, "NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX,
     "STRICT": Strategy.STRICT,
 })
-"""CEQL's ``SELECT <strategy>`` keywords, in the order of CORE's grammar, and the seed 000 §7.1 strategy each one
+"""CEQL's ``SELECT <strategy>`` keywords, in the order of CORE's grammar, and the CEL paper §7.1 strategy each one
 means; ``ALL`` and ``ANY`` apply none (None)."""
 
 CONSUME_POLICIES: tuple[str, ...] = ("ANY", "PARTITION", "NONE")
-"""CEQL's ``CONSUME BY`` policies (seed 001 §2); no clause consumes nothing, as ``NONE`` does."""
+"""CEQL's ``CONSUME BY`` policies (the CORE paper §2); no clause consumes nothing, as ``NONE`` does."""
 
 
 def ceql_strategy(keyword: str) -> Strategy | None:
-    """The seed 000 strategy a CEQL keyword means (case-insensitive): ``"next"`` → NXT, ``"ALL"`` → None.
+    """The CEL paper strategy a CEQL keyword means (case-insensitive): ``"next"`` → NXT, ``"ALL"`` → None.
 
     An unknown keyword is an :class:`~cer_theory.core.errors.UnsupportedError` naming the known ones."""
     try:
@@ -50,7 +50,7 @@ def ceql_strategy(keyword: str) -> Strategy | None:
 
 
 def ceql_keyword(strategy: Strategy | None) -> str:
-    """The CEQL keyword of a seed 000 strategy: NXT → ``"NEXT"``, None → ``"ALL"`` (the default)."""
+    """The CEQL keyword of a CEL paper strategy: NXT → ``"NEXT"``, None → ``"ALL"`` (the default)."""
     if strategy is None:
         return "ALL"
     return "NEXT" if strategy is Strategy.NXT else strategy.value

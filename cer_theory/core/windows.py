@@ -1,4 +1,4 @@
-"""Windows (``WITHIN``) of seed 001 (CORE, §2.2 and §4), shared by the CEQL semantics, its compiler and the engines."""
+"""Windows (``WITHIN``) of the CORE paper (CORE, §2.2 and §4), shared by the CEQL semantics, its compiler and the engines."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Evaluation engines: the CCES of seed 000 (§9) and CORE's tECS engine of seed 001."""
+"""Evaluation engines: the CCES of the CEL paper (§9) and CORE's tECS engine of the CORE paper."""

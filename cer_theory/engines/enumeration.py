@@ -1,5 +1,5 @@
-"""Counts for the enumeration algorithms of both engines, by counting, never timing: Algorithm 1 of seed 000
-(§9.2, the CCES) and Algorithm 2 of seed 001 (§4.2, Theorem 2, the tECS).
+"""Counts for the enumeration algorithms of both engines, by counting, never timing: Algorithm 1 of the CEL paper
+(§9.2, the CCES) and Algorithm 2 of the CORE paper (§4.2, Theorem 2, the tECS).
 
 Both enumerate with *output-linear delay*: between two consecutive outputs the node visits are bounded by a
 constant times ``|C| + 1`` for the later output C. Each engine's tests assert its own form of the bound on these

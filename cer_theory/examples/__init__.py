@@ -1,4 +1,4 @@
-"""Bundled examples: seed 000's running example (Fig. 1 stream, formulas φ1–φ4), the figures, the sample streams by name."""
+"""Bundled examples: the CEL paper's running example (Fig. 1 stream, formulas φ1–φ4), the figures, the sample streams by name."""
 
 from cer_theory.core.lazy import lazy_exports
 

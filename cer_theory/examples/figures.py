@@ -24,9 +24,9 @@ def _write(cea: CEA, title: str, stem: str, out_dir: Path) -> list[Path]:
 def write_all(out_dir: Path) -> list[Path]:
     """Write all figures to ``out_dir`` and return their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = _write(example_5_3_cea(), "Seed 000, Fig. 4 (Example 5.3)", "fig4_example_5_3", out_dir)
-    written += _write(compile_automaton(parse("R")), "Seed 000, Fig. 5: the CEA of the atom R", "fig5_atom_R", out_dir)
-    written += _write(fig8_cea(), "Seed 000, Fig. 8: a CEA in normal form", "fig8_normal_form", out_dir)
+    written = _write(example_5_3_cea(), "The CEL paper, Fig. 4 (Example 5.3)", "fig4_example_5_3", out_dir)
+    written += _write(compile_automaton(parse("R")), "The CEL paper, Fig. 5: the CEA of the atom R", "fig5_atom_R", out_dir)
+    written += _write(fig8_cea(), "The CEL paper, Fig. 8: a CEA in normal form", "fig8_normal_form", out_dir)
     for name, stem in (("φ1", "phi1"), ("φ2", "phi2"), ("φ3", "phi3"), ("φ4", "phi4")):
         phi = parse(FORMULAS[name])
         written += _write(compile_automaton(phi), f"CEA of {name} (Theorem 6.2)", f"{stem}_cea", out_dir)

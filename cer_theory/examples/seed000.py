@@ -1,4 +1,4 @@
-"""The running example of seed 000 (Fig. 1 and §4–§7): the sensor stream S_fire and formulas φ1–φ5.
+"""The running example of the CEL paper (Fig. 1 and §4–§7): the sensor stream S_fire and formulas φ1–φ5.
 
 Temperature events ``T(id, tmp)`` and humidity events ``H(id, hum)``; the paper writes both values as one
 column, here they are the attributes ``tmp`` and ``hum`` so that formulas read as in the paper.
@@ -28,11 +28,11 @@ FORMULAS: dict[str, str] = {
     "φ4": f"PI[T]((H IN H1 ; T+ ; H IN H2) FILTER ({PHI3_FILTER}))",
     "φ5": "(H IN H1 ; T+ ; H IN H2) FILTER (H1.hum < 30 AND H2.hum > 60 AND H.id = T.id)",
 }
-"""Seed 000's formulas as CEL text (φ5 is binary, hence not compilable by Theorem 6.2)."""
+"""The CEL paper's formulas as CEL text (φ5 is binary, hence not compilable by Theorem 6.2)."""
 
 
 def fire_stream() -> Stream:
-    """S_fire of seed 000, Fig. 1 (9 events, positions 0..8)."""
+    """S_fire of the CEL paper, Fig. 1 (9 events, positions 0..8)."""
     return read_jsonl(resources.files("cer_theory").joinpath("examples/data/fire.jsonl").read_text())
 
 
@@ -42,7 +42,7 @@ def formula(name: str) -> Formula:
 
 
 def example_5_3_cea() -> CEA:
-    """Seed 000, Example 5.3 / Fig. 4 (rebuilt from the text): CEs that start and end with an H and have any set
+    """The CEL paper, Example 5.3 / Fig. 4 (rebuilt from the text): CEs that start and end with an H and have any set
     of T's in between; q1 initial, q3 final."""
     H, T = is_type("H"), is_type("T")
     return CEA(["q1", "q2", "q3"], [
@@ -52,7 +52,7 @@ def example_5_3_cea() -> CEA:
 
 
 def fig8_cea() -> CEA:
-    """Seed 000, Fig. 8 (rebuilt from the text of §9): the normal-form CEA of ``U ; [(V+ ; W) OR W]``, with the single
+    """The CEL paper, Fig. 8 (rebuilt from the text of §9): the normal-form CEA of ``U ; [(V+ ; W) OR W]``, with the single
     variable X for the marking transitions (•)."""
     X = {"X"}
     return CEA(["q1", "q2", "q3"], [

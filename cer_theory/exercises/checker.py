@@ -43,9 +43,9 @@ def bundled_names() -> list[str]:
 
 
 def bundled_exercises() -> list[Exercise]:
-    """The exercises shipped with the toolkit, by paper (seed 000 first), then easiest first."""
+    """The exercises shipped with the toolkit, by paper (the CEL paper first), then easiest first."""
     return sorted((load_exercise(n) for n in bundled_names()),
-                  key=lambda e: (e.paper.rsplit("seed", 1)[-1], e.difficulty, e.name))
+                  key=lambda e: (e.formalism.paper.seed, e.difficulty, e.name))
 
 
 def check(exercise: Exercise, answer: str | Any) -> Feedback:

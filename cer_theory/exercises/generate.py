@@ -1,7 +1,7 @@
 """Fresh instances: a seeded generator per exercise kind and difficulty, so that every student of a class gets an
 instance of their own and the teacher can rebuild it from the seed.
 
-An instance is a CEL exercise (seed 000) over a schema of two or three event types drawn from a pool of sensor
+An instance is a CEL exercise (the CEL paper) over a schema of two or three event types drawn from a pool of sensor
 types, each with one attribute ``val``. Its reference formula is drawn from the templates of its difficulty; the
 text is written from the same choices; :func:`difficulty_of` measures the difficulty independently of the
 template (by counting the formula's operators), and :func:`generate` refuses an instance whose measure is not the
@@ -181,7 +181,7 @@ def generate(kind: str, difficulty: int, seed: int, logic: str = "cel") -> Exerc
     ex = Exercise(title=title, construction=construction, **base,
                   text=f"Apply {construction.replace('_', ' ')} to the CEA of {source} (cer-theory draw).")
     if construction == "star_property" and rng.random() < 0.5:
-        # Fig. 2 of seed 004 in miniature: the last event read but not marked, so the output may end before n
+        # Fig. 2 of the SO-CEL paper in miniature: the last event read but not marked, so the output may end before n
         a = reference_automaton(ex)
         unmarked = CEA(a.states, [Transition(t.source, t.predicate, frozenset() if t.target in a.final else
                                              t.labels, t.target) for t in a.transitions], a.initial, a.final)
@@ -189,7 +189,7 @@ def generate(kind: str, difficulty: int, seed: int, logic: str = "cel") -> Exerc
                      text=f"The CEA below is the CEA of {source} with the labels of the transitions into final "
                           f"states removed. Does it have the *-property? Answer yes or no.")
     return replace(ex, **{"solution": f"The {construction.replace('_', ' ')} of the CEA, by the "
-                                                  f"construction of seed 000.", "answer": expected_json(ex)})
+                                                  f"construction of the CEL paper.", "answer": expected_json(ex)})
 
 
 __all__ = ["CONSTRUCTION_BY_DIFFICULTY", "LOGICS", "Pattern", "SENSORS", "TEMPLATES", "difficulty_of", "generate"]

@@ -1,8 +1,8 @@
 """Grading an answer to an :class:`~cer_theory.exercises.model.Exercise`, one function per kind, all through the
 formalism registry (:func:`cer_theory.core.protocols.get`) and the toolkit's own constructions: no semantics here.
 
-* A formula is graded by the formalism's equivalence procedure where it has one (CEL: seed 000 Def. 5.2 read as
-  NFA equivalence; SO-CEL: seed 004 Prop. 5.2's UCEA; register-free SREMO: seed 002 Thm. 27's SRT), with the
+* A formula is graded by the formalism's equivalence procedure where it has one (CEL: the CEL paper Def. 5.2 read as
+  NFA equivalence; SO-CEL: the SO-CEL paper Prop. 5.2's UCEA; register-free SREMO: the SRT paper Thm. 27's SRT), with the
   shortest distinguishing stream and both sides' outputs on it. Where equivalence is not decided (CEQL windows
   and correlations, FO-CEL, ACEL aggregates, SREMO registers) it is graded by :func:`first_difference` on every
   stream over the exercise's alphabet up to its bound and on seeded random longer ones; the verdict is then
@@ -12,7 +12,7 @@ formalism registry (:func:`cer_theory.core.protocols.get`) and the toolkit's own
 * A prediction is graded by the reference semantics at the exercise's position.
 * A construction is graded structurally: ``trim`` up to isomorphism with :meth:`CEA.trim`, ``determinize`` up to
   isomorphism with the reachable subsets of Prop. 5.5 (guards compared as predicates, not as text),
-  ``star_property`` against the decision procedure of seed 000 Prop. 8.8 / seed 004 §5.3.
+  ``star_property`` against the decision procedure of the CEL paper Prop. 8.8 / the SO-CEL paper §5.3.
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ DECIDERS = {"cel": cel_equivalence, "socel": socel_equivalence, "sremo": sremo_e
 """The formalisms with an equivalence procedure (the others are graded by bounded testing)."""
 
 AUTOMATA: dict[str, Callable[[Any], CEA]] = {
-    "cel": cel_automaton,                        # seed 000, Theorems 6.2 and 7.2
-    "ceql": ceql_automaton,                      # seed 001, §4 (the CEA of a query)
-    "socel": socel_equivalence.automaton,        # seed 004, Prop. 5.2 (a UCEA)
-    "sremo": sremo_equivalence.automaton,        # seed 002, Thm. 27, register-free SRT read as a CEA
+    "cel": cel_automaton,                        # the CEL paper, Theorems 6.2 and 7.2
+    "ceql": ceql_automaton,                      # the CORE paper, §4 (the CEA of a query)
+    "socel": socel_equivalence.automaton,        # the SO-CEL paper, Prop. 5.2 (a UCEA)
+    "sremo": sremo_equivalence.automaton,        # the SRT paper, Thm. 27, register-free SRT read as a CEA
 }
 """The complex event automaton of a reference, for ``automaton`` and ``construction`` exercises."""
 

@@ -34,9 +34,9 @@ from cer_theory.core.protocols import Formalism, get, names
 DIFFICULTIES = {1: "easy", 2: "medium", 3: "hard"}
 KINDS = ("formula", "automaton", "predict", "construction")
 CONSTRUCTIONS = ("determinize", "trim", "star_property")
-PAPERS = {"cel": "CEL/CEA (seed 000)", "ceql": "CEQL/tECS (seed 001)", "sremo": "SREMO/SRT (seed 002)",
-          "acel": "ACEL/ACEA (seed 003)", "socel": "SO-CEL/FO-CEL/UCEA (seed 004)",
-          "focel": "SO-CEL/FO-CEL/UCEA (seed 004)"}
+PAPERS = {"cel": "CEL/CEA (the CEL paper)", "ceql": "CEQL/tECS (the CORE paper)", "sremo": "SREMO/SRT (the SRT paper)",
+          "acel": "ACEL/ACEA (the ACEL paper)", "socel": "SO-CEL/FO-CEL/UCEA (the SO-CEL paper)",
+          "focel": "SO-CEL/FO-CEL/UCEA (the SO-CEL paper)"}
 """The paper each logic comes from, as the exercise list groups them (in the order of the seeds)."""
 
 Status = Literal["correct", "no difference found", "wrong", "syntax error", "outside the schema", "unsupported"]

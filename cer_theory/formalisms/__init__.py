@@ -1,3 +1,3 @@
-"""One package per formalism of the seed papers: ``cel`` (seed 000), ``ceql`` (seed 001), ``sremo`` (seed 002),
-``acel`` (seed 003) and ``socel`` (seed 004, with FO-CEL). Each builds its registry record in ``formalism.py``,
+"""One package per formalism of the papers: ``cel`` (the CEL paper), ``ceql`` (the CORE paper), ``sremo`` (the SRT paper),
+``acel`` (the ACEL paper) and ``socel`` (the SO-CEL paper, with FO-CEL). Each builds its registry record in ``formalism.py``,
 declared as an entry point of ``cer_theory.formalisms`` (docs/decisions.md D180)."""

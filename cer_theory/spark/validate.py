@@ -11,7 +11,7 @@ A row is **rejected**, with the field and the reason, when (first reason wins):
    non-decreasing timestamps in stream order, docs/decisions.md D30).
 
 These are the events ``cer-theory run`` stops at with an error. A row whose PARTITION BY attribute is NULL is not
-an error: it belongs to no partition (seed 001 §2.2; docs/decisions.md D22), exactly as in the single-process engine;
+an error: it belongs to no partition (the CORE paper §2.2; docs/decisions.md D22), exactly as in the single-process engine;
 it is reported too, as a note. Without a declaration, the kinds are those of the DataFrame's columns (Spark's schema
 inference), and only rules 1 (missing type), 3 and 4 apply.
 """
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 KIND_NAMES = {"num": "a number", "str": "a string", "bool": "a boolean"}
-UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (seed 001 §2.2)"
+UNPARTITIONED = "NULL PARTITION BY attribute: the event belongs to no partition (the CORE paper §2.2)"
 _LATE_SCHEMA = pa.schema([("__row", pa.int64()), ("__previous", pa.float64())])
 
 

@@ -23,13 +23,13 @@ from cer_theory.stepper.models import step
 
 
 def step_cel(phi: Any, stream: Sequence[Event], *, structure: str | None = None, **bounds: Any) -> Run:
-    """CEL's CEA (seed 000 Theorems 6.2 and 7.2: selection strategies at any depth), or the CCES / tECS running
+    """CEL's CEA (the CEL paper Theorems 6.2 and 7.2: selection strategies at any depth), or the CCES / tECS running
     it (``structure``)."""
     return step(compile_with_selection(phi), stream, structure=structure, **_bounds(bounds))
 
 
 def step_ceql(query: Any, stream: Sequence[Event], *, structure: str | None = None, **bounds: Any) -> Run:
-    """A CEQL query on CORE's tECS (seed 001 §4): its runs start at every position, inside the query's window,
+    """A CEQL query on CORE's tECS (the CORE paper §4): its runs start at every position, inside the query's window,
     where the CEA alone starts at position 0 only."""
     if structure not in (None, "tECS"):
         raise UnsupportedError("--logic ceql is stepped on CORE's tECS (--engine tecs), not the CCES")
@@ -38,18 +38,18 @@ def step_ceql(query: Any, stream: Sequence[Event], *, structure: str | None = No
 
 
 def step_socel(phi: Any, stream: Sequence[Event], *, structure: str | None = None, **bounds: Any) -> Run:
-    """SO-CEL's unary CEA (seed 004 Thm 5.3), or the CCES / tECS running it (``structure``)."""
+    """SO-CEL's unary CEA (the SO-CEL paper Thm 5.3), or the CCES / tECS running it (``structure``)."""
     return step(compile_ucea(phi), stream, structure=structure, **_bounds(bounds))
 
 
 def step_acel(phi: Any, stream: Sequence[Event], *, structure: str | None = None, **bounds: Any) -> Run:
-    """ACEL's ACEA (seed 003 Thm 6.2), its templates copying the attributes each type has in this stream."""
+    """ACEL's ACEA (the ACEL paper Thm 6.2), its templates copying the attributes each type has in this stream."""
     _no_engine(structure, "ACEL's ACEA")
     return step(compile_acea(phi, schema_of(stream)), stream, **_bounds(bounds))
 
 
 def step_sremo(e: Any, stream: Sequence[Event], *, structure: str | None = None, **bounds: Any) -> Run:
-    """SREMO's SRT (seed 002 Thm 27) run by Alg. 1."""
+    """SREMO's SRT (the SRT paper Thm 27) run by Alg. 1."""
     _no_engine(structure, "SREMO's SRT")
     return step(compile_srt(e), stream, **_bounds(bounds))
 

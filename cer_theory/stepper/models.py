@@ -1,13 +1,13 @@
 """The frames of a run, for each model of the toolkit, read off the model's own run semantics.
 
-* a CEA or a UCEA (seed 000 Def. 5.2; seed 004 §4, the same runs): the configurations ``(q, μ)`` after each
+* a CEA or a UCEA (the CEL paper Def. 5.2; the SO-CEL paper §4, the same runs): the configurations ``(q, μ)`` after each
   event, from :meth:`CEA.moves` — the very steps :meth:`CEA.configurations` takes;
-* an ACEA (seed 003 §6): the configurations ``(q, ν, μ)`` of the runs started at every position so far, from
+* an ACEA (the ACEL paper §6): the configurations ``(q, ν, μ)`` of the runs started at every position so far, from
   :meth:`ACEA.moves`;
-* an SRT (seed 002 §4.3, Alg. 1): the run pool ``(q, registers, marked positions)`` of its
+* an SRT (the SRT paper §4.3, Alg. 1): the run pool ``(q, registers, marked positions)`` of its
   :class:`~cer_theory.formalisms.sremo.srt.Recognizer` after each ``feed``;
-* the CCES of seed 000 Algorithm 2 (:class:`~cer_theory.engines.cces.evaluator.CcesEvaluator`) and the tECS of
-  seed 001 Algorithm 1 (:class:`~cer_theory.engines.core.evaluator.Evaluator`): the structure after each event,
+* the CCES of the CEL paper Algorithm 2 (:class:`~cer_theory.engines.cces.evaluator.CcesEvaluator`) and the tECS of
+  the CORE paper Algorithm 1 (:class:`~cer_theory.engines.core.evaluator.Evaluator`): the structure after each event,
   its table T, the nodes the event created and the enumeration of this position's outputs.
 """
 
@@ -95,7 +95,7 @@ def acea_output_text(c: AcelComplexEvent) -> str:
 def acea_run(acea: ACEA, stream: Sequence[Event], *, title: str | None = None,
              max_positions: int = MAX_POSITIONS, max_rows: int = MAX_ROWS) -> Run:
     """The run of an ACEA: after position k, the configurations of the runs started at each ``i ≤ k``
-    (seed 003 §6 runs the automaton from every start); outputs are the complex events ending at k."""
+    (the ACEL paper §6 runs the automaton from every start); outputs are the complex events ending at k."""
     check_budget(len(stream), max_positions)
     ids = state_ids(acea.bfs_order())
     svg = render_svg(acea.to_dot(title=title))
@@ -138,7 +138,7 @@ def _bags(mu: Iterable[tuple[str, object]]) -> dict[str, list]:
 
 def srt_run(srt: SRT, stream: Sequence[Event], *, title: str | None = None, max_positions: int = MAX_POSITIONS,
             max_rows: int = MAX_ROWS) -> Run:
-    """The run pool of Alg. 1 (seed 002 §4.3) over ``stream``: after each event, the runs ``(q, registers,
+    """The run pool of Alg. 1 (the SRT paper §4.3) over ``stream``: after each event, the runs ``(q, registers,
     marked positions)`` that go on, and the matches reported at this position."""
     check_budget(len(stream), max_positions)
     ids = state_ids(range(srt.states))
@@ -171,7 +171,7 @@ def _registers(v: object) -> str:
 
 def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
              max_positions: int = MAX_POSITIONS, max_rows: int = MAX_ROWS) -> Run:
-    """Algorithm 2 of seed 000 over ``stream``: the CCES after each event with the table T pointing into it,
+    """Algorithm 2 of the CEL paper over ``stream``: the CCES after each event with the table T pointing into it,
     the nodes this event created, and the enumeration of ``⟦A⟧_n(S)``; the nodes T points at are shaded."""
     check_budget(len(stream), max_positions)
     ev = CcesEvaluator(cea)
@@ -195,7 +195,7 @@ def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
 
 def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
              max_positions: int = MAX_POSITIONS, max_rows: int = MAX_ROWS, **evaluator: object) -> Run:
-    """Algorithm 1 of seed 001 (CORE) over ``stream``: the tECS after each event with the table T (each
+    """Algorithm 1 of the CORE paper (CORE) over ``stream``: the tECS after each event with the table T (each
     det-state's union-list), the nodes this event created, and the enumeration of this position's outputs
     (``evaluator`` options, e.g. ``window``, go to :class:`~cer_theory.engines.core.evaluator.Evaluator`); the
     union-list entries of T are shaded."""

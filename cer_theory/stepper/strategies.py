@@ -1,11 +1,11 @@
 """Strategies side by side: one pattern, one stream, the complex events under every selection strategy, CEQL's
 ``CONSUME BY`` and both readings of a window, each with the automaton behind it one click away.
 
-Every row is a CEQL query evaluated by the reference semantics (seed 001 §2,
+Every row is a CEQL query evaluated by the reference semantics (the CORE paper §2,
 :func:`cer_theory.formalisms.ceql.semantics.evaluate`). The automaton of a strategy row is CEL's ``A_SEL`` of
-seed 000 Theorem 7.2 for the same strategy (ALL: the pattern's CEA of Theorem 6.2; ``NEXT`` is seed 000's NXT);
+the CEL paper Theorem 7.2 for the same strategy (ALL: the pattern's CEA of Theorem 6.2; ``NEXT`` is the CEL paper's NXT);
 ``ANY``, ``CONSUME BY`` and ``WITHIN`` act on the engine's runs, not on the automaton, so their rows show the
-pattern's CEA. The two window readings are the paper's (``end − start ≤ n`` for every kind, seed 001 §2.2) and
+pattern's CEA. The two window readings are the paper's (``end − start ≤ n`` for every kind, the CORE paper §2.2) and
 CORE's engine's (strict for ``WITHIN n [attribute]``), docs/decisions.md D102.
 """
 
@@ -26,7 +26,7 @@ from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.stepper.models import event_text
 
 SEED000_STRATEGY = {"NEXT": "NXT", "LAST": "LAST", "MAX": "MAX", "STRICT": "STRICT"}
-"""CEQL's strategy keyword → seed 000's selection operator of the same name (§7; NEXT is NXT). A test checks
+"""CEQL's strategy keyword → the CEL paper's selection operator of the same name (§7; NEXT is NXT). A test checks
 that each row's automaton reports the row's complex events on the documentation's example."""
 
 
@@ -62,7 +62,7 @@ def side_by_side(pattern: str, stream: Sequence[Event], *, within: str | None = 
         key = strategy or "ALL"
         if key not in drawings:
             text = f"{SEED000_STRATEGY[strategy]}({cel_text})" if strategy else cel_text
-            caption = f"seed 000 Thm 7.2: {text}" if strategy else f"seed 000 Thm 6.2: {text}"
+            caption = f"the CEL paper, Thm 7.2: {text}" if strategy else f"the CEL paper, Thm 6.2: {text}"
             cea = compile_with_selection(parse_cel(text)).trim().relabel_states()
             drawings[key] = (caption, render_svg(cea.to_dot(title=caption)))
         return drawings[key]

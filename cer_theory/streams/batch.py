@@ -2,7 +2,7 @@
 predicate evaluator reads (it implements :class:`cer_theory.core.predicates.vectorized.Batch`) and the engine
 runs on, with an :class:`~cer_theory.core.events.Event` built only for the rows an output reports.
 
-CORE (seed 001, *CORE: a Complex Event Recognition Engine*, §4.4) evaluates each event's predicates once into a
+CORE (the CORE paper, *CORE: a Complex Event Recognition Engine*, §4.4) evaluates each event's predicates once into a
 bit vector; nothing else of the event is read except the window's time key and the PARTITION BY values. A batch
 holds what that needs column-wise, and its events on demand (docs/decisions.md D87, D89, D155).
 """
@@ -149,7 +149,7 @@ class ColumnEvents:
 
 
 class DictRows(Rows):
-    """A batch of checked dicts: bit vectors from the mask compiled for dicts (seed 001 §4.4, read in place),
+    """A batch of checked dicts: bit vectors from the mask compiled for dicts (the CORE paper §4.4, read in place),
     keys and output events from the dicts themselves (exact values)."""
 
     __slots__ = ("dicts",)

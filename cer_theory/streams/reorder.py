@@ -1,7 +1,7 @@
 """Bounded out-of-order input: events re-ordered by a time key within an allowed lateness, before an engine sees
 them (docs/decisions.md D104).
 
-The engines of seed 001 (CORE, §2 and §4) read a stream in order: a time window needs non-decreasing timestamps
+The engines of the CORE paper (CORE, §2 and §4) read a stream in order: a time window needs non-decreasing timestamps
 (docs/decisions.md D30). Real feeds deliver events a little late. With an allowed lateness ``L``, an event is
 *on time* when its timestamp is at least the largest timestamp seen before it minus ``L``; the buffer holds the
 events back until no on-time event can come before them any more (the watermark, largest timestamp − ``L``,

@@ -3,7 +3,7 @@
 
 These are the readable reference of every input path: the block readers (:mod:`cer_theory.streams.blocks`) must
 give the same events, and fall back to these readers at the first batch they cannot read exactly (docs/decisions.md
-D87). The stream of seed 000 (§4) is a sequence of typed tuples; every event carries its type under the key
+D87). The stream of the CEL paper (§4) is a sequence of typed tuples; every event carries its type under the key
 ``type`` (docs/decisions.md D1).
 """
 

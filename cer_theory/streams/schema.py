@@ -1,5 +1,5 @@
 """The schema of a stream: event type → attribute → kind (number, string, boolean), declared (CORE's ``CREATE
-STREAM``, seed 001 *CORE: a Complex Event Recognition Engine*, §2, converted by
+STREAM``, the CORE paper *CORE: a Complex Event Recognition Engine*, §2, converted by
 :func:`cer_theory.formalisms.ceql.declarations.schema_of`) or inferred from the data, and checked event by event
 (:class:`Schema`) or batch by batch, column-wise (:class:`~cer_theory.streams.schema_check.SchemaCheck`), with
 the same messages.

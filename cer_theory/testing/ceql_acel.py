@@ -1,28 +1,28 @@
 """CEQL aggregate queries as ACEL formulas, and both outputs in one shape: the differential check of the engine's
-aggregates against seed 003's semantics (docs/decisions.md D70–D71).
+aggregates against the ACEL paper's semantics (docs/decisions.md D70–D71).
 
-**The translation** (:func:`to_acel`). A CEQL query (seed 001 §2) ``SELECT L, F1(X1.a1) AS b1, … WHERE φ HAVING h``
-becomes ``π_{L ∪ {Y}}(FILTER Y[h](AGG Y[b1 <- f1(X1.a1), …](φ')))`` (seed 003 §5, the aggregation operator,
+**The translation** (:func:`to_acel`). A CEQL query (the CORE paper §2) ``SELECT L, F1(X1.a1) AS b1, … WHERE φ HAVING h``
+becomes ``π_{L ∪ {Y}}(FILTER Y[h](AGG Y[b1 <- f1(X1.a1), …](φ')))`` (the ACEL paper §5, the aggregation operator,
 and Fig. 1 for π and FILTER), evaluated in ACEL's ``set`` bind mode (D67, which is CEQL's reading of a
 variable's events, D75). ``Y`` is a variable the pattern does not use; ``SELECT *`` projects nothing. ``φ'`` is
 ``φ`` operator by operator, in the fragment both papers define alike:
 
-* ``R`` (an event type), ``φ AS X``, ``φ ; ψ``, ``φ : ψ``, ``φ OR ψ``, ``φ+``, ``φ:+`` — seed 001 Fig. 2 (after
-  seed 000 Fig. 3) and seed 003 Fig. 1 give the same rules on the same complex events: an atom binds its type
+* ``R`` (an event type), ``φ AS X``, ``φ ; ψ``, ``φ : ψ``, ``φ OR ψ``, ``φ+``, ``φ:+`` — the CORE paper Fig. 2 (after
+  the CEL paper Fig. 3) and the ACEL paper Fig. 1 give the same rules on the same complex events: an atom binds its type
   variable at ``[i, i]``, ``AS`` binds ``X`` to every event of the match, ``;`` and ``:`` ask ``end < start``
   and ``end + 1 = start`` and take unions, ``+`` and ``:+`` are the least fixpoints of the same unions;
 * ``φ FILTER c`` with a *unary* condition (every literal reads one variable): both papers test it on every event
-  bound to the variable (universal, vacuous on an unbound variable) and read ∧ as nesting, ∨ as union (seed 000
-  §4; seed 003 §3).
+  bound to the variable (universal, vacuous on an unbound variable) and read ∧ as nesting, ∨ as union (the CEL paper
+  §4; the ACEL paper §3).
 
-Outside it :class:`~cer_theory.core.errors.UnsupportedError` names the construct: binary filters (seed 003's
-predicates are unary), AND (seed 001's AND is not among CEQL's pattern operators either), selection strategies
-other than ALL, windows, PARTITION BY, CONSUME BY, LIMIT and FROM (seed 003 has none of them).
+Outside it :class:`~cer_theory.core.errors.UnsupportedError` names the construct: binary filters (the ACEL paper's
+predicates are unary), AND (the CORE paper's AND is not among CEQL's pattern operators either), selection strategies
+other than ALL, windows, PARTITION BY, CONSUME BY, LIMIT and FROM (the ACEL paper has none of them).
 
 **The shapes** (:func:`engine_records`, :func:`acel_records`): both are sets of ``(start, end, positions, values)``.
-The engine reports CORE's complex event ``([i, j], D)`` (seed 001 §2: ``i`` the first position of the match, kept
+The engine reports CORE's complex event ``([i, j], D)`` (the CORE paper §2: ``i`` the first position of the match, kept
 under projection; ``D`` the positions of the selected variables) and the aggregate values. An ACEL complex event
-``(i, j, μ)`` has ``time(C) = [i..j]`` (seed 003 §3, kept by π_L); ``D`` is the set of times of the events in
+``(i, j, μ)`` has ``time(C) = [i..j]`` (the ACEL paper §3, kept by π_L); ``D`` is the set of times of the events in
 its bags other than ``Y``, and the values are the attributes of the one event of ``C(Y)``, whose time must be
 ``end(C')`` = ``j`` (§5). Records that differ only in which variable holds a position are one record, as the engine
 keeps positions, not variables.
@@ -62,7 +62,7 @@ def pattern_to_acel(phi: cel.Formula) -> acel.Formula:
     if isinstance(phi, cel.Filter):
         if not cel.is_unary(cel.Filter(cel.Atom("_"), phi.condition)):
             raise UnsupportedError(f"FILTER {phi.condition.text()} compares several variables; ACEL's filters are "
-                                   f"unary (seed 003 §3)")
+                                   f"unary (the ACEL paper §3)")
         return acel.Filter(pattern_to_acel(phi.body), phi.condition)
     if type(phi) in _BINARY:
         return _BINARY[type(phi)](pattern_to_acel(phi.left), pattern_to_acel(phi.right))  # type: ignore[attr-defined]
@@ -85,7 +85,7 @@ def _check_fragment(query: Query) -> None:
                ("FROM", bool(query.streams)), ("a query without aggregates", not query.aggregates)]
     for name, present in clauses:
         if present:
-            raise UnsupportedError(f"{name} is outside the CEQL–ACEL fragment: seed 003's ACEL has no counterpart "
+            raise UnsupportedError(f"{name} is outside the CEQL–ACEL fragment: the ACEL paper's ACEL has no counterpart "
                                    f"(query: {query})")
 
 
@@ -104,7 +104,7 @@ def to_acel(query: Query | str) -> acel.Formula:
 
 
 def engine_records(query: Query | str, stream: Sequence[Event]) -> frozenset[Record]:
-    """The engine's outputs as ``(start, end, D, values)`` (seed 001's complex event and the aggregates)."""
+    """The engine's outputs as ``(start, end, D, values)`` (the CORE paper's complex event and the aggregates)."""
     out = set()
     for m in Engine(query).process(stream):
         values = m.values if isinstance(m, AggregatedMatch) else ()
@@ -115,14 +115,14 @@ def engine_records(query: Query | str, stream: Sequence[Event]) -> frozenset[Rec
 def acel_records(query: Query | str, stream: Sequence[Event]) -> frozenset[Record]:
     """``⟦to_acel(query)⟧(S)`` in set mode as ``(start, end, D, values)``: D the times of the events bound to the
     pattern's variables, values those of the one created event in ``Y``. A complex event whose ``Y`` is not one
-    event at time ``end`` would break the correspondence of seed 003 §5 and raises AssertionError."""
+    event at time ``end`` would break the correspondence of the ACEL paper §5 and raises AssertionError."""
     q = parse(query) if isinstance(query, str) else query
     y = target_variable(q)
     out = set()
     for c in complex_events(to_acel(q), stream, BIND):
         created = c[y]
         if len(created) != 1 or created[0].time != c.end:
-            raise AssertionError(f"{y} of {c} is not one event at end(C) (seed 003 §5)")
+            raise AssertionError(f"{y} of {c} is not one event at end(C) (the ACEL paper §5)")
         positions = tuple(sorted({e.time for x, b in c.bags if x != y for e in b}))
         out.add((c.start, c.end, positions, tuple(created[0].value(it.alias) for it in q.aggregates)))
     return frozenset(out)

@@ -171,7 +171,7 @@ def report(formula: object, stream: Sequence[object] | None, expected: Sequence[
 
 
 def to_complex_events(outputs: Outputs) -> list[frozenset]:
-    """CEL valuation outputs → complex-event outputs (``sup``, seed 000 §3), by CEL's registered levels."""
+    """CEL valuation outputs → complex-event outputs (``sup``, the CEL paper §3), by CEL's registered levels."""
     return get("cel").level("complex events").outputs(outputs)
 
 

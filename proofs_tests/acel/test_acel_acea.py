@@ -1,4 +1,4 @@
-"""Aggregation automata (seed 003 §6): expressions over the value structure, post-assignment predicates, blocked
+"""Aggregation automata (the ACEL paper §6): expressions over the value structure, post-assignment predicates, blocked
 versus NULL, erased registers, output templates, the run-based evaluator, drawing, and the witnesses W1/W2."""
 
 from __future__ import annotations

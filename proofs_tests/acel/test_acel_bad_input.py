@@ -28,7 +28,7 @@ def test_an_unknown_aggregate_is_refused_by_the_parser_and_by_the_ast() -> None:
 
 
 def test_an_aggregate_over_an_unbound_variable_reads_the_empty_bag() -> None:
-    """Documented result (seed 003 §5 and E10): a variable φ never binds has the empty bag, so the identity."""
+    """Documented result (the ACEL paper §5 and E10): a variable φ never binds has the empty bag, so the identity."""
     s = Stream([Event("R", a=4)])
     assert created("AGG Y[s <- sum(Nobody.a), m <- min(Nobody.a), r <- range(Nobody.a)](R)", s) == [
         {"s": 0, "m": float("inf"), "r": NULL}]

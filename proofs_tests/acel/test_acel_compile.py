@@ -1,4 +1,4 @@
-"""The constructions of seed 003 §6: ACEL → ACEA (Thm 6.2) and CEA → ACEA (Thm 6.1), differentially tested against
+"""The constructions of the ACEL paper §6: ACEL → ACEA (Thm 6.2) and CEA → ACEA (Thm 6.1), differentially tested against
 the reference semantics and the CEA's own runs, with the paper's errata pinned by small exact cases."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ OVER_A_SCHEMA = Schema(types=("R", "T", "U", "V"), attributes=(("x", (0, 1, 2, 3
 @given(random_ceas(max_states=3), streams(OVER_A_SCHEMA, max_length=5))
 def test_thm_6_1_every_cea_has_an_acea_with_the_same_outputs(cea, stream) -> None:
     """Thm 6.1 (with the predicate renamed onto the registers): the ACEA's complex events are the CEA's own runs,
-    started at every position as seed 003 reads CEA (the toolkit's CEA start at position 0, so each suffix)."""
+    started at every position as the ACEL paper reads CEA (the toolkit's CEA start at position 0, so each suffix)."""
     acea = cea_to_acea(cea, schema_of(stream))
     got, want = acea.complex_events(stream), cea_complex_events(cea, stream)
     assert got == want, f"CEA = {cea.describe()}\nS = {stream}\nACEA = {show(got)}\nCEA runs = {show(want)}"

@@ -1,4 +1,4 @@
-"""Seed 003's worked examples as exact oracles (E1–E10): Ex. 3.2, 3.3, 5.1, 5.2, the §5 design rationale and
+"""The ACEL paper's worked examples as exact oracles (E1–E10): Ex. 3.2, 3.3, 5.1, 5.2, the §5 design rationale and
 App. D. Times are 0-based stream positions (docs/decisions.md D66): the paper's Example 3.1 table numbers S_Stocks
 0..9 as here; the streams it numbers from 1 are shifted by one. Ex. 3.2 filters on ``"INTC"`` while the stream says
 ``INTL``: read literally the result is empty, so both readings are tested (docs/errata.md)."""

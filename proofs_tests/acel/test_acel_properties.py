@@ -1,5 +1,5 @@
-"""The checkable claims of seed 003 on ACEL's semantics, as property tests named after them: Thm 3.1 (the old
-position semantics of seed 000 equals the new event semantics once bags are collapsed to sets), the algebraic
+"""The checkable claims of the ACEL paper on ACEL's semantics, as property tests named after them: Thm 3.1 (the old
+position semantics of the CEL paper equals the new event semantics once bags are collapsed to sets), the algebraic
 laws of the new semantics, the shape of every output, and Lemma 4.1's monoids behind ``Agg``."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cer_theory.testing.strategies.acel import CEL_OPERATORS, acel_streams, form
 
 
 def to_cel(phi: A.Formula) -> C.Formula:
-    """The same formula in seed 000's CEL AST (the operators both languages share)."""
+    """The same formula in the CEL paper's CEL AST (the operators both languages share)."""
     if isinstance(phi, A.Atom):
         return C.Atom(phi.name)
     if isinstance(phi, A.As):
@@ -43,8 +43,8 @@ def collapsed(c) -> Valuation:
 @settings(max_examples=80)
 @given(formulas(CEL_OPERATORS), acel_streams(), st.sampled_from(["bag", "set"]))
 def test_thm_3_1_old_position_semantics_equals_new_event_semantics_collapsed_to_sets(phi, stream, bind) -> None:
-    """Seed 003 Thm 3.1: for CEL formulas (no Agg, no attribute projection, no π: see docs/errata.md), the outputs of
-    seed 000's semantics at each n are the new outputs ending at n with bags collapsed to sets of positions, and each
+    """The ACEL paper Thm 3.1: for CEL formulas (no Agg, no attribute projection, no π: see docs/errata.md), the outputs of
+    the CEL paper's semantics at each n are the new outputs ending at n with bags collapsed to sets of positions, and each
     new interval is [min, max] of its positions."""
     new = complex_events(phi, stream, bind)
     old = cel_evaluate(to_cel(phi), stream)
@@ -58,7 +58,7 @@ def test_thm_3_1_old_position_semantics_equals_new_event_semantics_collapsed_to_
 
 def test_thm_3_1_needs_the_projection_free_fragment() -> None:
     """With π under AND, the old semantics forgets where the projected-away part started: π_∅(R) AND π_∅(T ; R)
-    holds in seed 000's semantics at the R, while the new complex events differ in their start."""
+    holds in the CEL paper's semantics at the R, while the new complex events differ in their start."""
     phi = parse("PI[](R) AND PI[](T ; R)")
     stream = Stream.from_types("T R")
     assert complex_events(phi, stream) == frozenset()

@@ -1,4 +1,4 @@
-"""CEA (seed 000, Defs. 5.1, 5.2, 5.4): validation, run semantics, I/O-determinism, drawings."""
+"""CEA (the CEL paper, Defs. 5.1, 5.2, 5.4): validation, run semantics, I/O-determinism, drawings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Proposition 5.5 (seed 000): every CEA has a valuation-equivalent I/O-deterministic CEA (subset construction
+"""Proposition 5.5 (the CEL paper): every CEA has a valuation-equivalent I/O-deterministic CEA (subset construction
 over the *types* of its predicates). Checked on compiled formulas (test_cea.py) and here on random CEAs, for the
 Z3-pruned and the naive minterms, the eager and the lazy construction."""
 

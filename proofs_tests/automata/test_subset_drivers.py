@@ -1,4 +1,4 @@
-"""One subset step, many drivers (seed 000 Prop. 5.5; seed 001 §4.4): the eager determinization keyed by Z3
+"""One subset step, many drivers (the CEL paper Prop. 5.5; the CORE paper §4.4): the eager determinization keyed by Z3
 minterms, the lazy one keyed by signatures and CORE's keyed by bit vectors give automata with the same run
 semantics as the CEA they determinize, on random CEAs and streams. The three keys of one event coincide, and the
 step itself is checked against Δ(R, t, L) evaluated from its definition."""

@@ -1,4 +1,4 @@
-"""Equivalence and containment of unary CEL (seed 000): soundness both ways, shortest streams, bad input.
+"""Equivalence and containment of unary CEL (the CEL paper): soundness both ways, shortest streams, bad input.
 
 * "equivalent" ⇒ the reference semantics (Fig. 3) agree at every position of every stream of length ≤ 3 over
   the witness alphabet (one event per type of both automata's predicates: exhaustive up to that bound);
@@ -216,7 +216,7 @@ def _schema_alphabet(phi: Formula, psi: Formula, schema) -> list[Event]:
 @settings(max_examples=40, deadline=None)
 @given(pairs(), st.sampled_from(SCHEMAS))
 def test_over_a_schema_the_distinguishing_stream_keeps_to_it_and_equivalence_is_sound(pair, schema) -> None:
-    """Seed 000 fixes the schema and quantifies over its streams: with ``schema`` the witness search stays inside
+    """The CEL paper fixes the schema and quantifies over its streams: with ``schema`` the witness search stays inside
     it (types and each relation's attributes), and "equivalent" means no stream of the schema tells them apart."""
     phi, psi = pair
     try:
@@ -238,7 +238,7 @@ def test_over_a_schema_the_distinguishing_stream_keeps_to_it_and_equivalence_is_
 def test_theorem_6_3_round_trip_is_equivalent_over_its_schema() -> None:
     """The audit's case: to-cel of φ1 over the relations H, T against φ1, with the schema H(id,hum) T(id,tmp),
     was "not equivalent" with a stream holding an event of type A. Over the schema's streams they are equivalent;
-    over all streams they are not (the back-translation's ANY is the OR of the schema's relations: seed 000
+    over all streams they are not (the back-translation's ANY is the OR of the schema's relations: the CEL paper
     Theorem 6.3 fixes the schema), and the stream that shows it has an event of another type."""
     from cer_theory.examples.seed000 import FORMULAS
     from cer_theory.formalisms.cel.parser import parse

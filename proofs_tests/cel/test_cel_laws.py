@@ -1,4 +1,4 @@
-"""The law catalogue of CEL (seed 000): every law is proved by the decision procedure, every non-law refuted by a
+"""The law catalogue of CEL (the CEL paper): every law is proved by the decision procedure, every non-law refuted by a
 stream that the reference semantics confirms, the laws' schemata hold for generated operands, and docs/laws.md
 is exactly what the procedure produces today (so the page cannot go stale)."""
 

@@ -1,4 +1,4 @@
-"""CEL concrete syntax (seed 000, Fig. 2): parser, printer, precedence, errors and the round trip
+"""CEL concrete syntax (the CEL paper, Fig. 2): parser, printer, precedence, errors and the round trip
 ``parse(format(φ)) == φ`` over generated formulas."""
 
 from __future__ import annotations
@@ -362,7 +362,7 @@ def _arith_cmp(slot):
 @settings(max_examples=60)
 @given(_arith_cmp("R"), _arith_cmp(None), st.booleans())
 def test_arithmetic_conditions_round_trip_in_every_position(qualified: Cmp, unqualified: Cmp, flip: bool) -> None:
-    """CEQL's arithmetic (seed 001) in the CEL family's conditions: a qualified comparison in FILTER, an
+    """CEQL's arithmetic (the CORE paper) in the CEL family's conditions: a qualified comparison in FILTER, an
     unqualified one in R[…] and in parse_predicate, each printed and parsed back to the same AST."""
     if flip:
         qualified = Cmp(qualified.right, qualified.op, qualified.left)

@@ -1,4 +1,4 @@
-"""Seed 000's worked examples as exact oracles, and our own (O7, O8).
+"""The CEL paper's worked examples as exact oracles, and our own (O7, O8).
 
 O1: §3 (Fig. 1 stream, φ1–φ5; O1.9: the §7.1 strategy examples). O2: §7.1 (≤_next, ≤_last). O3: Example 5.3
 (Fig. 4). O4, O5: Figs. 7 and 8 (§9.2), rebuilt. O6: §8 (R UNLESS T before Cor. 8.6; STRICT(R+), §8.2 and App. B;

@@ -1,4 +1,4 @@
-"""Seed 000 §8 (Appendices B–E) as executable checks against the reference semantics.
+"""The CEL paper §8 (Appendices B–E) as executable checks against the reference semantics.
 
 * Lemmas 8.2 and 8.3 and Prop. 8.5 (the *-property) on generated CEL* formulas, with unary and binary filters.
 * Corollary 8.6: one concrete *-property violation for each operator outside CEL*.

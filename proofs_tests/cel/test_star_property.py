@@ -1,4 +1,4 @@
-"""The *-semantics (Def 8.7), Prop 8.5/8.8 and the *-property decision procedure (seed 000, §8.1).
+"""The *-semantics (Def 8.7), Prop 8.5/8.8 and the *-property decision procedure (the CEL paper, §8.1).
 
 * Def 8.7: the *-semantics on hand-checked oracles (0-based, gaps, last position = n, marking steps only).
 * Prop 8.8: CEAs compiled from generated CEL* formulas have ⟦A⟧ = ⟦A⟧* (brute force) and the decision

@@ -1,4 +1,4 @@
-"""Theorem 6.2 (seed 000): for every unary CEL formula φ, ``⟦φ⟧ᵛ_n(S) = ⟦CEA(φ)⟧ᵛ_n(S)`` for all S and n.
+"""Theorem 6.2 (the CEL paper): for every unary CEL formula φ, ``⟦φ⟧ᵛ_n(S) = ⟦CEA(φ)⟧ᵛ_n(S)`` for all S and n.
 
 Checked differentially on generated formulas (every operator, nested ``+``/``⊕`` included) and streams of
 length up to 8: valuations and complex events at every position. A failure prints the shrunk formula, the

@@ -1,4 +1,4 @@
-"""Theorem 6.3 / Corollary 6.4 and Theorem 8.9 (seed 000): CEA → unary CEL back-translations.
+"""Theorem 6.3 / Corollary 6.4 and Theorem 8.9 (the CEL paper): CEA → unary CEL back-translations.
 
 * Thm 6.3 (with the Z fix of docs/errata.md, D13): ``⟦cea_to_cel(A)⟧ᵛ_n(S) = ⟦A⟧ᵛ_n(S)`` on random
   2–3-state CEAs and streams of length ≤ 4, also through the Theorem 6.2 compiler
@@ -152,7 +152,7 @@ def test_theorem_8_9_star_semantics_back_translation(cea: CEA, streams_: list[St
 
 
 def test_theorem_8_9_renaming_example_fails_at_valuation_level() -> None:
-    """Seed 000 after Thm 8.9: A = ({p,q}, {(p, tuples(R), {T}, q)}, {p}, {q}) with T ∉ ℛ outputs {T↦{n}};
+    """The CEL paper after Thm 8.9: A = ({p,q}, {(p, tuples(R), {T}, q)}, {p}, {q}) with T ∉ ℛ outputs {T↦{n}};
     the closest CEL* formula ``R IN T`` also binds R. Both agree on complex events."""
     cea = CEA(["p", "q"], [("p", is_type("R"), {"T"}, "q")], ["p"], ["q"])
     stream = Stream.from_types("U R")

@@ -1,4 +1,4 @@
-"""Theorem 7.2 (seed 000): selection strategies as I/O-deterministic automata; nesting (docs/decisions.md D18); and the
+"""Theorem 7.2 (the CEL paper): selection strategies as I/O-deterministic automata; nesting (docs/decisions.md D18); and the
 normal form of §9.2 (Prop 9.2, the order of transformations of docs/decisions.md D17).
 
 ``⟦A_SEL⟧ᵛ_n(S) = SEL(⟦A⟧ᵛ_n(S))`` is checked at every position of generated streams (length ≤ 6), for CEAs
@@ -254,7 +254,7 @@ def test_theorem_7_2_nested_examples(text: str) -> None:
 
 
 F = FORMULAS
-O1_9 = {  # seed 000 §7.1's examples (O1.9) on S_fire: n -> complex events
+O1_9 = {  # the CEL paper §7.1's examples (O1.9) on S_fire: n -> complex events
     "STRICT(φ1)": (f"STRICT({F['φ1']})", {2: {(1, 2)}}),
     "NXT(φ1)": (f"NXT({F['φ1']})", {2: {(1, 2)}, 8: {(1, 8)}}),
     "LAST(φ1)": (f"LAST({F['φ1']})", {2: {(1, 2)}, 8: {(5, 8)}}),
@@ -270,7 +270,7 @@ O1_9 = {  # seed 000 §7.1's examples (O1.9) on S_fire: n -> complex events
 
 @pytest.mark.parametrize("name", list(O1_9))
 def test_theorem_7_2_fire_oracles(name: str) -> None:
-    """Seed 000 §7.1's examples (O1.9) through the automaton: the A_SEL of the compiled φ on S_fire."""
+    """The CEL paper §7.1's examples (O1.9) through the automaton: the A_SEL of the compiled φ on S_fire."""
     text, expected = O1_9[name]
     cea = compile_with_selection(parse(text))
     got = {n: {tuple(sorted(c)) for c in out} for n, out in enumerate(cea.run_complex_events(fire_stream())) if out}
@@ -279,7 +279,7 @@ def test_theorem_7_2_fire_oracles(name: str) -> None:
 
 
 def test_theorem_7_2_strict_plus_oracle() -> None:
-    """Oracle O6 (seed 000 §8.2, App. B): STRICT(R+) on R^{N+1} outputs, at N, exactly the suffix intervals {k..N}."""
+    """Oracle O6 (the CEL paper §8.2, App. B): STRICT(R+) on R^{N+1} outputs, at N, exactly the suffix intervals {k..N}."""
     cea = compile_with_selection(parse("STRICT(R+)"))
     out = cea.run_complex_events(Stream.from_types("R R R R"))
     assert out[3] == {frozenset(range(k, 4)) for k in range(4)}

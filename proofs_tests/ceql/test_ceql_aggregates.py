@@ -1,4 +1,4 @@
-"""CEQL aggregates and HAVING: syntax, errors and the reference semantics (seed 003's Agg on each match of a seed-001
+"""CEQL aggregates and HAVING: syntax, errors and the reference semantics (the ACEL paper's Agg on each match of a CORE paper
 pattern; cer_theory.formalisms.ceql.aggregation, docs/decisions.md D75–D76)."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_bad_aggregates_are_located_syntax_errors(text, message):
 
 
 def test_stock_query_oracle():
-    """Every match of ``SELL ; BUY+ ; SELL`` is one Agg over its own bag of b (seed 003 §5): the three
+    """Every match of ``SELL ; BUY+ ; SELL`` is one Agg over its own bag of b (the ACEL paper §5): the three
     subsets {1}, {2}, {1,2} of the BUYs give three records with the same complex event ([0,3], {0})."""
     out = evaluate(parse(STOCK), STREAM)
     assert _records(out) == {(0, 3, (0,), (("vol", 10), ("top", 5), ("n", 1))),
@@ -112,8 +112,8 @@ def test_a_missing_attribute_is_an_absorbing_null_and_fails_every_having_compari
 
 
 def test_an_event_bound_twice_to_a_variable_is_in_its_bag_once():
-    """D75: CEQL valuations are sets of positions (seed 001 Fig. 2), so ``(B AS b) AS b`` binds each event once:
-    seed 003's set binding mode."""
+    """D75: CEQL valuations are sets of positions (the CORE paper Fig. 2), so ``(B AS b) AS b`` binds each event once:
+    the ACEL paper's set binding mode."""
     q = parse("SELECT *, COUNT(b) AS n, SUM(b.x) AS s WHERE (B AS b) AS b")
     assert _records(evaluate(q, [Event("B", x=4)])) == {(0, 0, (0,), (("n", 1), ("s", 4)))}
 

@@ -1,4 +1,4 @@
-"""The shape of the CEQL package (seed 001, *CORE: a Complex Event Recognition Engine*, §2): the parser is light,
+"""The shape of the CEQL package (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2): the parser is light,
 the front doors are lazy, and the selection strategies and CONSUME BY policies are defined once.
 
 Each import check runs in a fresh interpreter, so that modules this test session already loaded do not hide what
@@ -71,7 +71,7 @@ def test_one_strategy_enum() -> None:
 
 
 def test_ceql_strategy_keywords() -> None:
-    """Seed 001 §2 writes seed 000's strategies as SELECT keywords; NEXT is seed 000's NXT, ALL and ANY select
+    """The CORE paper §2 writes the CEL paper's strategies as SELECT keywords; NEXT is the CEL paper's NXT, ALL and ANY select
     nothing."""
     assert STRATEGIES == ("ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT")
     assert ceql_strategy("next") is Strategy.NXT and ceql_strategy("ALL") is None and ceql_strategy("any") is None

@@ -1,8 +1,8 @@
-"""CEQL reference semantics and its compilation to CEA (seed 001, *CORE: a Complex Event Recognition Engine*, §2,
+"""CEQL reference semantics and its compilation to CEA (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2,
 Theorem 1, App. A).
 
-Worked examples E1–E9 (seed 001's running example, Fig. 1 queries, and the decisions D20–D23 of docs/decisions.md) run through the reference semantics *and* through ``compile_automaton`` + any-start runs;
-property tests check the reference against seed 000's semantics (``START(φ)``, selection strategies,
+Worked examples E1–E9 (the CORE paper's running example, Fig. 1 queries, and the decisions D20–D23 of docs/decisions.md) run through the reference semantics *and* through ``compile_automaton`` + any-start runs;
+property tests check the reference against the CEL paper's semantics (``START(φ)``, selection strategies,
 Theorem 7.2 automata) and the compiled automaton against the reference on random patterns and streams.
 """
 
@@ -153,7 +153,7 @@ def test_partition_by_counts_event_windows_on_global_positions():
 
 
 def test_d148_strict_under_partition_by_is_judged_in_the_substream():
-    """Seed 001 §2 runs SELECT (and its strategy) on each substream: T(x=2) U(x=2) are adjacent in the substream
+    """The CORE paper §2 runs SELECT (and its strategy) on each substream: T(x=2) U(x=2) are adjacent in the substream
     of x = 2 although U(x=3) sits between them in the stream (docs/decisions.md D148)."""
     stream = Stream([Event("T", x=2), Event("U", x=3), Event("U", x=2)])
     assert both(parse("SELECT STRICT * WHERE T ; U PARTITION BY [x]"), stream) == {2: {ce(0, 2, 0, 2)}}
@@ -216,7 +216,7 @@ def test_oracle_e9_max_keeps_inclusion_maximal_data():
 
 
 def test_oracle_e9_max_agrees_with_theorem_7_2_on_the_prefixed_automaton():
-    """Seed 000's A_MAX on ``Σ*·A_Q3`` (runs from 0) outputs the same data sets as the reference."""
+    """The CEL paper's A_MAX on ``Σ*·A_Q3`` (runs from 0) outputs the same data sets as the reference."""
     a = prefixed_selection_cea(parse(Q3), "MAX")
     assert a.run_complex_events(E9_STREAM)[4] == {frozenset({0, 1, 3, 4}), frozenset({2, 3, 4})}
 
@@ -339,8 +339,8 @@ windows = st.one_of(st.none(), st.builds(Window, st.just("events"), st.integers(
 @settings(max_examples=400)
 @given(patterns(contiguous=True), streams(max_length=7))
 def test_reference_agrees_with_seed_000_start_semantics(pattern, stream):
-    """CORE's valuations are seed 000's with a tight interval: the CEs ``([i,j], D)`` of φ are exactly the
-    supports of ``⟦START(φ)⟧ᵛ(S,i,j)`` (seed 000 Fig. 3), and ``i = min D``, ``j = max D``."""
+    """CORE's valuations are the CEL paper's with a tight interval: the CEs ``([i,j], D)`` of φ are exactly the
+    supports of ``⟦START(φ)⟧ᵛ(S,i,j)`` (the CEL paper Fig. 3), and ``i = min D``, ``j = max D``."""
     core = pattern_complex_events(pattern, stream)
     seed0 = CelSemantics(stream)
     for j in range(len(stream)):
@@ -375,7 +375,7 @@ competing_streams = _streams(Schema(types=("R", "T")), min_length=4, max_length=
 @settings(max_examples=150)
 @given(pattern=competing_patterns(), stream=competing_streams)
 def test_reference_strategies_are_seed_000_selection_over_all_starts(strategy, pattern, stream):
-    """``SELECT <SEL> *``: the data sets at j are seed 000's ``⟦SEL(φ)⟧_j(S)`` (§7.1; runs start anywhere)."""
+    """``SELECT <SEL> *``: the data sets at j are the CEL paper's ``⟦SEL(φ)⟧_j(S)`` (§7.1; runs start anywhere)."""
     sel = {"NEXT": Strategy.NXT, "LAST": Strategy.LAST, "MAX": Strategy.MAX, "STRICT": Strategy.STRICT}[strategy]
     ours = evaluate(query(pattern, strategy=strategy), stream)
     everything = evaluate(query(pattern), stream)
@@ -422,7 +422,7 @@ other."""
        st.sampled_from(["ALL", "STRICT", "STRICT", "NEXT", "LAST", "MAX"]))
 def test_seed_001_section_2_partition_by_runs_where_and_select_on_each_substream(data, pattern, stream, strategy):
     """PARTITION BY [x] = the union, over the substreams S_i, of the query without PARTITION BY evaluated on S_i
-    as a stream of its own, its positions mapped back to S (seed 001 §2; D22 keeps positions global, D148 judges
+    as a stream of its own, its positions mapped back to S (the CORE paper §2; D22 keeps positions global, D148 judges
     strategies in the substream). No window or consumption: those two read global positions by decision (D21, D22)."""
     select = data.draw(selects(pattern))
     q = query(pattern, strategy=strategy, select=select, partition_by=(("x",),))
@@ -438,7 +438,7 @@ def test_seed_001_section_2_partition_by_runs_where_and_select_on_each_substream
 @settings(max_examples=200)
 @given(st.data(), st.one_of(patterns(), competing_patterns()), competing_streams)
 def test_theorem_7_2_strict_automaton_is_sound_for_any_start_runs(data, pattern, stream):
-    """``SELECT STRICT``: seed 000's STRICT automaton of ``compile_automaton``'s CEA, run from every start, keeps
+    """``SELECT STRICT``: the CEL paper's STRICT automaton of ``compile_automaton``'s CEA, run from every start, keeps
     exactly the CEs whose data has no gap (a property of one run), with or without projection."""
     q = query(pattern, strategy="STRICT", select=data.draw(selects(pattern)))
     ref, comp = evaluate(q, stream), evaluate_compiled(q, stream)
@@ -458,8 +458,8 @@ def test_app_a_printed_kleene_is_sound_but_incomplete(pattern, stream):
 @settings(max_examples=60)
 @given(st.one_of(patterns(depth=2), competing_patterns()), competing_streams, st.sampled_from(["NEXT", "LAST", "MAX"]))
 def test_theorem_7_2_on_prefixed_automaton_matches_reference_strategies(pattern, stream, strategy):
-    """Seed 000's A_SEL on ``Σ*·compile_automaton(Q)`` run from position 0 outputs the data sets the reference keeps:
-    the reference's strategy reading is seed 000's, lifted to any-start runs."""
+    """The CEL paper's A_SEL on ``Σ*·compile_automaton(Q)`` run from position 0 outputs the data sets the reference keeps:
+    the reference's strategy reading is the CEL paper's, lifted to any-start runs."""
     a = prefixed_selection_cea(query(pattern), strategy)
     ours = evaluate(query(pattern, strategy=strategy), stream)
     for j, out in enumerate(a.run_complex_events(stream)):

@@ -1,8 +1,8 @@
-"""CEQL syntax (seed 001, *CORE: a Complex Event Recognition Engine*, §2 and CORE's grammar; docs/decisions.md D25).
+"""CEQL syntax (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2 and CORE's grammar; docs/decisions.md D25).
 
 The round trip ``parse(format(q)) == q`` is a property over generated queries; the paper's queries
 (Fig. 1, App. G, the Pn suite of §5) must parse to the intended ASTs; the precedence of CORE's grammar is checked
-on ``A;B OR C`` against the seed-000 reference semantics; errors name line, column and what was expected.
+on ``A;B OR C`` against the CEL paper reference semantics; errors name line, column and what was expected.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def test_appendix_g_stock_queries(name: str) -> None:
         assert on("qqq", "volume", "=", 4000) in q.pattern.condition.args
 
 
-# The Pn benchmark suite of seed 001 §5, written as a generator (verbatim apart from formatting).
+# The Pn benchmark suite of the CORE paper §5, written as a generator (verbatim apart from formatting).
 STOCK_NAMES = ['INTC', 'RIMM', 'QQQ', 'IPIX', 'AMAT', 'CSCO', 'YHOO', 'DELL', 'ORCL', 'MSFT', 'INTC', 'RIMM'] * 2
 HOUSEHOLDS = [0, 2, 4, 6, 9, 10, 12, 14, 15, 4, 9, 10] * 2
 Z = dict(EHN='East Harlem North', MW='Midwood', GR='Gravesend', WB='West Brighton', LSW='Lincoln Square West',
@@ -268,7 +268,7 @@ def test_precedence(text: str, expected: object) -> None:
 
 
 @pytest.mark.parametrize("text, formula, outputs", [
-    # E7 on the stream A C B: seed-000 complex events (data sets) ending at positions 0, 1, 2
+    # E7 on the stream A C B: the CEL paper complex events (data sets) ending at positions 0, 1, 2
     ("A;B OR C", Disj(Seq(A, B), C), [set(), {frozenset({1})}, {frozenset({0, 2})}]),
     ("A;(B OR C)", Seq(A, Disj(B, C)), [set(), {frozenset({0, 1})}, {frozenset({0, 2})}]),
 ])

@@ -98,7 +98,7 @@ def test_console_script_entry_point() -> None:
     assert proc.returncode == 2 and "line 1, column" in proc.stderr
 
 
-# ---------------------------------------------------------------------------------------------- seed 000 theory
+# ---------------------------------------------------------------------------------------------- the CEL paper theory
 
 from hypothesis import given, settings  # noqa: E402
 
@@ -162,7 +162,7 @@ CEQL_STREAM = '{"type": "A"}\n{"type": "B"}\n{"type": "A"}\n{"type": "B"}\n'
 
 @pytest.mark.parametrize("via", [None, "semantics", "cea", "engine"])
 def test_eval_logic_ceql_prints_interval_complex_events(capsys, tmp_path: Path, via: str | None) -> None:
-    """``--logic ceql``: seed 001's complex events ``([i, j], D)`` at their end position j, through every
+    """``--logic ceql``: the CORE paper's complex events ``([i, j], D)`` at their end position j, through every
     evaluator of the CEQL record (the engine by default)."""
     stream = tmp_path / "s.jsonl"
     stream.write_text(CEQL_STREAM)
@@ -275,7 +275,7 @@ def _jsonl(tmp_path: Path, rows: list[dict]) -> str:
 
 @pytest.mark.parametrize("via", ["semantics", "srt"])
 def test_eval_sremo_prints_streaming_matches_by_k(capsys, tmp_path: Path, via: str) -> None:
-    """Seed 002's e₁ (a sale of the remembered buy's id): one match, ending at k = 2, by every evaluator."""
+    """The SRT paper's e₁ (a sale of the remembered buy's id): one match, ending at k = 2, by every evaluator."""
     e1 = '<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
     assert main(["eval", "--logic", "sremo", e1, "--stream", _jsonl(tmp_path, TABLE_1), "--via", via]) == 0
     assert _lines(capsys) == [{"k": 2, "matches": [[0, 2]]}]
@@ -405,7 +405,7 @@ def test_logics_lists_every_record_with_its_constructions(capsys) -> None:
 def test_socel_determinizes_through_its_record(capsys) -> None:
     assert main(["determinize", "--logic", "socel", "R ; T+"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("UCEA of R ; T+: ") and lines[1].startswith("IOdet (seed 004 §4) of R ; T+: ")
+    assert lines[0].startswith("UCEA of R ; T+: ") and lines[1].startswith("IOdet (the SO-CEL paper §4) of R ; T+: ")
     assert lines[1].endswith("I/O-deterministic (Prop. 5.5)")
 
 

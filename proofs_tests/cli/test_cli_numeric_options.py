@@ -102,7 +102,7 @@ def test_numeric_option_value_is_refused_cleanly_or_documented(command, option, 
     ["determinize", "--logic", "sremo", '([type = "B"] . <TRUE>) WITHIN 3', "--window", VALUES["huge"]],
 ])
 def test_a_huge_window_ends_as_soon_as_every_walk_has(argv, capsys):
-    """The unrolling of seed 002 Lemma 46 went on for w rounds after its last walk ended: with a 400-digit
+    """The unrolling of the SRT paper Lemma 46 went on for w rounds after its last walk ended: with a 400-digit
     --window it never returned."""
     from cer_theory.cli import main
 

@@ -1,4 +1,4 @@
-"""`cer-theory run`: CEQL over a stream file with the tECS engine (seed 001), and its error cases."""
+"""`cer-theory run`: CEQL over a stream file with the tECS engine (the CORE paper), and its error cases."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """One grammar of durations (:mod:`cer_theory.core.durations`, docs/decisions.md D170) at every place that takes one:
 ``run --lateness``, ``spark --stream --lateness`` (Spark's watermark delay), and in CEQL ``WITHIN`` and ``CREATE
-QUARANTINE`` (seed 001, *CORE: a Complex Event Recognition Engine*, §2.2), whose text keeps the paper's units
+QUARANTINE`` (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2.2), whose text keeps the paper's units
 (hours, minutes, seconds) and reads them through the same table. Every place accepts the same texts with the same
 value, and refuses the same texts with exit status 2 and one line on stderr, before anything runs."""
 
@@ -25,7 +25,7 @@ BAD = ["", "   ", "abc", "seconds", "2 parsecs", "-1", "-2 seconds", "inf", "nan
        ", 2", "2 s s"]
 PAPER = {"2 seconds": 2, "1 second": 1, "1 minute 30 seconds": 90, "1 hours 1 minutes 1 seconds": 3661,
          "3 MINUTES": 180}
-"""Durations in CEQL's own syntax (the units of seed 001: hours, minutes, seconds)."""
+"""Durations in CEQL's own syntax (the units of the CORE paper: hours, minutes, seconds)."""
 
 
 @pytest.mark.parametrize("text", sorted(GOOD))

@@ -1,4 +1,4 @@
-"""Seed 004 on the command line: ``star-property --logic socel`` / ``--automaton`` and ``to-socel``."""
+"""The SO-CEL paper on the command line: ``star-property --logic socel`` / ``--automaton`` and ``to-socel``."""
 
 from __future__ import annotations
 

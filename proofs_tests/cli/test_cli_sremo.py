@@ -1,4 +1,4 @@
-"""Seed 002 on the command line: ``determinize --logic sremo`` and ``complement`` (sizes, drawings, errors)."""
+"""The SRT paper on the command line: ``determinize --logic sremo`` and ``complement`` (sizes, drawings, errors)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ TABLE_1 = [("B", 1), ("B", 1), ("B", 2), ("S", 1), ("S", 1), ("B", 2)]
 
 
 def test_eval_via_dsrt_prints_the_streaming_matches(capsys, tmp_path: Path) -> None:
-    """Seed 002 Table 1 with e₁ WITHIN 4: the same lines as the semantics (0-based, last-• reading)."""
+    """The SRT paper Table 1 with e₁ WITHIN 4: the same lines as the semantics (0-based, last-• reading)."""
     stream = tmp_path / "t1.jsonl"
     stream.write_text("".join(json.dumps({"type": t, "id": i}) + "\n" for t, i in TABLE_1))
     lines = {}

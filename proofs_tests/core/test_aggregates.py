@@ -1,4 +1,4 @@
-"""Aggregate functions as monoids (aggregation paper, seed 003, §4): Lemma 4.1's decomposition, commutativity, the
+"""Aggregate functions as monoids (aggregation paper, the ACEL paper, §4): Lemma 4.1's decomposition, commutativity, the
 identities on the empty bag, NULL absorption, and clear errors for values of the wrong kind."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_lemma_4_1_self_decomposable(name: str, xs: list[int], ys: list[int]) ->
 
 @pytest.mark.parametrize("agg", BUILTIN, ids=lambda a: a.name)
 def test_identity_on_the_empty_bag_and_null_absorbs(agg: Aggregator) -> None:
-    """Seed 003 §4 (†): 𝟘 on the empty bag (through g), and NULL absorbing — except count, which counts events."""
+    """The ACEL paper §4 (†): 𝟘 on the empty bag (through g), and NULL absorbing — except count, which counts events."""
     assert agg.fold([]) == BY_DEFINITION[agg.name]([]) or agg.fold([]) is NULL
     if agg.name == "count":
         assert agg.fold([1, NULL, 3]) == 3

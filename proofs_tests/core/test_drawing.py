@@ -259,7 +259,7 @@ def test_figures_are_regenerated_as_dot_and_svg_without_dot(no_dot: None, tmp_pa
     assert len(written) == 22 and all(p.exists() for p in written)
     fig4 = tmp_path / "figures" / "fig4_example_5_3"
     assert fig4.with_suffix(".dot").read_text(encoding="utf-8") == example_5_3_cea().to_dot(
-        title="Seed 000, Fig. 4 (Example 5.3)")
+        title="The CEL paper, Fig. 4 (Example 5.3)")
     for svg in (p for p in written if p.suffix == ".svg"):
         title = re.search(r'labelloc=t; label="(.*)";', svg.with_suffix(".dot").read_text(encoding="utf-8"))
         assert title and _svg_texts(svg.read_text(encoding="utf-8"))[0] == title.group(1)

@@ -1,6 +1,6 @@
 """The predicate layer: type-guarded evaluation, the Z3 effective Boolean algebra, minterms, printing.
 
-Minterms are the *types* of seed 000 Def. 5.6 (used by Prop. 5.5); the Z3 mapping is
+Minterms are the *types* of the CEL paper Def. 5.6 (used by Prop. 5.5); the Z3 mapping is
 docs/decisions.md D19. Property tests compare Z3's answers with plain evaluation on random
 events, and the pruned minterms with the naive 2^k oracle.
 """

@@ -1,4 +1,4 @@
-"""The CEQL predicate extensions (seed 001 §4.4, CORE.g4; docs/decisions.md D24–D25): arithmetic, LIKE, IN sets and
+"""The CEQL predicate extensions (the CORE paper §4.4, CORE.g4; docs/decisions.md D24–D25): arithmetic, LIKE, IN sets and
 ranges.
 
 Checked against their definitions: the type guard (missing / wrong kind / division by zero make an atom false),
@@ -215,7 +215,7 @@ def test_unknown_is_satisfiable_only_for_nonlinear_problems() -> None:
 @settings(max_examples=60)
 @given(st.lists(ext_preds, min_size=1, max_size=3), st.lists(extended_events(), max_size=5))
 def test_minterms_of_extended_predicates_partition_events(preds: list[Predicate], evs: list[Event]) -> None:
-    """Seed 000 Def. 5.6 over the extended language: every event satisfies exactly one (kept) minterm."""
+    """The CEL paper Def. 5.6 over the extended language: every event satisfies exactly one (kept) minterm."""
     ms = minterms(preds, budget=None)
     for e in evs:
         assert sum(1 for m in ms if m(e)) == 1

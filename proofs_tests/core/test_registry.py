@@ -1,6 +1,6 @@
 """The formalism registry (``cer_theory.core.protocols``) and the standard properties of every registered record.
 
-Each formalism of the seed papers registers a :class:`Formalism` record; :func:`harness.properties` turns it into
+Each formalism of the papers registers a :class:`Formalism` record; :func:`harness.properties` turns it into
 the round trip ``parse(format(φ)) = φ`` and ``semantics = E`` for every other evaluator E (the compiled automaton,
 the engines) on generated (formula, stream) pairs. The first test below runs them for every name the registry
 knows, so a new formalism is checked by registering.
@@ -96,7 +96,7 @@ def test_references_resolve_lazily_and_bad_ones_are_clear() -> None:
 
 def test_the_user_facing_parse_is_the_records() -> None:
     """CEL's record parses as the command line does: a FILTER on a variable its formula never binds is refused
-    (D95), while the library's parse keeps accepting it (seed 000 §4 defines it)."""
+    (D95), while the library's parse keeps accepting it (the CEL paper §4 defines it)."""
     from cer_theory.formalisms.cel.parser import parse
 
     assert parse("R FILTER T.x > 1") is not None

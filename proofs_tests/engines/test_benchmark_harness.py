@@ -1,4 +1,4 @@
-"""Smoke tests of benchmarks/ (seed 001, §5): the stream generator, the query suite, the naive peer and the harness.
+"""Smoke tests of benchmarks/ (the CORE paper, §5): the stream generator, the query suite, the naive peer and the harness.
 
 The benchmark itself is not a test (it takes minutes to hours); these check that what it measures is well defined:
 the stream is reproducible, every suite query is valid CEQL with the typos of docs/errata.md corrected, the naive peer
@@ -140,7 +140,7 @@ PEER_QUERIES = [
 @pytest.mark.parametrize("text", PEER_QUERIES,
                          ids=["P3", "Q4", "iteration", "consume-any", "consume-partition", "events-window"])
 def test_naive_peer_matches_the_automaton_reference(text: str) -> None:
-    """The naive peer's explicit runs give the CEs of seed 001's ⟦A⟧^ε with the reference's clause handling."""
+    """The naive peer's explicit runs give the CEs of the CORE paper's ⟦A⟧^ε with the reference's clause handling."""
     from benchmarks.naive import naive_evaluate
     from cer_theory.formalisms.ceql.compile import evaluate_compiled
     from cer_theory.core.events import Event

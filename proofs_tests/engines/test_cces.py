@@ -1,4 +1,4 @@
-"""Seed 000 §9: CCES (Algorithm 1), Algorithm 2 (Theorem 9.1, Cor. 9.3) and lazy Prop. 5.5.
+"""The CEL paper §9: CCES (Algorithm 1), Algorithm 2 (Theorem 9.1, Cor. 9.3) and lazy Prop. 5.5.
 
 Oracles O4 (Fig. 7) and O5 (Fig. 8) exactly; Algorithm 2 differentially against the CEA run semantics
 (Def. 5.2) and the reference CEL semantics; complexity by counting operations, never by timing:
@@ -50,7 +50,7 @@ def _compile(text: str) -> CEA:
 
 
 def _fig7() -> tuple[Cces, dict[int, int]]:
-    """O4, seed 000 Fig. 7 (§9.2), rebuilt: nodes named by event; first/last 1:(⊥,⊥) 2:(1,1) 3:(1,⊥) 4:(⊥,⊥)
+    """O4, the CEL paper Fig. 7 (§9.2), rebuilt: nodes named by event; first/last 1:(⊥,⊥) 2:(1,1) 3:(1,⊥) 4:(⊥,⊥)
     5:(2,3) 6:(2,4); next 1→⊥, 2→3, 3→4."""
     d, bot = Cces.init(debug=True)
     n = {}
@@ -101,7 +101,7 @@ def test_cces_operation_preconditions_are_checked() -> None:
 
 
 def test_cces_partial_persistence() -> None:
-    """Seed 000 §9.2: extend and append leave CE(n1, n2) of older pairs unchanged."""
+    """The CEL paper §9.2: extend and append leave CE(n1, n2) of older pairs unchanged."""
     d, bot = Cces.init(debug=True)
     a = d.extend(0, bot, bot)
     b = d.extend(1, bot, bot)
@@ -121,7 +121,7 @@ def _named(state):
 
 @pytest.mark.parametrize("normal_form", [True, False], ids=["as-given", "lazy-determinized"])
 def test_O5_fig8_algorithm_2_trace(normal_form: bool) -> None:
-    """O5, seed 000 Fig. 8 (§9.2), rebuilt: T after each event of ``U V V W`` (• before ∘), next chains, and ⟦A⟧_3."""
+    """O5, the CEL paper Fig. 8 (§9.2), rebuilt: T after each event of ``U V V W`` (• before ∘), next chains, and ⟦A⟧_3."""
     ev = CcesEvaluator(fig8_cea(), normal_form=normal_form, debug=True)
     d = ev.cces
     by_event = {}
@@ -201,7 +201,7 @@ def test_O1_running_example_via_algorithm_2(name: str) -> None:
 
 
 def test_footnote_2_outputs_can_be_enumerated_after_later_updates() -> None:
-    """Seed 000, footnote 2: D is partially persistent, so the iterator returned for position n may be consumed
+    """The CEL paper, footnote 2: D is partially persistent, so the iterator returned for position n may be consumed
     after later events have been processed and still gives ⟦A⟧_n(S)."""
     cea, stream = _compile(FORMULAS["φ3"]), fire_stream()
     ev = CcesEvaluator(cea)
@@ -210,7 +210,7 @@ def test_footnote_2_outputs_can_be_enumerated_after_later_updates() -> None:
 
 
 def test_O8_empty_complex_event_is_an_output() -> None:
-    """O8 (our own) / seed 000 §9.1: ``π_∅(R)`` on ``R T R`` outputs {∅} at 0 and 2 — enumerated as one empty
+    """O8 (our own) / the CEL paper §9.1: ``π_∅(R)`` on ``R T R`` outputs {∅} at 0 and 2 — enumerated as one empty
     CE (from ⊥), distinct from the empty output at 1."""
     ev = CcesEvaluator(_compile("PI[](R)"))
     outs = [list(ev.process(e)) for e in Stream.from_types("R T R")]

@@ -1,5 +1,5 @@
 """The columnar ingestion path (cer_theory/engines/core/run.py and batches.py, docs/decisions.md D87–D89) against the
-``Event`` path: on generated CEQL queries (seed 001's grammar: strategies, windows on positions and time with
+``Event`` path: on generated CEQL queries (the CORE paper's grammar: strategies, windows on positions and time with
 equal keys, PARTITION BY, CONSUME BY) and generated streams with missing attributes, mixed kinds and bad rows,
 every input format — JSON Lines, CSV, Parquet files, lists of dicts, DataFrames, Arrow tables — gives exactly the
 Event path's matches (events and partitions included), the same error (class and message: source, line, field)
@@ -227,7 +227,7 @@ def test_columnar_dicts_tables_and_frames_equal_the_event_path(q, drawn):
 def test_events_are_built_only_for_reported_rows(monkeypatch, tmp_path):
     """On a clean file, the columns carry the whole run: an Event is built once per distinct reported row, from
     the batch's columns (no JSON line parsed again), never for the others (CORE reads only bit vectors and keys,
-    seed 001 §4.4)."""
+    the CORE paper §4.4)."""
     rows_ = [{"type": "R" if k % 3 else "T", "x": k % 4, "time": k} for k in range(200)]
     path = tmp_path / "s.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows_), encoding="utf-8")

@@ -1,6 +1,6 @@
-"""The CORE engine (seed 001 §4, Theorems 2–3, App. B): Algorithm 1 over the tECS.
+"""The CORE engine (the CORE paper §4, Theorems 2–3, App. B): Algorithm 1 over the tECS.
 
-Oracles E1 (exact trace of T, Algorithm 2's output order, windows ε = 6..3), E3, E4, E6, E7 (seed 001's worked
+Oracles E1 (exact trace of T, Algorithm 2's output order, windows ε = 6..3), E3, E4, E6, E7 (the CORE paper's worked
 examples, Figs. 1, 3, 4, 6 and Examples 1–3, and our own); then
 differential properties: the evaluator against brute-force any-start runs (``any_start_run``) on random CEAs
 with position and time windows (tECS invariants checked after every event in debug mode), and the engine
@@ -80,7 +80,7 @@ E1_QUERY = ("SELECT * FROM Stock WHERE SELL as msft; SELL as intel; SELL as amzn
 
 
 def e1_cea() -> CEA:
-    """E1's hand CEA (seed 001 Fig. 3, for Q1 of Fig. 1): q1 -[SELL,MSFT,>100]/•-> q2 ⟲TRUE/∘, q2 -[SELL,INTC]/•-> q3
+    """E1's hand CEA (the CORE paper Fig. 3, for Q1 of Fig. 1): q1 -[SELL,MSFT,>100]/•-> q2 ⟲TRUE/∘, q2 -[SELL,INTC]/•-> q3
     ⟲TRUE/∘, q3 -[SELL,AMZN,<2000]/•-> q4; already I/O-deterministic."""
     sell = is_type("SELL")
     return CEA(["q1", "q2", "q3", "q4"], [
@@ -92,7 +92,7 @@ def e1_cea() -> CEA:
 
 
 def test_oracle_e1_trace_of_t_and_algorithm_2_order():
-    """E1 (seed 001 Examples 1–3, Figs. 4 and 6): T after each position (ordered keys, entries as node(max)), and the
+    """E1 (the CORE paper Examples 1–3, Figs. 4 and 6): T after each position (ordered keys, entries as node(max)), and the
     outputs in Algorithm 2's left-first order; O2 = extend(U(O1, O0), 2) makes the tECS 1-bounded (Example 2)."""
     ev = Evaluator(e1_cea(), debug=True)
     q2 = ({"q2"}, ["O1(1)", "O0(0)"])
@@ -166,7 +166,7 @@ def run_query(text: str, stream: Stream, **changes) -> dict[int, frozenset]:
 
 
 def test_oracle_e3_kleene_skip_till_any_match():
-    """E3 (our example of skip-till-any-match, seed 001 §2.1): A;B+;C on A B B C gives {0,1,3}, {0,2,3}, {0,1,2,3} on
+    """E3 (our example of skip-till-any-match, the CORE paper §2.1): A;B+;C on A B B C gives {0,1,3}, {0,2,3}, {0,1,2,3} on
     [0,3]; with k B's 2^k − 1 outputs."""
     q = "SELECT * FROM S WHERE A ; B+ ; C"
     assert run_query(q, Stream.from_types("A B B C")) == {3: {ce(0, 3, 0, 1, 3), ce(0, 3, 0, 2, 3),
@@ -217,7 +217,7 @@ def test_oracle_e8_consume_by_any():
 
 
 def test_oracle_e2_partition_by_and_time_window():
-    """E2, Q2 of seed 001 Fig. 1 on our stream (global positions, WITHIN 60 s on a ``time`` attribute)."""
+    """E2, Q2 of the CORE paper Fig. 1 on our stream (global positions, WITHIN 60 s on a ``time`` attribute)."""
     stream = Stream([Event("BUY", name="MSFT", volume=100, time=0), Event("SELL", name="INTC", volume=100, time=10),
                      Event("SELL", name="MSFT", volume=100, time=20), Event("BUY", name="MSFT", volume=200, time=30),
                      Event("BUY", name="MSFT", volume=100, time=75), Event("SELL", name="INTC", volume=100, time=80)])
@@ -328,7 +328,7 @@ def test_process_batch_equals_process():
 
 
 def test_bounded_successor_cache_gives_the_same_outputs():
-    """The det-cache bound (the cache of seed 001 §4.4, bounded by us): clearing the cache on overflow only costs
+    """The det-cache bound (the cache of the CORE paper §4.4, bounded by us): clearing the cache on overflow only costs
     recomputation."""
     det = Determinizer(e1_cea(), cache_limit=2)
     ev = Evaluator(determinizer=det, window=Window("events", 5))
@@ -377,7 +377,7 @@ def assert_same(expected, actual, what: str, stream) -> None:
 @given(random_ceas(max_states=4), streams(max_length=9), windows, st.sampled_from([1024, 0]))
 def test_theorem_3_evaluator_equals_any_start_runs(cea, stream, window, compact_min):
     """Algorithm 1 + 2 output exactly ⟦A⟧^ε_j(S) (runs from any start), once each, at every j, with every tECS
-    invariant of seed 001 §4.1–4.2 and App. B.3 checked after each event (debug) and compaction forced
+    invariant of the CORE paper §4.1–4.2 and App. B.3 checked after each event (debug) and compaction forced
     (compact_min=0)."""
     ev = Evaluator(cea, window, debug=True, compact_min=compact_min)
     assert_same(any_start_run(cea, stream, window), run_evaluator(ev, stream),
@@ -509,7 +509,7 @@ def queries(draw) -> Query:
 @settings(max_examples=250)
 @given(queries(), timed_streams(max_length=8))
 def test_engine_equals_ceql_reference_semantics(q, stream):
-    """Engine == ``formalisms.ceql.semantics.evaluate`` (Fig. 2 + the clause readings of seed 001 §2.2 and
+    """Engine == ``formalisms.ceql.semantics.evaluate`` (Fig. 2 + the clause readings of the CORE paper §2.2 and
     docs/decisions.md D20–D22): windows on
     positions and time, PARTITION BY (global positions, NULL → no partition), CONSUME BY, strategies."""
     expected = evaluate(q, stream)
@@ -547,7 +547,7 @@ def test_engine_on_a_dataframe_equals_the_engine_on_events(q, stream):
 @settings(max_examples=300)
 @given(queries(), timed_streams(max_length=10), st.sampled_from(["NEXT", "LAST", "MAX"]))
 def test_engine_selection_strategies_through_the_determinization(q, stream, strategy):
-    """NEXT, LAST and MAX run as Algorithm 1 over A⁺_SEL (seed 000 Thm 7.2 on the one-start CEA, D27): the same
+    """NEXT, LAST and MAX run as Algorithm 1 over A⁺_SEL (the CEL paper Thm 7.2 on the one-start CEA, D27): the same
     CEs as the reference, which compares the CEs of every start before the window (D20), with every tECS
     invariant checked after every event."""
     q = replace(q, strategy=strategy)

@@ -1,5 +1,5 @@
 """The engine with aggregates (Algorithm 1 over letters, cer_theory.engines.core.labelled; docs/decisions.md D77–D78)
-against the CEQL reference semantics with seed 003's Agg (cer_theory.formalisms.ceql.semantics), plus counting
+against the CEQL reference semantics with the ACEL paper's Agg (cer_theory.formalisms.ceql.semantics), plus counting
 tests: the plain path is untouched, HAVING enumerates what it drops, nodes per event stay bounded."""
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def test_having_enumerates_the_matches_it_drops():
 
 
 def test_nodes_per_event_stay_bounded_by_the_letters():
-    """Algorithm 1 over letters creates O(1) nodes per event (seed 001 Theorem 3, one extend per letter): the
+    """Algorithm 1 over letters creates O(1) nodes per event (the CORE paper Theorem 3, one extend per letter): the
     worst event creates as many nodes on 2000 events as on 100, and live nodes stay bounded by the window."""
     q = "SELECT s1, SUM(b.volume) AS vol, MAX(b.price) AS top WHERE SELL AS s1 ; BUY+ AS b ; SELL WITHIN 8 EVENTS"
     worst, live = [], []

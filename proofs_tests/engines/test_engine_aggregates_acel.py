@@ -1,4 +1,4 @@
-"""The engine's aggregates against seed 003's ACEL semantics (*A formal query language and automata model for
+"""The engine's aggregates against the ACEL paper's ACEL semantics (*A formal query language and automata model for
 aggregation in complex event recognition*, §5 Agg, Fig. 1): a CEQL aggregate query in the shared fragment is
 translated to ``π_{L ∪ {Y}}(FILTER Y[h](AGG Y[…](φ)))`` and evaluated in ACEL's set bind mode; both outputs are
 compared as ``(start, end, positions, values)`` (cer_theory.testing.ceql_acel, docs/decisions.md D70–D71)."""
@@ -108,7 +108,7 @@ _SEQ = cel.Seq(cel.In(cel.Atom("R"), "a"), cel.In(cel.Atom("T"), "b"))
     (cel.Conj(cel.Atom("R"), cel.Atom("T")), "AND"), (cel.Proj(_SEQ, ("a",)), "π"),
 ])
 def test_patterns_outside_the_fragment_are_refused(pattern, construct):
-    """Patterns CEQL's parser does not build but its AST holds: binary filters (seed 003's are unary), AND, π."""
+    """Patterns CEQL's parser does not build but its AST holds: binary filters (the ACEL paper's are unary), AND, π."""
     q = Query(pattern=pattern, aggregates=(AggregateItem("SUM", "a", "x", "s"),))
     with pytest.raises(UnsupportedError, match=construct):
         to_acel(q)

@@ -1,4 +1,4 @@
-"""Skipping inert rows in bulk on the columnar path (docs/decisions.md D120; seed 001 §4.3–4.4: an event is read
+"""Skipping inert rows in bulk on the columnar path (docs/decisions.md D120; the CORE paper §4.3–4.4: an event is read
 only through its bit vector, and an inert one moves no state of the lazily determinized CEA).
 
 Differential: the columnar path with skipping (dict batches, Arrow tables) against the readable per-event step

@@ -1,4 +1,4 @@
-"""STRICT under PARTITION BY in the tECS engine: contiguity is judged in the substream (seed 001 §2 runs WHERE,
+"""STRICT under PARTITION BY in the tECS engine: contiguity is judged in the substream (the CORE paper §2 runs WHERE,
 SELECT and WITHIN on each substream; docs/decisions.md D148). The engine's general differential test draws
 STRICT with PARTITION BY, but its streams seldom interleave two keys inside one match; these streams always do."""
 

@@ -1,10 +1,10 @@
-"""The tECS of CORE (seed 001 §4.2, Fig. 5, Theorem 2, App. B) and Theorems 2–3, by counting.
+"""The tECS of CORE (the CORE paper §4.2, Fig. 5, Theorem 2, App. B) and Theorems 2–3, by counting.
 
 * Fig. 5: ``union`` in each case returns a safe, time-ordered node whose open CEs are those of both arguments;
   union-lists keep their shape under ``insert`` and ``merge``;
 * Theorem 2 / Lemma 1 on random 3-bounded tECS built by the operations: Algorithm 2 enumerates every full path
   with start ≥ τ exactly once, with at most 4·(|C|+1) node visits per output;
-* seed 001 §4.3, §4.4 and §5 (Figs. 7–8) on long streams: nodes created per event bounded by a constant of the
+* the CORE paper §4.3, §4.4 and §5 (Figs. 7–8) on long streams: nodes created per event bounded by a constant of the
   (determinized) automaton, not by stream length or window; node visits per output ≤ 4·(|C|+1); union-lists ≤ |Q_det|;
   the live tECS plateaus on 50,000 events with a window (and grows without one).
 """
@@ -207,7 +207,7 @@ def update_bound(ev: Evaluator) -> int:
 
 
 def test_constant_update_independent_of_window_and_stream_length():
-    """Seed 001 §4.3 (update time; §5, Figs. 7–8): nodes created per event are bounded by a constant of the automaton,
+    """The CORE paper §4.3 (update time; §5, Figs. 7–8): nodes created per event are bounded by a constant of the automaton,
     whatever the window (10 to 400 events, i.e. up to ~100x more live partial matches) or the stream length (2,000 vs
     8,000 events)."""
     events = stock_stream(8000)
@@ -221,7 +221,7 @@ def test_constant_update_independent_of_window_and_stream_length():
 
 
 def test_output_linear_delay_and_union_list_bound_on_a_stream():
-    """Seed 001 §4.1–4.2, App. B.3 and Theorem 2 (Lemma 2, App. B.1) on 3,000 events: ≤ 4·(|C|+1) visits per output,
+    """The CORE paper §4.1–4.2, App. B.3 and Theorem 2 (Lemma 2, App. B.1) on 3,000 events: ≤ 4·(|C|+1) visits per output,
     |ul| ≤ |Q_det|, det-cache misses bounded by |Q_det| × distinct bit vectors (then every lookup hits)."""
     events = stock_stream(3000, seed=3)
     ev = run(Window("events", 60), events, instrument=True)
@@ -234,7 +234,7 @@ def test_output_linear_delay_and_union_list_bound_on_a_stream():
 
 
 def test_live_tecs_plateaus_with_a_window_on_50000_events():
-    """Seed 001 §4.4 and §5 (memory, Fig. 7); docs/decisions.md D26: with a window the live tECS stays bounded
+    """The CORE paper §4.4 and §5 (memory, Fig. 7); docs/decisions.md D26: with a window the live tECS stays bounded
     (expired prefixes are compacted); the peak in the second half of a 50,000-event stream is no higher than in the
     first half. Without a window nothing expires and every node stays."""
     events = stock_stream(50_000, seed=11)
@@ -269,7 +269,7 @@ KLEENE = "SELL AS s1 ; BUY+ AS b ; SELL AS s2 FILTER s1[price > 1200] AND s2[pri
 
 @pytest.mark.parametrize("strategy", ["NEXT", "LAST", "MAX"])
 def test_selection_strategies_keep_constant_update_output_linear_delay_and_bounded_memory(strategy):
-    """D27: NEXT/LAST/MAX run as Algorithm 1 over A⁺_SEL, so the bounds of seed 001 Theorems 2–3 hold for them too, on
+    """D27: NEXT/LAST/MAX run as Algorithm 1 over A⁺_SEL, so the bounds of the CORE paper Theorems 2–3 hold for them too, on
     a Kleene pattern whose unselected CEs number 2^(BUYs in the window): nodes per event bounded by the automaton's
     constant, ≤ 4·(|C|+1) visits per output and a live tECS that plateaus over 20,000 events. (The differential tests
     check the output against the reference; NEXT over every start lets an early run dominate for good, so it

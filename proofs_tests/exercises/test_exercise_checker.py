@@ -1,4 +1,4 @@
-"""The exercise checker on seed 000's ten S_fire exercises: every one's reference is correct against itself and each of its listed
+"""The exercise checker on the CEL paper's ten S_fire exercises: every one's reference is correct against itself and each of its listed
 mistakes gets a stream on which, by the reference semantics, the answer and the reference differ; malformed
 exercise files and answers get explanations."""
 
@@ -22,7 +22,7 @@ def test_ten_fire_exercises_graded_by_difficulty() -> None:
     assert len(EXERCISES) == 10 and len([n for n in bundled_names() if n.startswith("fire_")]) == 10
     assert {e.difficulty for e in EXERCISES} == set(DIFFICULTIES)
     assert [e.difficulty for e in EXERCISES] == sorted(e.difficulty for e in EXERCISES)
-    assert all(set(e.schema) == {"T", "H"} for e in EXERCISES)  # S_fire's schema (seed 000, Fig. 1)
+    assert all(set(e.schema) == {"T", "H"} for e in EXERCISES)  # S_fire's schema (the CEL paper, Fig. 1)
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.name for e in EXERCISES])
@@ -40,7 +40,7 @@ def test_reference_is_correct_and_mistakes_are_caught(exercise) -> None:
 
 
 def test_references_match_on_s_fire_where_the_paper_says() -> None:
-    """φ1 of seed 000 outputs {1,2} at n=2 on S_fire (Example §4): the shipped reference does too."""
+    """φ1 of the CEL paper outputs {1,2} at n=2 on S_fire (Example §4): the shipped reference does too."""
     phi1 = next(e for e in EXERCISES if e.name == "fire_05_phi1")
     assert complex_events(phi1.reference, fire_stream(), 2) == {frozenset({1, 2})}
 

@@ -59,16 +59,16 @@ def test_difficulty_is_measured_not_declared() -> None:
 
 
 def _positions(output) -> frozenset:
-    """The positions of a CEQL complex event (seed 001), a SO-CEL valuation (its support, seed 004) or a CEL
-    complex event (seed 000)."""
+    """The positions of a CEQL complex event (the CORE paper), a SO-CEL valuation (its support, the SO-CEL paper) or a CEL
+    complex event (the CEL paper)."""
     if hasattr(output, "positions"):
         return frozenset(output.positions)
     return frozenset(output.support()) if hasattr(output, "support") else frozenset(output)
 
 
 def test_a_pattern_says_the_same_in_every_logic() -> None:
-    """A pattern rendered in CEQL and SO-CEL has the complex events of its CEL rendering (seed 001 §2 and seed 004
-    §2 read these operators as seed 000 does), so one template serves three papers."""
+    """A pattern rendered in CEQL and SO-CEL has the complex events of its CEL rendering (the CORE paper §2 and the SO-CEL paper
+    §2 read these operators as the CEL paper does), so one template serves three papers."""
     for seed in range(30):
         rng = random.Random(seed)
         types = rng.sample(sorted(SENSORS), 3)

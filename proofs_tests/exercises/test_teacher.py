@@ -18,8 +18,8 @@ def test_exercises_lists_by_paper_kind_and_difficulty(capsys) -> None:
     assert main(["exercises"]) == 0
     out = capsys.readouterr().out
     papers = [line for line in out.splitlines() if not line.startswith(" ")]
-    assert papers == ["CEL/CEA (seed 000)", "CEQL/tECS (seed 001)", "SREMO/SRT (seed 002)", "ACEL/ACEA (seed 003)",
-                      "SO-CEL/FO-CEL/UCEA (seed 004)"]
+    assert papers == ["CEL/CEA (the CEL paper)", "CEQL/tECS (the CORE paper)", "SREMO/SRT (the SRT paper)", "ACEL/ACEA (the ACEL paper)",
+                      "SO-CEL/FO-CEL/UCEA (the SO-CEL paper)"]
     assert main(["exercises", "--kind", "predict", "--difficulty", "easy"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith(" ")]
     assert rows and all(r[1:3] == ["predict", "easy"] for r in rows)

@@ -1,4 +1,4 @@
-"""Smoke test of the seed-004 benchmark (``benchmarks/socel_bench.py``): it runs on a few hundred tuples, its
+"""Smoke test of the SO-CEL paper benchmark (``benchmarks/socel_bench.py``): it runs on a few hundred tuples, its
 two evaluations agree, and Prop 5.1's bounds hold on what it counted. No timing is asserted."""
 
 from __future__ import annotations

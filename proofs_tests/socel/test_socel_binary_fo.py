@@ -1,4 +1,4 @@
-"""Seed 004, Thm 4.5 (binary FO-CEL → SO-CEL) for formulas whose variables are bound once: the supports of the
+"""The SO-CEL paper, Thm 4.5 (binary FO-CEL → SO-CEL) for formulas whose variables are bound once: the supports of the
 SO-CEL outputs are the FO-CEL matches, exhaustively on short streams; the cases outside the translation are
 refused by name."""
 

@@ -1,4 +1,4 @@
-"""SO-CEL(+) → UCEA (seed 004 Prop 5.2, Thm 5.3): differential tests against the reference semantics on
+"""SO-CEL(+) → UCEA (the SO-CEL paper Prop 5.2, Thm 5.3): differential tests against the reference semantics on
 generated formulas and streams, plus the ⊕ erratum and the refusals."""
 
 from __future__ import annotations

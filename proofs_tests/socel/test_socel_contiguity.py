@@ -1,4 +1,4 @@
-"""Seed 004, Thm 6.5 part 1 (``:`` ⇒ STRICT): the rewriting removes every ``:``, keeps the outputs on every
+"""The SO-CEL paper, Thm 6.5 part 1 (``:`` ⇒ STRICT): the rewriting removes every ``:``, keeps the outputs on every
 stream (also with binary and order-aware SO filters, which the theorem allows), and refuses ``⊕``."""
 
 from __future__ import annotations

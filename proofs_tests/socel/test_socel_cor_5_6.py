@@ -1,4 +1,4 @@
-"""Cor 5.6 (seed 004): AND and ALL over unary SO-CEL are eliminated into core SO-CEL; UNLESS is primitive."""
+"""Cor 5.6 (the SO-CEL paper): AND and ALL over unary SO-CEL are eliminated into core SO-CEL; UNLESS is primitive."""
 
 from __future__ import annotations
 

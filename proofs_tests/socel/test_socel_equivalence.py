@@ -1,4 +1,4 @@
-"""Equivalence and containment of unary SO-CEL+ (seed 004) through the UCEA of Prop. 5.2: soundness both ways
+"""Equivalence and containment of unary SO-CEL+ (the SO-CEL paper) through the UCEA of Prop. 5.2: soundness both ways
 against the reference semantics (Table 1) on generated pairs, exhaustively over streams of length ≤ 3 of the
 witness alphabet; shortest streams; the unsupported filters say why."""
 

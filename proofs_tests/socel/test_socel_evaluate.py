@@ -1,4 +1,4 @@
-"""Prop 5.1 (seed 004, App. B.1): the streaming evaluator of an I/O-deterministic UCEA equals the run semantics,
+"""Prop 5.1 (the SO-CEL paper, App. B.1): the streaming evaluator of an I/O-deterministic UCEA equals the run semantics,
 enumerates without duplicates, updates in at most |Δ| steps per tuple and enumerates with delay linear in the
 output; and the I/O-determinization of §4 preserves ⟦A⟧_n."""
 

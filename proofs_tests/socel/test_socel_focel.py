@@ -1,4 +1,4 @@
-"""FO-CEL (seed 004 §3, CEPL): the global-valuation semantics with vdef+, the Thm 4.6 witness as an exact oracle,
+"""FO-CEL (the SO-CEL paper §3, CEPL): the global-valuation semantics with vdef+, the Thm 4.6 witness as an exact oracle,
 unsafe formulas refused naming the variable, and Thm 4.3 (unary FO-CEL → SO-CEL) as a differential test."""
 
 from __future__ import annotations

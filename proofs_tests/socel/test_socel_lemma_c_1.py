@@ -1,4 +1,4 @@
-"""Seed 004, Lemma C.1 (App. C.4.2): every SO-CEL∪{STRICT} formula is pumpable, and Thm 6.5 part 2's ⊕ witness
+"""The SO-CEL paper, Lemma C.1 (App. C.4.2): every SO-CEL∪{STRICT} formula is pumpable, and Thm 6.5 part 2's ⊕ witness
 is not."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SO-CEL(+) reference semantics (seed 004, Table 1 and §2.1): the worked examples as exact oracles, and the
+"""SO-CEL(+) reference semantics (the SO-CEL paper, Table 1 and §2.1): the worked examples as exact oracles, and the
 checkable laws and invariants as property tests."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def at(text: str, types: str, n: int) -> frozenset[Valuation]:
 
 
 def test_the_bundled_sensor_stream_is_fig_1() -> None:
-    """Seed 004, Fig. 1: T and H readings with attribute ``value``; the file must hold exactly these."""
+    """The SO-CEL paper, Fig. 1: T and H readings with attribute ``value``; the file must hold exactly these."""
     assert SENSOR == Stream([Event(t, value=v) for t, v in
                              [("T", -2), ("H", 30), ("H", 20), ("T", -1), ("H", 27), ("T", 2), ("H", 45),
                               ("H", 50), ("T", -2), ("H", 65)]])
@@ -122,7 +122,7 @@ def test_core_socel_outputs_contain_n_and_stay_in_the_prefix(phi: Formula, strea
 @settings(max_examples=40)
 @given(formulas(CORE_OPERATORS, unary=False, max_depth=2), socel_streams(5), st.data())
 def test_star_property_of_core_socel(phi: Formula, stream: Stream, data: st.DataObject) -> None:
-    """TODS Prop 8.5, restated in seed 004 §5: every core SO-CEL formula (with any SO predicates that read only
+    """TODS Prop 8.5, restated in the SO-CEL paper §5: every core SO-CEL formula (with any SO predicates that read only
     the labelled tuples in order, including incr/decr) has the *-property: compressing S to S[C] keeps C."""
     outs = evaluate(phi, stream)
     candidates = [(n, c) for n, out in enumerate(outs) for c in sorted(out, key=Valuation.sort_key)]

@@ -1,4 +1,4 @@
-"""The *-property decider for UCEA (seed 004 §5): Fig. 2's oracle, agreement with brute force over all short
+"""The *-property decider for UCEA (the SO-CEL paper §5): Fig. 2's oracle, agreement with brute force over all short
 streams on random small UCEA, replayable shortest counterexamples, and compiled core SO-CEL always passing."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_decider_agrees_with_brute_force_over_all_short_streams(cea: CEA) -> Non
 @settings(max_examples=25)
 @given(formulas(CORE_OPERATORS, max_depth=2))
 def test_compiled_core_socel_has_the_star_property(phi: Formula) -> None:
-    """TODS Prop 8.5 with seed 004 Prop 5.2: a UCEA compiled from core SO-CEL has the *-property."""
+    """TODS Prop 8.5 with the SO-CEL paper Prop 5.2: a UCEA compiled from core SO-CEL has the *-property."""
     assert has_star_property(compile_automaton(phi)).holds
 
 

@@ -1,4 +1,4 @@
-"""SO-CEL(+) concrete syntax (seed 004 §2, §2.1; CEL's syntax of docs/cel-syntax.md plus renaming and incr/decr):
+"""SO-CEL(+) concrete syntax (the SO-CEL paper §2, §2.1; CEL's syntax of docs/cel-syntax.md plus renaming and incr/decr):
 parse/print round trips, precedence, and errors that name line and column."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""UCEA → SO-CEL (seed 004 Thm 6.2 by McNaughton–Yamada; Thm 5.3 ⇐ / §6.3 for the *-semantics): round trips on
+"""UCEA → SO-CEL (the SO-CEL paper Thm 6.2 by McNaughton–Yamada; Thm 5.3 ⇐ / §6.3 for the *-semantics): round trips on
 random small UCEA, and SO-CEL+ → UCEA → SO-CEL+."""
 
 from __future__ import annotations

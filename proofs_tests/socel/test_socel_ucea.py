@@ -1,4 +1,4 @@
-"""UCEA (seed 004 §4): runs from position 0 reading every tuple, *-runs, I/O-determinism, immutability, views."""
+"""UCEA (the SO-CEL paper §4): runs from position 0 reading every tuple, *-runs, I/O-determinism, immutability, views."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_validated_frozen_and_printable() -> None:
 
 
 def test_a_ucea_draws_in_jupyter_like_a_cea() -> None:
-    """Seed 004 §4's UCEA is a CEA (D38), so it inherits the drawing: Jupyter gets the SVG and the text form,
+    """The SO-CEL paper §4's UCEA is a CEA (D38), so it inherits the drawing: Jupyter gets the SVG and the text form,
     and the text form names the class (the repr of a UCEA, not of a CEA)."""
     a = compile_automaton(parse("(R IN A ; T) FILTER A.value < 0"))
     bundle = a._repr_mimebundle_()

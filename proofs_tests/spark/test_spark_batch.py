@@ -227,7 +227,7 @@ def test_bad_rows_fail_by_default_naming_position_field_and_reason(spark):
                      "position 3, field 'x': B.x is declared a number, got lots", "position 6, field 't'",
                      "position 7, field 't'"):
         assert expected in message
-    assert "position 4" not in message  # a NULL partition key is not an error (seed 001 §2.2; D22)
+    assert "position 4" not in message  # a NULL partition key is not an error (the CORE paper §2.2; D22)
 
 
 def test_bad_rows_reported_in_a_side_output_and_the_rest_evaluated(spark):

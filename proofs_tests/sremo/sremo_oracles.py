@@ -1,4 +1,4 @@
-"""The worked examples of seed 002 (Alevizos, Artikis, Paliouras), shared by the semantics and SRT tests.
+"""The worked examples of the SRT paper (Alevizos, Artikis, Paliouras), shared by the semantics and SRT tests.
 Positions are 0-based (the paper's are 1-based)."""
 
 from cer_theory.core.events import Event

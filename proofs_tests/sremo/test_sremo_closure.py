@@ -1,4 +1,4 @@
-"""Closure of SRT (seed 002 Thm. 31 union / concatenation / star, Thm. 34 intersection) on automata with
+"""Closure of SRT (the SRT paper Thm. 31 union / concatenation / star, Thm. 34 intersection) on automata with
 registers renamed apart (P5), checked against the SREMO semantics."""
 
 import pytest

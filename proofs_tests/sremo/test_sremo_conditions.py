@@ -1,4 +1,4 @@
-"""Conditions over registers (seed 002 §3.1–3.2, Defs. 10, 12, 13) and the register store."""
+"""Conditions over registers (the SRT paper §3.1–3.2, Defs. 10, 12, 13) and the register store."""
 
 import pytest
 from hypothesis import given, settings

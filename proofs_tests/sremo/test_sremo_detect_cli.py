@@ -1,4 +1,4 @@
-"""`cer-theory detect`: the positions of `eval --logic sremo`'s streaming matches (seed 002 Def. 32), by the
+"""`cer-theory detect`: the positions of `eval --logic sremo`'s streaming matches (the SRT paper Def. 32), by the
 detector (docs/decisions.md D113–D116); bad input exits 2 with a message."""
 
 import json
@@ -19,7 +19,7 @@ def _write(tmp_path, events):
 
 
 def test_detect_prints_the_positions_of_the_streaming_matches(tmp_path):
-    """Seed 002's e₁ on Table 1 and seq₃ with w = 4 (§8's oracles, 0-based)."""
+    """The SRT paper's e₁ on Table 1 and seq₃ with w = 4 (§8's oracles, 0-based)."""
     for text, events, expected in ((E1, TABLE_1, E1_STREAM), (f"({SEQ3}) WITHIN 4", SEQ3_DATA, SEQ3_W4_STREAM)):
         got = _cli("detect", text, "--stream", _write(tmp_path, events))
         assert got.returncode == 0, got.stderr
@@ -36,7 +36,7 @@ def test_detect_bad_input_exits_2(tmp_path):
     stream = _write(tmp_path, TABLE_1)
     bad = _cli("detect", '<type = "B"', "--stream", stream)
     assert bad.returncode == 2 and "line 1, column 12" in bad.stderr and "Traceback" not in bad.stderr
-    # a windowed complement is built (seed 002 §5.1.2); this one marks nothing, and a window needs a marked
+    # a windowed complement is built (the SRT paper §5.1.2); this one marks nothing, and a window needs a marked
     # position (Def. 39), so it never matches, as the semantics says; over registers !e is refused saying why
     comp = _cli("detect", '(!<type = "B">) WITHIN 2', "--stream", stream)
     assert comp.returncode == 0 and comp.stdout == "", comp.stderr

@@ -1,4 +1,4 @@
-"""Drawing SRT, unrolled SRA and determinized SRA (seed 002's figures: conditions, ``↑•``/``↑⊗``, ``↓W``), and
+"""Drawing SRT, unrolled SRA and determinized SRA (the SRT paper's figures: conditions, ``↑•``/``↑⊗``, ``↓W``), and
 Alg. 7 as a driver of the one subset step (docs/decisions.md D57)."""
 
 import xml.etree.ElementTree as ET

@@ -1,4 +1,4 @@
-"""``--via dsrt``: streaming matches by the unrolled, determinized SRA (seed 002 Lemma 46, Thm. 41;
+"""``--via dsrt``: streaming matches by the unrolled, determinized SRA (the SRT paper Lemma 46, Thm. 41;
 docs/decisions.md D59, D61), against the reference semantics (Def. 32, last-• reading)."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_the_d59_witness_is_refused_by_name() -> None:
         run_dsrt(e, TABLE_1)
     with pytest.raises(UnsupportedError, match="WITHIN w"):
         build(parse(E1))
-    # a complement is built now (seed 002 §5.1.2), and its unmarked slice may begin a match: refused for that
+    # a complement is built now (the SRT paper §5.1.2), and its unmarked slice may begin a match: refused for that
     with pytest.raises(UnsupportedError, match="every match begins with a marked"):
         build(parse('(!<type = "a">) WITHIN 2'))
 

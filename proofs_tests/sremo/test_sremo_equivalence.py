@@ -1,4 +1,4 @@
-"""Equivalence and containment of register-free SREMO (seed 002): the translated CEA outputs the streaming
+"""Equivalence and containment of register-free SREMO (the SRT paper): the translated CEA outputs the streaming
 matches of Def. 32, so the product search is sound both ways against the reference semantics, exhaustively over
 streams of length ≤ 3 of the witness alphabet (≤ 2 past four letters); registers and windows are refused with the reason."""
 

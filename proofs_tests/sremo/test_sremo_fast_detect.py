@@ -1,5 +1,5 @@
 """The detector (`formalisms/sremo/detect.py`, docs/decisions.md D113–D115) against the readable recognizers:
-it says True at exactly the positions where `SharedRecognizer` and Alg. 1's run pool (seed 002 §4.3) report a
+it says True at exactly the positions where `SharedRecognizer` and Alg. 1's run pool (the SRT paper §4.3) report a
 streaming match (Def. 32); and its shortcuts are counted (groups visited, quiet events), never timed."""
 
 import pytest

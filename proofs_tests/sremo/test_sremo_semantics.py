@@ -1,4 +1,4 @@
-"""SREMO reference semantics (seed 002 §3.4 Defs. 17–18, Def. 32, Def. 39, Defs. 44–45): the paper's worked
+"""SREMO reference semantics (the SRT paper §3.4 Defs. 17–18, Def. 32, Def. 39, Defs. 44–45): the paper's worked
 examples as exact oracles, and the semantic laws as properties."""
 
 import pytest

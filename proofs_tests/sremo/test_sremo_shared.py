@@ -1,5 +1,5 @@
 """The shared run pool (runs grouped by state and registers, marked sets in a DAG) against Alg. 1's plain run
-pool (seed 002 §4.3) and the streaming semantics (Def. 32)."""
+pool (the SRT paper §4.3) and the streaming semantics (Def. 32)."""
 
 import pytest
 from hypothesis import given, settings

@@ -1,4 +1,4 @@
-"""SRT (seed 002 §4): Thm. 27 (SREMO → SRT), Lemma 29 (ε-elimination, P4), Alg. 1 (streaming recognizer, P7),
+"""SRT (the SRT paper §4): Thm. 27 (SREMO → SRT), Lemma 29 (ε-elimination, P4), Alg. 1 (streaming recognizer, P7),
 Def. 36 (determinism, P9), Thm. 34 (product, P8), against the reference semantics."""
 
 import pytest
@@ -32,7 +32,7 @@ ORACLES = [(E1, TABLE_1, E1_STREAM), (f"({E1}) WITHIN 4", TABLE_1, E1_W4_STREAM)
 
 @pytest.mark.parametrize("text, stream, expected", ORACLES)
 def test_section_8_oracles_on_the_streaming_recognizer(text, stream, expected):
-    """The worked examples of seed 002 (Table 1 with e₁ and Ex. 40's window, eq. 4, Table 4 with e and e⁺,
+    """The worked examples of the SRT paper (Table 1 with e₁ and Ex. 40's window, eq. 4, Table 4 with e and e⁺,
     the seq₃-like STAM pattern with and without w = 4) on Alg. 1 (with the P7 fix)."""
     assert as_dict(recognize(compile_automaton(parse(text)), stream)) == expected
 
@@ -168,7 +168,7 @@ def test_windows_below_the_top_by_an_index_attribute():
 
 
 def test_unsupported_constructions_say_why():
-    """A windowed complement of a register-free e is built (seed 002 §5.1.2, Cor. 43 on a symbolic automaton);
+    """A windowed complement of a register-free e is built (the SRT paper §5.1.2, Cor. 43 on a symbolic automaton);
     over registers it is refused: SRT are not closed under complement (Thm. 35)."""
     e = parse("(!<x = 1> . <x = 2>) WITHIN 3")
     assert compile_automaton(e).match(TABLE_1) == match(e, TABLE_1)

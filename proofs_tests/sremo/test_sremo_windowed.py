@@ -1,4 +1,4 @@
-"""Windowed SREMO (seed 002): the unrolled SRA of Lemma 46, determinization (Thm. 41, Alg. 7) and complement
+"""Windowed SREMO (the SRT paper): the unrolled SRA of Lemma 46, determinization (Thm. 41, Alg. 7) and complement
 (Cor. 43, Alg. 8), against the nondeterministic SRT on short strings."""
 
 
@@ -144,7 +144,7 @@ def test_a_string_bounded_automaton_cannot_stream_every_window():
 @settings(max_examples=80, deadline=None)
 @given(with_complements(3), streams(5))
 def test_theorem_27_with_a_windowed_complement_sremo_equals_srt(e, s):
-    """``!n`` inside a window, n register-free (seed 002 §5.1.2, Cor. 43 on a symbolic automaton): the compiled SRT
+    """``!n`` inside a window, n register-free (the SRT paper §5.1.2, Cor. 43 on a symbolic automaton): the compiled SRT
     matches exactly what the reference semantics matches (Thm. 27, pure and last-• readings)."""
     t = compile_automaton(e)
     want = match(e, s)

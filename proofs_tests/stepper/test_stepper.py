@@ -34,7 +34,7 @@ def _node_texts(svg: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", ["φ1", "φ2", "φ3"])
 def test_cea_frames_are_the_configurations(name: str) -> None:
-    """Seed 000's running example: the fire stream under φ1–φ3 (Def. 5.2's runs, merged by (q, μ))."""
+    """The CEL paper's running example: the fire stream under φ1–φ3 (Def. 5.2's runs, merged by (q, μ))."""
     cea, stream = compile_automaton(formula(name)), list(fire_stream())
     run = cea_run(cea, stream)
     ids = state_ids(cea.bfs_order())
@@ -85,7 +85,7 @@ def test_cces_and_tecs_frames_end_with_the_evaluators_outputs() -> None:
 
 
 def test_acea_frames_are_the_configurations_of_every_start() -> None:
-    """Seed 003's running example (the stock stream of §1 with max and count)."""
+    """The ACEL paper's running example (the stock stream of §1 with max and count)."""
     from cer_theory.formalisms.acel.compile import compile_automaton, schema_of
     from cer_theory.formalisms.acel.events import timed_stream
     from cer_theory.formalisms.acel.parser import parse as parse_acel

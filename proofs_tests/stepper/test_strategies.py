@@ -1,5 +1,5 @@
 """Strategies side by side on Flink's teaching example (``b+ c`` over ``b1 b2 b3 c``): every row is the CEQL
-reference semantics, and a strategy row's automaton (seed 000 Thm 7.2) reports exactly the same complex events."""
+reference semantics, and a strategy row's automaton (the CEL paper Thm 7.2) reports exactly the same complex events."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_each_strategy_rows_automaton_reports_the_same_complex_events() -> None:
         by_automaton = tuple((j, tuple(sorted("[" + " ".join(NAMES[k] for k in ce.positions) + "]" for ce in ces)))
                              for j, ces in enumerate(cea.run_complex_events(STREAM)) if ces)
         assert rows[ceql].outputs == by_automaton, ceql
-        assert rows[ceql].automaton == f"seed 000 Thm 7.2: {cel}(B+ ; C)"
+        assert rows[ceql].automaton == f"the CEL paper, Thm 7.2: {cel}(B+ ; C)"
 
 
 def test_the_page_puts_each_automaton_behind_a_click() -> None:

@@ -1,6 +1,6 @@
-"""Determinization of complex event automata: one subset step (:mod:`.step`, seed 000 Prop. 5.5) and its drivers,
+"""Determinization of complex event automata: one subset step (:mod:`.step`, the CEL paper Prop. 5.5) and its drivers,
 eager (:mod:`.eager`), lazy per tuple (:mod:`.lazy`), CORE's cached bit-vector determinization (:mod:`.bitmask`,
-seed 001 §4.4) and Theorem 7.2's selection automata (:mod:`.selection`)."""
+the CORE paper §4.4) and Theorem 7.2's selection automata (:mod:`.selection`)."""
 
 from cer_theory.core.lazy import lazy_exports
 

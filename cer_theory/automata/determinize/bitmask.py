@@ -1,6 +1,6 @@
-"""CORE's lazy I/O-determinization, cached by bit vector: *CORE: a Complex Event Recognition Engine* (seed 001),
+"""CORE's lazy I/O-determinization, cached by bit vector: *CORE: a Complex Event Recognition Engine* (the CORE paper),
 §4.4 ("lazy determinization"), of the subset construction of *A Formal Framework for Complex Event Recognition*
-(seed 000), Prop. 5.5.
+(the CEL paper), Prop. 5.5.
 
 :class:`Determinizer` is the driver of the one subset step
 (:func:`~cer_theory.automata.determinize.step.subset_moves`) that the engine's Algorithm 1 runs on. Its key is the
@@ -27,7 +27,7 @@ NO_MOVE = (-1, -1)
 
 
 class Determinizer:
-    """Lazy I/O-determinization of a CEA by the subset construction (seed 001 §3, §4.4), keyed by
+    """Lazy I/O-determinization of a CEA by the subset construction (the CORE paper §3, §4.4), keyed by
     (det-state id, bitmask of the event's truth values on the CEA's distinct predicates).
 
     ``Δ(S, t, m) = {q | ∃p ∈ S: p --P/m--> q, t ⊨ P}``, with ∅ meaning "no transition" (-1). A det-state is
@@ -61,7 +61,7 @@ class Determinizer:
         """The event's bit vector: bit k is set iff it satisfies the k-th distinct predicate."""
         self.initial = self._intern(self._initial_key(index))
         self.initial_is_source = not any(t.target in cea.initial for t in cea.transitions)
-        """Seed 001's contract on the CEA: no transition enters an initial state (docs/decisions.md, B.3 bound)."""
+        """The CORE paper's contract on the CEA: no transition enters an initial state (docs/decisions.md, B.3 bound)."""
 
     def _initial_key(self, index: dict[Hashable, int]) -> Hashable:
         return frozenset(index[q] for q in self.cea.initial)
@@ -92,7 +92,7 @@ class Determinizer:
     def masks(self, data: Sequence[Event] | Any) -> list[int]:
         """Bit vectors of a batch. A pandas DataFrame or pyarrow Table (columns already built) goes to
         ``cer_theory.core.predicates.vectorized.bitmasks``; a list of Events uses the compiled :attr:`mask`, which
-        measured 2.4x faster there (1.4 µs against 3.3 µs per event on Q1 of seed 001 Fig. 1: building the columns
+        measured 2.4x faster there (1.4 µs against 3.3 µs per event on Q1 of the CORE paper Fig. 1: building the columns
         from Event objects costs more than it saves)."""
         if type(data).__module__.startswith(("pandas", "pyarrow")):
             # numpy-based: imported only when a batch needs it, as the engine's DataFrame path does

@@ -1,4 +1,4 @@
-"""I/O-determinization of CEA, eagerly: *A Formal Framework for Complex Event Recognition* (seed 000), Prop. 5.5.
+"""I/O-determinization of CEA, eagerly: *A Formal Framework for Complex Event Recognition* (the CEL paper), Prop. 5.5.
 
 ``A' = (2^Q, {(R, P, L, Δ(R,P,L))}, {I}, {R | R ∩ F ≠ ∅})`` where P ranges over the *types* (minterms, Def. 5.6)
 of the predicates of Δ and L over the label sets of Δ. This driver feeds the one subset step

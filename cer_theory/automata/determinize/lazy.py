@@ -1,4 +1,4 @@
-"""Lazy I/O-determinization of CEA: *A Formal Framework for Complex Event Recognition* (seed 000), Prop. 5.5,
+"""Lazy I/O-determinization of CEA: *A Formal Framework for Complex Event Recognition* (the CEL paper), Prop. 5.5,
 built on demand.
 
 Prop. 5.5 ranges over the *types* of the predicates 𝒫 of Δ (Def. 5.6). A tuple t lies in exactly one type,
@@ -30,7 +30,7 @@ Signature = tuple[bool, ...]
 
 
 class LazyDeterminizer:
-    """Prop. 5.5 (seed 000) on demand: states are frozensets of CEA states, built when first reached.
+    """Prop. 5.5 (the CEL paper) on demand: states are frozensets of CEA states, built when first reached.
 
     ``step(R, t)`` maps each label set L of ℒ to ``Δ(R, t, L)``. With ``complete=False`` (the default) label sets
     whose target is ∅ are left out, so the dead state is never materialized; ``complete=True`` keeps them, as the

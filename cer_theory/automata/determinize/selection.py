@@ -1,4 +1,4 @@
-"""Selection strategies as automata: *A Formal Framework for Complex Event Recognition* (seed 000), Theorem 7.2.
+"""Selection strategies as automata: *A Formal Framework for Complex Event Recognition* (the CEL paper), Theorem 7.2.
 
 For SEL ∈ {STRICT, NXT, LAST, MAX} and any CEA A, ``A_SEL`` is I/O-deterministic and ``⟦A_SEL⟧ᵛ_n(S) =
 SEL(⟦A⟧ᵛ_n(S))`` for every S and n. The paper builds A_SEL lazily by tuple; this driver builds it eagerly over the
@@ -91,9 +91,9 @@ def _compare(cea: CEA, strategy: Strategy, *, ties: bool, **kw) -> CEA:
 
 def select_cea(cea: CEA, strategy: Strategy, *, budget: int | None = DEFAULT_BUDGET, complete: bool = False,
                relabel: bool = True) -> CEA:
-    """``A_SEL`` of seed 000, Theorem 7.2, with the tie-set fix for NXT/LAST/MAX (docs/decisions.md D18).
+    """``A_SEL`` of the CEL paper, Theorem 7.2, with the tie-set fix for NXT/LAST/MAX (docs/decisions.md D18).
 
-    I/O-deterministic, and ``⟦A_SEL⟧ᵛ_n(S) = SEL(⟦A⟧ᵛ_n(S))`` for SEL the strategy of seed 000 §7.1.
+    I/O-deterministic, and ``⟦A_SEL⟧ᵛ_n(S) = SEL(⟦A⟧ᵛ_n(S))`` for SEL the strategy of the CEL paper §7.1.
     States are renumbered 0..|Q|-1 breadth-first (``relabel=False`` keeps the tuples ``(R, phase)`` for STRICT
     and ``(R, E, W, T)`` for the others). ``complete=True`` adds a non-final sink so that every (state, type,
     label set) has a transition, as in the paper. Raises :class:`SizeBudgetExceeded` past ``budget`` states.

@@ -1,19 +1,19 @@
 """The one subset step of every determinization in cer_theory.
 
-*A Formal Framework for Complex Event Recognition* (seed 000), Proposition 5.5, determinizes a CEA
+*A Formal Framework for Complex Event Recognition* (the CEL paper), Proposition 5.5, determinizes a CEA
 ``A = (Q, Δ, I, F)`` by moving a set ``R ⊆ Q`` of its states, on an event of class P and a label set L, to
 
     Δ(R, P, L) = {q | p ∈ R, (p, P', L, q) ∈ Δ, P ⊆ P'}
 
 and its Theorem 7.2 builds the selection automata A_SEL from the same sets and their unions
 ``Δall(R,P) = ⋃_L Δ(R,P,L)`` and ``Δmark(R,P) = ⋃_{L≠∅} Δ(R,P,L)``. *CORE: a Complex Event Recognition
-Engine* (seed 001), §4.4, runs this construction lazily, keyed by a bit vector of the event's truth values.
+Engine* (the CORE paper), §4.4, runs this construction lazily, keyed by a bit vector of the event's truth values.
 
 Here is that step, once. The event class P is given as a **key**: a bit vector over the predicates
 ``P_1, …, P_k`` of Δ (bit ``k-1`` set iff the class lies inside ``P_k``), so ``P ⊆ P'`` is one ``&``. Every
 driver has such a key:
 
-* a Z3-pruned minterm (a *type*, seed 000 Def. 5.6), in the eager constructions: its positive predicates
+* a Z3-pruned minterm (a *type*, the CEL paper Def. 5.6), in the eager constructions: its positive predicates
   (:func:`minterm_key`);
 * the signature ``(P_1(t), …, P_k(t))`` of one tuple, in :class:`~.lazy.LazyDeterminizer`: its true entries
   (:func:`signature_key`);
@@ -85,7 +85,7 @@ class MoveTable:
 
 
 def minterm_key(minterm: Minterm) -> Key:
-    """The key of a type (seed 000 Def. 5.6): the bits of its positive predicates."""
+    """The key of a type (the CEL paper Def. 5.6): the bits of its positive predicates."""
     return sum(1 << k for k, positive in enumerate(minterm.signs) if positive)
 
 
@@ -106,7 +106,7 @@ class Moves(NamedTuple):
 
 
 def subset_moves(table: MoveTable, states: Iterable[Hashable], key: Key) -> Moves:
-    """The subset step of seed 000 Prop. 5.5: ``Δ(R, P, L)`` for every label L, for R = ``states`` and the class P
+    """The subset step of the CEL paper Prop. 5.5: ``Δ(R, P, L)`` for every label L, for R = ``states`` and the class P
     given by ``key``. A transition (p, P', L, q) is taken iff P ⊆ P', i.e. P' has no bit or its bit is in key."""
     out = table.out
     targets: dict[Label, set] = {}
@@ -158,7 +158,7 @@ Phase = int
 
 def strict_successor(step: SubsetStep, state: tuple[frozenset, Phase], key: Key, label: Label
                      ) -> tuple[frozenset, Phase] | None:
-    """STRICT of seed 000 Thm 7.2 on states ``(R, phase)``: a marking step is allowed in phases 1–2 (→ 2), a
+    """STRICT of the CEL paper Thm 7.2 on states ``(R, phase)``: a marking step is allowed in phases 1–2 (→ 2), a
     non-marking one moves 1→1 and 2,3→3, so exactly the runs whose support is an interval survive;
     ``R' = Δ(R,P,L)``. None when no run survives."""
     R, phase = state
@@ -178,7 +178,7 @@ SelectState = tuple[frozenset, frozenset, frozenset, frozenset]
 
 def select_successor(step: SubsetStep, state: SelectState, key: Key, label: Label, strategy: Strategy, *,
                      ties: bool = True) -> SelectState | None:
-    """NXT, MAX and LAST of seed 000 Thm 7.2 on states ``(R, E, W, T)`` (the tie set E: docs/decisions.md D18):
+    """NXT, MAX and LAST of the CEL paper Thm 7.2 on states ``(R, E, W, T)`` (the tie set E: docs/decisions.md D18):
 
     * R: states of A's runs with *this* valuation (the A_SEL run's labels so far);
     * E: the tie set [erratum fix]: runs with the same support as this run (R ⊆ E);

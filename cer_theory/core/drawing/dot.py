@@ -4,7 +4,7 @@ A :class:`Diagram` is nodes and edges with Graphviz attributes; it knows nothing
 describes itself as a diagram (an automaton with :func:`state_diagram`), so the kernel draws every model of
 the toolkit without importing any of them.
 
-The automaton convention is the one of the papers' figures (seed 000, Figs. 4, 5 and 8): a state is a circle,
+The automaton convention is the one of the papers' figures (the CEL paper, Figs. 4, 5 and 8): a state is a circle,
 a final state a double circle, an initial state has an incoming arrow from nowhere, and a transition's label
 is written on its edge.
 """

@@ -1,11 +1,11 @@
 """The predicate AST shared by every model.
 
 A predicate is a boolean combination of atoms over *slots*. A slot is ``None`` for "the current event" (the
-unary CEA predicates of seed 000 Def. 5.1, the ``~`` of seed 002) or a variable name (a CEL variable in an
-n-ary filter such as ``H.id = T.id``, seed 000 §4; a register of seed 002). A predicate with only the
-``None`` slot is **unary**: a decidable set of tuples, an element of the universe 𝒰 of seed 000 §4.
+unary CEA predicates of the CEL paper Def. 5.1, the ``~`` of the SRT paper) or a variable name (a CEL variable in an
+n-ary filter such as ``H.id = T.id``, the CEL paper §4; a register of the SRT paper). A predicate with only the
+``None`` slot is **unary**: a decidable set of tuples, an element of the universe 𝒰 of the CEL paper §4.
 
-Atom semantics (docs/decisions.md D3; seed 000 §4 is silent): a comparison holds only when both operands are
+Atom semantics (docs/decisions.md D3; the CEL paper §4 is silent): a comparison holds only when both operands are
 defined and of the same kind (number, string, boolean). A missing attribute or a kind mismatch makes the atom
 *false*, so its negation is true. This is the type-guard reading of D3.
 """
@@ -201,7 +201,7 @@ FALSE = BoolConst(False)
 
 @dataclass(frozen=True, slots=True, repr=False)
 class IsType(Predicate):
-    """``tuples(R)``: the event in ``slot`` has type ``name`` (seed 000 §4, the universe 𝒰)."""
+    """``tuples(R)``: the event in ``slot`` has type ``name`` (the CEL paper §4, the universe 𝒰)."""
 
     name: str
     slot: Slot = None
@@ -459,7 +459,7 @@ def reslot(p: Predicate, mapping: Mapping[Slot, Slot]) -> Predicate:
 
 
 # ---------------------------------------------------------------------------------------------- CEQL extensions
-# The expression language of CORE's CEQL (seed 001 §4.4 and CORE.g4; docs/decisions.md D24–D25): arithmetic terms as
+# The expression language of CORE's CEQL (the CORE paper §4.4 and CORE.g4; docs/decisions.md D24–D25): arithmetic terms as
 # comparison sides, LIKE, IN sets and IN ranges. All of them keep the type guard of D3: a missing attribute
 # or a value of the wrong kind makes the atom false.
 #

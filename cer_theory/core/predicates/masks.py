@@ -1,4 +1,4 @@
-"""CORE's bit vectors, one event at a time: *CORE: a Complex Event Recognition Engine* (seed 001), §4.4.
+"""CORE's bit vectors, one event at a time: *CORE: a Complex Event Recognition Engine* (the CORE paper), §4.4.
 
 The engine evaluates the distinct predicates ``P_1..P_k`` of its automaton once per event into an ``int`` whose
 bit k is set iff the event satisfies ``P_{k+1}``; nothing else reads the event. :func:`compile_mask` generates

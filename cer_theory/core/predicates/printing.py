@@ -91,7 +91,7 @@ def readable(p: Predicate) -> Predicate:
     """An equivalent predicate as short as the atoms' *meaning* allows, for a drawing's label.
 
     :func:`simplified` treats atoms as independent; here Z3 (:mod:`cer_theory.core.predicates.solver`) also
-    knows that an event has exactly one type (seed 000 §5: a tuple belongs to one relation), so ``¬R ∨ ¬T``
+    knows that an event has exactly one type (the CEL paper §5: a tuple belongs to one relation), so ``¬R ∨ ¬T``
     becomes ``⊤`` and ``¬R ∧ T`` becomes ``T``. Steps: a valid or unsatisfiable predicate is ``⊤``/``⊥``; then
     the skeleton is simplified, and a conjunct implied by the other conjuncts (a disjunct implying the other
     disjuncts) is dropped, one at a time, each step checked by Z3. The result is equivalent to ``p`` on every

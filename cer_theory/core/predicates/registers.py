@@ -1,4 +1,4 @@
-"""Conditions over registers: seed 002 (Alevizos, Artikis, Paliouras, *Complex Event Recognition with Symbolic
+"""Conditions over registers: the SRT paper (Alevizos, Artikis, Paliouras, *Complex Event Recognition with Symbolic
 Register Transducers*), §3.1–3.2, Defs. 10 and 13.
 
 A condition is a predicate of the one predicate language whose slots are the head ``~`` (the slot ``None``, the
@@ -27,7 +27,7 @@ from cer_theory.core.predicates.ast import OPS, And, Attr, Cmp, Const, Not, Opaq
 Check = Callable[[Event, Mapping[str, Event]], bool]
 
 HEAD = None
-"""The slot of the head ``~`` (the current event), seed 002 §3.1."""
+"""The slot of the head ``~`` (the current event), the SRT paper §3.1."""
 
 DEF = "def"
 """The name of the opaque atom that stands for "this register is defined" in the Z3 encoding."""
@@ -39,12 +39,12 @@ def registers_read(p: Predicate) -> frozenset[str]:
 
 
 def is_unary_condition(p: Predicate) -> bool:
-    """Seed 002 Def. 10: a condition is *unary* iff it mentions only ``~``."""
+    """The SRT paper Def. 10: a condition is *unary* iff it mentions only ``~``."""
     return not registers_read(p)
 
 
 def satisfies(p: Predicate, head: Event, valuation: Mapping[str, Event]) -> bool:
-    """``(u, v) ⊨ φ`` (seed 002, Def. 13): an atom is false when a register it reads is empty in ``v``."""
+    """``(u, v) ⊨ φ`` (the SRT paper, Def. 13): an atom is false when a register it reads is empty in ``v``."""
     if isinstance(p, Not):
         return not satisfies(p.arg, head, valuation)
     if isinstance(p, And):
@@ -141,7 +141,7 @@ def _always(_event: Event) -> bool:
 
 def with_def_flags(p: Predicate) -> Predicate:
     """``p`` with each register-reading atom ``A`` replaced by ``def(r₁) ∧ … ∧ A`` (the Z3 encoding of the rule
-    "an atom reading an empty register is false", seed 002 §3.2 Def. 13)."""
+    "an atom reading an empty register is false", the SRT paper §3.2 Def. 13)."""
     if isinstance(p, Not):
         return neg(with_def_flags(p.arg))
     if isinstance(p, And):

@@ -1,7 +1,7 @@
 """The effective Boolean algebra of predicates: satisfiability, implication, witnesses and minterms.
 
-This module is the one seam between automata and predicates. Seed 000 Prop. 5.5 determinizes over the
-*types* of Def. 5.6 (here :func:`minterms`); seed 002 Alg. 7 prunes its minterms and Def. 36 checks
+This module is the one seam between automata and predicates. The CEL paper Prop. 5.5 determinizes over the
+*types* of Def. 5.6 (here :func:`minterms`); the SRT paper Alg. 7 prunes its minterms and Def. 36 checks
 ``sat(φ₁ ∧ φ₂)`` (docs/decisions.md D19). All answers come from Z3 through
 :mod:`cer_theory.core.predicates.z3enc` and are cached, keyed by the (hashable) predicates; an ``Opaque`` atom
 hashes by its name and slot, so two opaque tests with the same name are taken to be the same test.
@@ -160,7 +160,7 @@ def witness(p: Predicate) -> Event:
 
 @dataclass(frozen=True)
 class Minterm:
-    """One type ``P_X`` of seed 000 Def. 5.6: ``⋂_{i∈X} P_i \\ ⋃_{i∉X} P_i``.
+    """One type ``P_X`` of the CEL paper Def. 5.6: ``⋂_{i∈X} P_i \\ ⋃_{i∉X} P_i``.
 
     ``signs[i]`` says whether input predicate ``i`` is taken positively (``i ∈ X``); ``predicate`` is the
     conjunction of the signed predicates.
@@ -186,7 +186,7 @@ _MINTERMS: dict[tuple[Predicate, ...], tuple[Minterm, ...]] = {}
 
 
 def minterms(preds: Sequence[Predicate], budget: int | None = 4096) -> list[Minterm]:
-    """The satisfiable types of ``preds`` (seed 000 Def. 5.6), in DFS order, positive sign first.
+    """The satisfiable types of ``preds`` (the CEL paper Def. 5.6), in DFS order, positive sign first.
 
     Depth-first over the predicates on one incremental Z3 solver (push/pop): a branch is cut as soon as its
     prefix conjunction is unsatisfiable. When ``prefix ∧ P_i`` is unsatisfiable, ``prefix ∧ ¬P_i`` is not

@@ -1,6 +1,6 @@
 """Unary predicates evaluated over a batch of events as numpy columns, giving one bitmask per event.
 
-The engine (seed 001, CORE §4.4) reads each event once and needs, for every predicate of its automaton, whether
+The engine (the CORE paper, CORE §4.4) reads each event once and needs, for every predicate of its automaton, whether
 the event satisfies it: ``bitmasks(preds, events)[i]`` has bit k set iff ``preds[k](events[i])``. This module
 computes that column-wise and must agree exactly with the per-event semantics of
 :mod:`cer_theory.core.predicates.ast` (type guard, exact rational arithmetic):

@@ -1,7 +1,7 @@
 """Translation of predicates to Z3 formulas, and of Z3 models back to events.
 
-This is the symbolic half of the effective Boolean algebra that seed 000 (Def. 5.6, the types of Prop. 5.5)
-and seed 002 (Alg. 7, Def. 36) need; the mapping is docs/decisions.md D19.
+This is the symbolic half of the effective Boolean algebra that the CEL paper (Def. 5.6, the types of Prop. 5.5)
+and the SRT paper (Alg. 7, Def. 36) need; the mapping is docs/decisions.md D19.
 
 Encoding (one symbolic record per slot: ``None`` is the current event ``~``, any other slot a variable or
 register):
@@ -15,7 +15,7 @@ register):
 * ``Opaque(name, fn, slot)`` is a free Boolean per ``(name, slot)``; ``On(var, body)`` encodes ``body`` at
   slot ``var``.
 
-CEQL extensions (seed 001 §4.4 and CORE's grammar CORE.g4; docs/decisions.md D24–D25; ast.py "CEQL extensions"):
+CEQL extensions (the CORE paper §4.4 and CORE's grammar CORE.g4; docs/decisions.md D24–D25; ast.py "CEQL extensions"):
 
 * an arithmetic term is a Real expression, defined when every attribute in it has kind ``num`` and every
   divisor is non-zero (the evaluation is exact over the rationals, so linear atoms are encoded *exactly*).
@@ -135,7 +135,7 @@ class Encoder:
     """Owns the per-slot Z3 variables so that several predicates share the same symbols.
 
     Variables are named ``<slot>.type``, ``<slot>.<attr>#kind`` / ``#num`` / ``#str`` / ``#bool`` and
-    ``<slot>.@<opaque>``, where the current event's slot is written ``~`` (seed 002's notation).
+    ``<slot>.@<opaque>``, where the current event's slot is written ``~`` (the SRT paper's notation).
     """
 
     def __init__(self) -> None:

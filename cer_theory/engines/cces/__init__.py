@@ -1,4 +1,4 @@
-"""The CCES data structure and evaluation algorithm of seed 000, §9: the structure and Algorithm 1 in
+"""The CCES data structure and evaluation algorithm of the CEL paper, §9: the structure and Algorithm 1 in
 :mod:`~cer_theory.engines.cces.structure`, Algorithm 2 in :mod:`~cer_theory.engines.cces.evaluator`."""
 
 from cer_theory.core.lazy import lazy_exports

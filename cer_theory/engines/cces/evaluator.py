@@ -1,4 +1,4 @@
-"""Algorithm 2 of seed 000, §9 (Theorem 9.1, Corollary 9.3): evaluating a CEA over a stream with a CCES.
+"""Algorithm 2 of the CEL paper, §9 (Theorem 9.1, Corollary 9.3): evaluating a CEA over a stream with a CCES.
 
 :class:`CcesEvaluator` runs Algorithm 2 for a CEA in normal form. Any CEA is first made single-variable
 (Prop. 9.2, :func:`~cer_theory.formalisms.cel.normal_form.single_variable`) and then I/O-determinized *lazily*
@@ -147,7 +147,7 @@ class _NormalFormStepper:
 
 
 class CcesEvaluator(Drawable):
-    """Algorithm 2 of seed 000 (Theorem 9.1), streaming: :meth:`process` one event, get its outputs.
+    """Algorithm 2 of the CEL paper (Theorem 9.1), streaming: :meth:`process` one event, get its outputs.
 
     By default any CEA is accepted: it is made single-variable (Prop. 9.2) and I/O-determinized lazily
     (Prop. 5.5), so states are frozensets of the CEA's states (Cor. 9.3). ``normal_form=True`` runs the CEA
@@ -232,7 +232,7 @@ class CcesEvaluator(Drawable):
 
     def enumerate_current(self) -> Iterator[ComplexEvent]:
         """Algorithm 1 on every final live list. Lazy: D is partially persistent, so the outputs stay those of
-        this position even if consumed after later updates (seed 000, footnote 2)."""
+        this position even if consumed after later updates (the CEL paper, footnote 2)."""
         pairs = [pair for _, pair in self.output_lists()]
         stats = self.last_enumeration = EnumerationStats()
         total = self.stats.enumeration

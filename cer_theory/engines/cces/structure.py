@@ -1,4 +1,4 @@
-"""The Compact Complex Event Set (CCES) of seed 000, §9.2, and its enumeration, Algorithm 1.
+"""The Compact Complex Event Set (CCES) of the CEL paper, §9.2, and its enumeration, Algorithm 1.
 
 :class:`Cces` is ``D = (N, ⊥, event, first, last, next)`` with the O(1) operations ``init``/``extend``/``append``
 and :meth:`Cces.enumerate` — Algorithm 1, iterative, output-linear delay. Instrumented by counting, never
@@ -25,11 +25,11 @@ _UNDEFINED = -1
 
 
 class CcesError(CerError, ValueError):
-    """A CCES operation whose precondition fails (seed 000 §9.2: extend, append) or an invalid CCES."""
+    """A CCES operation whose precondition fails (the CEL paper §9.2: extend, append) or an invalid CCES."""
 
 
 class Cces(Drawable):
-    """A Compact Complex Event Set ``D = (N, ⊥, event, first, last, next)`` (seed 000 §9.2).
+    """A Compact Complex Event Set ``D = (N, ⊥, event, first, last, next)`` (the CEL paper §9.2).
 
     Nodes are integers, ⊥ is 0; the maps are arrays, so every operation is O(1). ``debug=True`` checks the
     O(|list|) preconditions of :meth:`extend` and :meth:`append` (reachability, positions decrease, next stays
@@ -178,7 +178,7 @@ class Cces(Drawable):
         return sum(counts[n] for n in heads)
 
     def check_valid(self) -> None:
-        """Validity conditions 1–4 of seed 000 §9.2 (5 is per pair: compare :meth:`path_count` with
+        """Validity conditions 1–4 of the CEL paper §9.2 (5 is per pair: compare :meth:`path_count` with
         :meth:`ce_range`). Raises :class:`CcesError` naming the violated condition."""
         # 1. Next_D is acyclic: every node has out-degree ≤ 1, so walk each chain with colours.
         done: set[Node] = set()
@@ -209,7 +209,7 @@ class Cces(Drawable):
     # ------------------------------------------------------------------ Algorithm 1
 
     def enumerate(self, n1: Node, n2: Node, stats: EnumerationStats | None = None) -> Iterator[ComplexEvent]:
-        """Algorithm 1 (seed 000 §9.2): yield every C' ∈ CE(n1, n2), each once if the CCES is valid.
+        """Algorithm 1 (the CEL paper §9.2): yield every C' ∈ CE(n1, n2), each once if the CCES is valid.
 
         The recursion ``ENUMERATE(first(n1), last(n1), C ∪ {event(n1)})`` then ``ENUMERATE(next(n1), n2, C)``
         runs on an explicit stack (the next chains grow with the stream). C is a shared cons list, so

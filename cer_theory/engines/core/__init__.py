@@ -1,4 +1,4 @@
-"""The CORE engine of seed 001: CEQL queries evaluated by the tECS with constant work per event."""
+"""The CORE engine of the CORE paper: CEQL queries evaluated by the tECS with constant work per event."""
 
 from cer_theory.engines.core.engine import Engine, Match, evaluate_query
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator

@@ -27,7 +27,7 @@ from cer_theory.streams.batch import DictRows, Rows
 def column_keys(rows: Rows, predicates: Sequence[Predicate], time_attribute: str | None,
                 partition_attributes: Sequence[str], dict_mask: Callable[[dict], int] | None = None
                 ) -> tuple[list[int], list | None, list[list] | None]:
-    """What the engine reads of each row: its bit vector over ``predicates`` (seed 001 §4.4), its window key
+    """What the engine reads of each row: its bit vector over ``predicates`` (the CORE paper §4.4), its window key
     value (None without a time window) and the values of the PARTITION BY attributes (one list per attribute,
     None where absent; None without PARTITION BY), computed column-wise (docs/decisions.md D87–D89).
     ``dict_mask``: the mask compiled for dicts (:func:`cer_theory.core.predicates.masks.compile_mask`), for

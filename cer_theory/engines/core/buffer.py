@@ -1,4 +1,4 @@
-"""The engine's event buffer: the events a reported match may still contain, by global stream position (seed 001,
+"""The engine's event buffer: the events a reported match may still contain, by global stream position (the CORE paper,
 *CORE: a Complex Event Recognition Engine*, §4: a CE names positions; the engine hands back their events).
 
 One representation (docs/decisions.md D172): a deque of :class:`Span` — runs of consecutive positions, each

@@ -1,4 +1,4 @@
-"""The CORE engine: a CEQL query evaluated over a stream, incrementally (seed 001 §2.2 and §4;
+"""The CORE engine: a CEQL query evaluated over a stream, incrementally (the CORE paper §2.2 and §4;
 docs/decisions.md D20–D22).
 
 :class:`Engine` compiles the query (``compile_automaton``, Theorem 1) and runs Algorithm 1
@@ -25,7 +25,7 @@ out, with the readings of :mod:`cer_theory.formalisms.ceql.semantics` (the refer
   nothing.
 * **LIMIT n** — at most n CEs per position: the first n of Algorithm 2's order (the enumeration stops there).
 * **FROM** — the input is the already merged stream; stream names are not matched against events.
-* **Aggregates and HAVING** (seed 003's ``Agg``; docs/decisions.md D75–D78) — the evaluators run over letters
+* **Aggregates and HAVING** (the ACEL paper's ``Agg``; docs/decisions.md D75–D78) — the evaluators run over letters
   (:mod:`cer_theory.engines.core.labelled`) so that each enumerated path also tells which positions each
   aggregated variable binds; the values are folded while the path is decoded (linear in the path: the delay
   stays output-linear). Each enumerated match is then checked against HAVING and against the records already

@@ -1,8 +1,8 @@
-"""Algorithm 1 of CORE (seed 001 §4.3, Theorem 3; §4.4; App. B.1; docs/decisions.md D26): evaluate a CEA over a
+"""Algorithm 1 of CORE (the CORE paper §4.3, Theorem 3; §4.4; App. B.1; docs/decisions.md D26): evaluate a CEA over a
 stream with time windows, building the tECS (:mod:`cer_theory.engines.core.tecs`) with constant work per event and
 enumerating the CEs that end at each position with output-linear delay (Algorithm 2).
 
-Contract on the CEA (seed 001 §3, CEA and runs): runs may start at *any* position, so a fresh bottom node enters the
+Contract on the CEA (the CORE paper §3, CEA and runs): runs may start at *any* position, so a fresh bottom node enters the
 initial state at every position; the paper asks for one initial state without incoming transitions (that is what
 ``compile_automaton`` produces), but nothing here depends on it: the initial det-state is the set of initial states
 and, by I/O-determinism, one start and one mark sequence still give one run. A transition marks iff its labels
@@ -88,7 +88,7 @@ def last_admitted(window: Window, start: float) -> float:
 
 @dataclass(slots=True)
 class EvaluatorStats:
-    """Counts for the complexity claims of seed 001 (§4.3, Theorems 2–3; counting, never timing). Always kept: events,
+    """Counts for the complexity claims of the CORE paper (§4.3, Theorems 2–3; counting, never timing). Always kept: events,
     nodes created (total and worst per event), det-cache lookups and misses, live-node peak. With ``instrument=True``
     also: union-list lengths, active states, node visits per output (:class:`EnumerationStats`), per-event rows."""
 
@@ -110,7 +110,7 @@ class EvaluatorStats:
 
 
 class Evaluator:
-    """Algorithm 1 (seed 001, Theorem 3) over a CEA, streaming: :meth:`process` one event, get the CEs
+    """Algorithm 1 (the CORE paper, Theorem 3) over a CEA, streaming: :meth:`process` one event, get the CEs
     ``([i, j], D)`` that end at its position j, with ``j − i`` inside the window.
 
     ``window`` is a :class:`Window` (``events`` on positions, or ``time``/``attribute`` on a numeric attribute
@@ -118,8 +118,8 @@ class Evaluator:
     PARTITION BY) and must increase. ``determinizer`` may be shared between evaluators of the same CEA.
     ``compact_min`` is the smallest expired prefix worth compacting (tests lower it to exercise dangling right
     children). ``limit`` caps the CEs reported per position (CEQL ``LIMIT n``: the first n in Algorithm 2's order; the
-    enumeration stops there). ``debug=True`` checks every tECS invariant after every event (seed 001 §4.1–4.2,
-    App. B.3); ``instrument=True`` counts node visits per output and union-list lengths (seed 001 Theorem 2, App. B.1).
+    enumeration stops there). ``debug=True`` checks every tECS invariant after every event (the CORE paper §4.1–4.2,
+    App. B.3); ``instrument=True`` counts node visits per output and union-list lengths (the CORE paper Theorem 2, App. B.1).
     """
 
     quiet_events = True
@@ -327,13 +327,13 @@ class Evaluator:
         return tau
 
     def _update(self, j: int, mask: int, tau: int, key: float) -> None:
-        """The update phase of Algorithm 1 for t_j (seed 001 §4.3), with expired-state pruning (docs/decisions.md D26).
+        """The update phase of Algorithm 1 for t_j (the CORE paper §4.3), with expired-state pruning (docs/decisions.md D26).
 
         The initial det-state goes first with a fresh bottom node (created only if it has a transition), then
         every state of T in first-insertion order, so ``insert`` always meets ``max(n) ≤ max(head)`` (B.3). For
         each state: the •-successor gets ``extend(merge(ul), j)``; the ∘-successor gets the *list* ul when it is
         new in T′ (a union-list must start with a non-union node) and ``merge(ul)`` inserted otherwise. Every
-        node is made by the tECS operations of seed 001 §4.2 (``new_bottom``, ``extend``, ``new_ulist``,
+        node is made by the tECS operations of the CORE paper §4.2 (``new_bottom``, ``extend``, ``new_ulist``,
         ``insert``, ``merge``), the ones ``test_engine_tecs`` checks against Fig. 5 and Theorem 2.
         """
         det, tecs = self.det, self.tecs
@@ -482,12 +482,12 @@ class Evaluator:
 
     def describe_table(self) -> list[tuple[frozenset[Hashable], list[str]]]:
         """T as ``[(CEA states of the det-state, [entry, …]), …]`` in T's order, entries as ``O2(1)`` (kind,
-        position, max-start), the notation of the trace of seed 001 Fig. 6
+        position, max-start), the notation of the trace of the CORE paper Fig. 6
         (rebuilt in proofs_tests/engines/test_engine.py)."""
         return [(self.det.states_of(p), [self.tecs.describe(n) for n in ul]) for p, ul in self.table.items()]
 
     def check_invariants(self) -> None:
-        """The invariants of seed 001 §4.1–4.2 and App. B.3 at the current step: every node time-ordered and
+        """The invariants of the CORE paper §4.1–4.2 and App. B.3 at the current step: every node time-ordered and
         3-bounded; every union-list well formed; heads non-increasing in max along T's order; |ul| ≤ number of
         det-states (B.3). Outside the paper's contract (a transition enters the initial state) the bound is checked as
         |Q_det| + 2: the initial det-state then also holds older runs, and the fresh bottom node can add both a head

@@ -2,7 +2,7 @@
 
 The engine enumerates paths of encoded positions (``pos = j · width + code``,
 :mod:`cer_theory.engines.core.labelled`). For each path it needs D, D's events and the value of every aggregate,
-seed 003's ``Agg`` (aggregation paper §4–5) over the events each aggregated variable binds. :func:`compile_decoder`
+the ACEL paper's ``Agg`` (aggregation paper §4–5) over the events each aggregated variable binds. :func:`compile_decoder`
 writes that loop once per query, as :func:`cer_theory.core.predicates.masks.compile_mask` writes the bit-vector
 function: one branch per letter, and in it the monoid step of each aggregate whose variable the letter binds.
 ``SUM``/``COUNT``/``MAX``/``MIN`` over numbers take an inline step. Every other case (other aggregates, a

@@ -1,8 +1,8 @@
 """Inert bit vectors: the events the engine may skip in bulk (docs/decisions.md D120).
 
-CORE (seed 001, *CORE: a Complex Event Recognition Engine*, §4.3–4.4) reads an event only through its bit vector
+CORE (the CORE paper, *CORE: a Complex Event Recognition Engine*, §4.3–4.4) reads an event only through its bit vector
 over the CEA's predicates; Algorithm 1's update then moves every state of T by the determinized automaton. Under
-skip-till-any (seed 000, *A Formal Framework for Complex Event Recognition*, §7: the strategy ALL, whose CEA
+skip-till-any (the CEL paper, *A Formal Framework for Complex Event Recognition*, §7: the strategy ALL, whose CEA
 waits in a state by a TRUE self-loop that does not mark), most events of a selective query move nothing: no run
 starts, no marked transition is enabled, and every waiting state stays where it is.
 

@@ -1,9 +1,9 @@
 """Algorithm 1 with *letters* on the output nodes, for queries with aggregates (docs/decisions.md D77).
 
-CORE's engine (seed 001 §4) determinizes the CEA with its labels cut to "marks or not" and stores positions only:
+CORE's engine (the CORE paper §4) determinizes the CEA with its labels cut to "marks or not" and stores positions only:
 a tECS path is ``(start, D)``. Aggregates need more of the match: for ``SUM(b.volume)`` the positions bound to
-``b`` (seed 003's ``Agg`` folds over the bag of ``b``), and ``b`` need not be among SELECT's variables. The
-cheapest faithful addition is seed 000's own I/O-determinization (Prop. 5.5), which keeps the label set ``L`` as
+``b`` (the ACEL paper's ``Agg`` folds over the bag of ``b``), and ``b`` need not be among SELECT's variables. The
+cheapest faithful addition is the CEL paper's own I/O-determinization (Prop. 5.5), which keeps the label set ``L`` as
 the output letter, applied to the labels *abstracted* to what the output needs:
 
     letter(L) = (L ∩ SEL ≠ ∅,  L ∩ AGG)
@@ -108,7 +108,7 @@ class LabelledEvaluator(Evaluator):
     det: LabelledDeterminizer
 
     def _update(self, j: int, mask: int, tau: int, key: float) -> None:
-        """Seed 001 §4.3's update phase (see :meth:`Evaluator._update`), with several •-successors per state."""
+        """The CORE paper §4.3's update phase (see :meth:`Evaluator._update`), with several •-successors per state."""
         det, tecs = self.det, self.tecs
         row = det.rows.get(mask)
         if row is None:

@@ -1,4 +1,4 @@
-"""The one fast loop of the CORE engine: CORE's Algorithm 1 around the clauses of CEQL (seed 001, *CORE: a Complex
+"""The one fast loop of the CORE engine: CORE's Algorithm 1 around the clauses of CEQL (the CORE paper, *CORE: a Complex
 Event Recognition Engine*, §2.2 and §4), with every per-event call of the readable step (``Engine._step``)
 inlined, over a **cursor** of ``(position, event, bit vector, window value, partition values)``.
 

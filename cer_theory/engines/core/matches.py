@@ -1,6 +1,6 @@
-"""What the CORE engine reports (seed 001, *CORE: a Complex Event Recognition Engine*, §2.2): a :class:`Match` per
+"""What the CORE engine reports (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2.2): a :class:`Match` per
 complex event ``([start, end], D)``, and for a query with aggregates an :class:`AggregatedMatch` that also carries
-the aggregates' values (seed 003's ``Agg``; docs/decisions.md D75–D78), after HAVING and de-duplication
+the aggregates' values (the ACEL paper's ``Agg``; docs/decisions.md D75–D78), after HAVING and de-duplication
 (:class:`Aggregation`)."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Match:
 @dataclass(frozen=True, slots=True, repr=False)
 class AggregatedMatch(Match):
     """A :class:`Match` of a query with aggregates: also the ``(alias, value)`` pairs of its aggregates, in
-    SELECT's order (seed 003's created event; NULL is :data:`cer_theory.core.aggregates.NULL`)."""
+    SELECT's order (the ACEL paper's created event; NULL is :data:`cer_theory.core.aggregates.NULL`)."""
 
     aggregates: tuple[tuple[str, Any], ...] = ()
 

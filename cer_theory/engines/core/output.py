@@ -1,4 +1,4 @@
-"""Reported matches (seed 001's complex events ``([i, j], D)`` with their events) as the rows of an output file
+"""Reported matches (the CORE paper's complex events ``([i, j], D)`` with their events) as the rows of an output file
 (:mod:`cer_theory.streams.writers`: JSON Lines, CSV or Parquet, written aside and renamed into place), fast
 enough not to dominate a run (docs/decisions.md D90).
 
@@ -89,7 +89,7 @@ class MatchWriter:
     def write(self, match: Any) -> None:
         """Write one Match (or AggregatedMatch)."""
         self._counted(1)
-        pairs = getattr(match, "aggregates", None)  # (an AggregatedMatch: seed 003's created event)
+        pairs = getattr(match, "aggregates", None)  # (an AggregatedMatch: the ACEL paper's created event)
         ce = match.complex_event
         self._rows_out([(ce.start, ce.end, ce.positions,
                          None if self.positions_only else "[" + ", ".join(self._event_text(e) for e in match.events)

@@ -1,4 +1,4 @@
-"""The partition table of the CORE engine: one evaluator per PARTITION BY key (seed 001, *CORE: a Complex Event
+"""The partition table of the CORE engine: one evaluator per PARTITION BY key (the CORE paper, *CORE: a Complex Event
 Recognition Engine*, §2.2 and §4.4), created only for an event on which a run starts and discarded once nothing
 can come of it (docs/decisions.md D22, D27).
 

@@ -1,9 +1,9 @@
-"""The query plan of the CORE engine: what a CEQL query compiles to before any event is read (seed 001, *CORE: a
+"""The query plan of the CORE engine: what a CEQL query compiles to before any event is read (the CORE paper, *CORE: a
 Complex Event Recognition Engine*, §4 and §4.4) — the automaton, its lazy determinization, the clauses the
 automaton leaves to the engine, and which loop may run it.
 
 * Without selection strategy or aggregates: ``compile_automaton`` (Theorem 1) and CORE's lazy determinization.
-* ``NEXT``/``LAST``/``MAX``: seed 000's ``A_SEL`` built into the determinization
+* ``NEXT``/``LAST``/``MAX``: the CEL paper's ``A_SEL`` built into the determinization
   (:mod:`cer_theory.engines.core.selection`), so the strategy keeps output-linear enumeration (D20).
 * Aggregates: the letters of :mod:`cer_theory.engines.core.labelled` (D77), under ALL and ANY only.
 """

@@ -1,4 +1,4 @@
-"""One way to run a CEQL query over a stream (seed 001, *CORE: a Complex Event Recognition Engine*, §2.2 and §4):
+"""One way to run a CEQL query over a stream (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2.2 and §4):
 :func:`run_stream` takes the query and the source — a JSON Lines, CSV or Parquet file, standard input, or events
 in memory (Events, dicts, a DataFrame, an Arrow table) — and returns a :class:`Run`: the matches as they are
 found, and afterwards what the run counted. ``cer-theory run``, Spark's ``--check``, the conformance harness and
@@ -119,7 +119,7 @@ class Run:
 
     @property
     def unpartitioned(self) -> int:
-        """Events with a NULL PARTITION BY attribute: in no partition (seed 001 §2.2)."""
+        """Events with a NULL PARTITION BY attribute: in no partition (the CORE paper §2.2)."""
         return self.engine.unpartitioned
 
     @property

@@ -1,9 +1,9 @@
 """NEXT, LAST and MAX in the engine, through the determinization (*CORE: a Complex Event Recognition Engine*,
-seed 001 §4.4: "selection strategies are also built on the fly, following [33]"; docs/decisions.md D20, D27).
+the CORE paper §4.4: "selection strategies are also built on the fly, following [33]"; docs/decisions.md D20, D27).
 
 CEQL's reading (D20) compares the CEs ending at j **from every start**: among all ``(i, j, D)``, keep those whose D
-is SEL-best (seed 000 §7.1: ≤_next, ≤_last, set inclusion), ties kept with their own intervals; then WITHIN.
-Seed 000's Theorem 7.2 automaton ``A_SEL`` compares only the runs of one start, so it is applied to a CEA ``A⁺``
+is SEL-best (the CEL paper §7.1: ≤_next, ≤_last, set inclusion), ties kept with their own intervals; then WITHIN.
+The CEL paper's Theorem 7.2 automaton ``A_SEL`` compares only the runs of one start, so it is applied to a CEA ``A⁺``
 whose runs all start at position 0:
 
 * ``A⁺`` has a fresh initial state ``p₀`` with a TRUE/∅ loop (the events before the start), and a copy of every
@@ -11,7 +11,7 @@ whose runs all start at position 0:
   marks its start i with ⊢ and D with A's own labels: ``⟦A⁺⟧(S, 0, j) = {⊢↦i, D | D ∈ ⟦A⟧(S, i, j)}``;
 * the *support* compared by SEL is D only (⊢ does not count), so two CEs with the same D and different starts
   tie, and the tie set E of the erratum fix keeps both;
-* ``A⁺_SEL``'s states are ``(R, E, W, T)``, moved by seed 000 Thm 7.2's step with the tie-set fix
+* ``A⁺_SEL``'s states are ``(R, E, W, T)``, moved by the CEL paper Thm 7.2's step with the tie-set fix
   (:func:`cer_theory.automata.determinize.step.select_successor`, the step that
   :func:`~cer_theory.automata.determinize.selection.select_cea` drives over minterms, where the construction is
   proved and tested), here keyed by CORE's bit vector and built lazily per (state, bit vector) as CORE's
@@ -62,7 +62,7 @@ class SelectionDeterminizer(Determinizer):
 
     __slots__ = ("strategy", "p0", "_step", "_idle_rows")
 
-    construction = "lazy determinization with a selection strategy (seed 000 Thm 7.2 on A⁺)"
+    construction = "lazy determinization with a selection strategy (the CEL paper Thm 7.2 on A⁺)"
 
     def __init__(self, cea: CEA, strategy: Strategy | str, *, budget: int | None = DEFAULT_BUDGET,
                  cache_limit: int = 1 << 20) -> None:

@@ -1,4 +1,4 @@
-"""What the CORE engine holds between two events (seed 001, *CORE: a Complex Event Recognition Engine*, §4): the
+"""What the CORE engine holds between two events (the CORE paper, *CORE: a Complex Event Recognition Engine*, §4): the
 query plan, the partition table, the event buffer, the stream position and last window key, and the counters.
 Both forms of the per-event step read and write it: the readable one (``Engine._step``) and the fast loop
 (:mod:`cer_theory.engines.core.loop`)."""
@@ -29,7 +29,7 @@ class EngineState:
         self.buffer = EventBuffer()
         self.position = 0  # the global position of the next event
         self.last_key: float = float("-inf")  # the window key of the last event in a partition
-        self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (seed 001 §2.2; D22)
+        self.unpartitioned = 0  # events with a NULL partition attribute: in no partition (the CORE paper §2.2; D22)
         self.skipped_rows = 0  # rows of columnar batches skipped in bulk (inert or NULL-partitioned; D120)
         self.inert: Inertness | None = plan.inert
         """Inert bit vectors, for skipping rows in bulk on the columnar path (None: never skip; D120)."""

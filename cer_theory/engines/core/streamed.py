@@ -1,6 +1,6 @@
 """The engine's outputs grouped by end position as the events arrive: the streaming face of
 :func:`cer_theory.engines.core.engine.evaluate_query`, which ``cer-theory eval --logic ceql`` prints from in
-bounded memory (seed 001 §4: the engine reports each complex event once its last event is read)."""
+bounded memory (the CORE paper §4: the engine reports each complex event once its last event is read)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The timed Enumerable Compact Set (tECS) of CORE: seed 001 §4.1–4.3 and App. B.
+"""The timed Enumerable Compact Set (tECS) of CORE: the CORE paper §4.1–4.3 and App. B.
 
 A tECS is a DAG of three node kinds: *bottom* (a start position, no child), *output* (a position and one child
 ``next``) and *union* (two children ``left``/``right``). A full path from n to a bottom node b is the open CE
@@ -19,7 +19,7 @@ global, increasing integers and the node ``n`` lives at index ``n - base`` of fo
   threshold τ, the id of the oldest bottom still inside the window: n can still produce outputs iff
   ``mx[n] ≥ τ``, for event windows and time windows alike.
 
-Memory (seed 001 §4.4 and docs/decisions.md D26, CORE's GC without weak references): a node is never older than its
+Memory (the CORE paper §4.4 and docs/decisions.md D26, CORE's GC without weak references): a node is never older than its
 max-start, so every node with id < τ is expired for good; :meth:`Tecs.compact` drops that prefix of the arrays (a ring
 buffer advanced by ``base``). Only *right* children can then dangle (a live node shares its max with its left/next
 child), and a dangling id is < τ, so the window test ``right ≥ τ`` that enumeration performs anyway also guards it.
@@ -52,7 +52,7 @@ def make_ce(start: int, end: int, positions: tuple[int, ...]) -> CoreComplexEven
 
 
 UnionList = list
-"""A union-list (seed 001 §4.2): node ids ``n0, n1, …, nk``, n0 non-union, ``max(n0) ≥ max(n1) > … > max(nk)``."""
+"""A union-list (the CORE paper §4.2): node ids ``n0, n1, …, nk``, n0 non-union, ``max(n0) ≥ max(n1) > … > max(nk)``."""
 
 
 class TecsError(CerError, AssertionError):
@@ -60,7 +60,7 @@ class TecsError(CerError, AssertionError):
 
 
 class Tecs(Drawable):
-    """A tECS in parallel arrays with the O(1) operations of seed 001 §4.2 (new_bottom, extend, union) and the
+    """A tECS in parallel arrays with the O(1) operations of the CORE paper §4.2 (new_bottom, extend, union) and the
     union-list operations (new_ulist, insert, merge). ``debug=True`` checks every precondition."""
 
     __slots__ = ("pos", "nxt", "rgt", "mx", "base", "debug")
@@ -151,7 +151,7 @@ class Tecs(Drawable):
 
     def union(self, n1: int, n2: int) -> int:
         """``union(n1, n2)`` for safe nodes with max(n1) = max(n2): Fig. 5 (a)–(d), at most 3 new nodes, the result
-        safe, time-ordered and 3-bounded (seed 001 §4.2, App. B)."""
+        safe, time-ordered and 3-bounded (the CORE paper §4.2, App. B)."""
         b, rgt, mx = self.base, self.rgt, self.mx
         if self.debug:
             if mx[n1 - b] != mx[n2 - b]:
@@ -184,7 +184,7 @@ class Tecs(Drawable):
 
     def insert(self, ul: UnionList, n: int) -> None:
         """``insert(ul, n)`` for a safe n with max(n) ≤ max(n0): union with the entry of equal max if any (i > 0),
-        else keep the order ``max(n0) ≥ max(n1) > max(n2) > …`` (seed 001 §4.2). In place, O(|ul|)."""
+        else keep the order ``max(n0) ≥ max(n1) > max(n2) > …`` (the CORE paper §4.2). In place, O(|ul|)."""
         b, mx = self.base, self.mx
         m = mx[n - b]
         if self.debug and m > mx[ul[0] - b]:
@@ -263,7 +263,7 @@ class Tecs(Drawable):
 
     def enumerate_counted(self, n: int, end: int, tau: int,
                           stats: EnumerationStats | None) -> Iterator[CoreComplexEvent]:
-        """Algorithm 2 lazily, counting node visits into ``stats`` when given (seed 001 Theorem 2 and
+        """Algorithm 2 lazily, counting node visits into ``stats`` when given (the CORE paper Theorem 2 and
         Lemma 2, App. B.1, are checked by counting, never by timing)."""
         b, pos, nxt, rgt, mx = self.base, self.pos, self.nxt, self.rgt, self.mx
         if stats is not None:
@@ -324,7 +324,7 @@ class Tecs(Drawable):
         return d
 
     def is_safe(self, n: int) -> bool:
-        """Non-union, or a union with odepth 1 whose right child has odepth ≤ 2 (seed 001 §4.2)."""
+        """Non-union, or a union with odepth 1 whose right child has odepth ≤ 2 (the CORE paper §4.2)."""
         r = self.rgt[n - self.base]
         if r < 0:
             return True
@@ -367,7 +367,7 @@ class Tecs(Drawable):
                 raise TecsError("union-list: maxima after n1 must strictly decrease")
 
     def diagram(self, *, title: str | None = None, roots: Mapping[str, Sequence[int]] | None = None) -> Diagram:
-        """The stored DAG as seed 001 Fig. 5 draws it: a bottom node ``⊥i`` (a box, start i), an output node
+        """The stored DAG as the CORE paper Fig. 5 draws it: a bottom node ``⊥i`` (a box, start i), an output node
         its position (a circle) with its ``next`` edge, a union node ``∪`` with ``left`` solid and ``right``
         dashed; each node's max-start under it. ``roots`` (Algorithm 1's table T) point at their union-lists'
         entries in order (gray). Node ``n`` has the DOT id ``t<n>``; expired nodes are not drawn."""
@@ -394,7 +394,7 @@ class Tecs(Drawable):
                        edge_style={"fontname": "Helvetica", "fontsize": 9})
 
     def describe(self, n: int) -> str:
-        """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the trace notation of seed 001 Fig. 6)."""
+        """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the trace notation of the CORE paper Fig. 6)."""
         kind = self.kind(n)
         ms = self.max_start(n)
         if kind == "union":

@@ -1,4 +1,4 @@
-"""ACEL and aggregation automata (seed 003, *A formal query language and automata model for aggregation in complex
+"""ACEL and aggregation automata (the ACEL paper, *A formal query language and automata model for aggregation in complex
 event recognition*). One module per face and construction:
 
 * ``ast``, ``parser`` (+ ``acel.lark``), ``printer``: the syntax (docs/acel-syntax.md);

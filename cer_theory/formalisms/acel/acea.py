@@ -1,4 +1,4 @@
-"""Aggregation automata (ACEA) of seed 003 (*A formal query language and automata model for aggregation in complex
+"""Aggregation automata (ACEA) of the ACEL paper (*A formal query language and automata model for aggregation in complex
 event recognition*, §6): automata whose configurations carry registers.
 
 A transition is ``(p, σ, P, λ, q)``: an **assignment** ``σ`` (register ← expression over the value structure), a
@@ -12,7 +12,7 @@ with empty registers at **any** position ``i`` and is accepting when it ends in 
 ``(i, j, X ↦ {{τ(ν_{k+1}) at time k | k ∈ [i..j], τ ∈ λ_k(X)}})``, and ``⟦A⟧(S)`` is the set of them.
 
 Registers here are names with a dot (``r1.price``) and stream attributes are identifiers, so they never shadow
-each other. The registers hold data values and monoid elements, unlike the event registers of seed 002
+each other. The registers hold data values and monoid elements, unlike the event registers of the SRT paper
 (:mod:`cer_theory.automata.registers`), whose valuations store whole events (D68).
 """
 
@@ -74,7 +74,7 @@ class Combine:
 
 @dataclass(frozen=True, slots=True)
 class Lift:
-    """``f'(α)``: the pre-map of aggregate ``function`` (Lemma 4.1; e.g. ``count``'s ``f' ≡ 1``). Seed 003 §6 notes
+    """``f'(α)``: the pre-map of aggregate ``function`` (Lemma 4.1; e.g. ``count``'s ``f' ≡ 1``). The ACEL paper §6 notes
     decomposable aggregates need such unary maps in expressions."""
 
     function: str
@@ -103,7 +103,7 @@ class Blocked(Exception):
 
 
 def evaluate_expr(expr: Expr, env: Mapping[str, Any]) -> Any:
-    """``⟦α⟧(e ≫ ν)`` (seed 003 §6, Ex. 6.1); :class:`Blocked` when it reads an absent attribute."""
+    """``⟦α⟧(e ≫ ν)`` (the ACEL paper §6, Ex. 6.1); :class:`Blocked` when it reads an absent attribute."""
     if isinstance(expr, Const):
         return expr.value
     if isinstance(expr, Ref):
@@ -262,7 +262,7 @@ class Transition:
         return f"{sigma} | {pred} / {lam}"
 
     def lines(self) -> list[str]:
-        """The edge label of a drawing, one part per line as seed 003 §6 reads a transition: the guard ``P``
+        """The edge label of a drawing, one part per line as the ACEL paper §6 reads a transition: the guard ``P``
         in brackets (``⊤`` when empty), then the register updates of ``σ`` one per line (the registers merely
         copied, ``r ← r``, on one ``keep`` line), then ``/`` and each variable's templates of ``λ`` (``∅``)."""
         out = ["[" + (" ∧ ".join(c.text() for c in self.checks) or "⊤") + "]"]
@@ -276,7 +276,7 @@ class Transition:
 
 @dataclass(frozen=True)
 class ACEA(Drawable):
-    """``A = (Q, Δ, q0, F)`` of seed 003 §6 with :class:`Transition` s."""
+    """``A = (Q, Δ, q0, F)`` of the ACEL paper §6 with :class:`Transition` s."""
 
     states: frozenset[State]
     transitions: tuple[Transition, ...]
@@ -299,7 +299,7 @@ class ACEA(Drawable):
                     for b, r, g in tau.fields:
                         if r not in assigned:
                             raise AutomatonError(f"transition {t.source} → {t.target} emits {b} from register {r}, "
-                                                 f"which it does not assign (seed 003 §6: renamings read the "
+                                                 f"which it does not assign (the ACEL paper §6: renamings read the "
                                                  f"registers assigned on the same transition)")
                         if g is not None:
                             aggregator(g)
@@ -335,7 +335,7 @@ class ACEA(Drawable):
         return {c for _, c in self.moves(configs, event)}
 
     def complex_events(self, stream: Sequence[Event]) -> frozenset[ComplexEvent]:
-        """``⟦A⟧(S)``: the complex events of the accepting runs from every start position (seed 003 §6)."""
+        """``⟦A⟧(S)``: the complex events of the accepting runs from every start position (the ACEL paper §6)."""
         events = timed_stream(stream)
         out: set[ComplexEvent] = set()
         for i in range(len(events)):

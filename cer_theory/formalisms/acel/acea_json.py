@@ -1,4 +1,4 @@
-"""A JSON format for aggregation automata (seed 003 §6), in the conventions of the UCEA/CEA format
+"""A JSON format for aggregation automata (the ACEL paper §6), in the conventions of the UCEA/CEA format
 (``"kind"``, ``"states"``, ``"final"``, ``"transitions"`` with ``"from"``/``"to"``)::
 
     {"kind": "acea", "name": "W2 (prefix sums)", "states": [0, 1], "initial": 0, "final": [1],

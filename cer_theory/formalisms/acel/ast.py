@@ -1,4 +1,4 @@
-"""The abstract syntax of ACEL (seed 003, *A formal query language and automata model for aggregation in complex
+"""The abstract syntax of ACEL (the ACEL paper, *A formal query language and automata model for aggregation in complex
 event recognition*, Fig. 1, §3–§5 and App. D).
 
 ``φ ::= R | φ AS X | φ FILTER X[P] | π_L(φ) | π_{X(a1..ak)}(φ) | φ OR φ | φ AND φ | φ : φ | φ ; φ | φ⊕ | φ+
@@ -6,7 +6,7 @@ event recognition*, Fig. 1, §3–§5 and App. D).
 ``str(φ)`` is parseable text (docs/acel-syntax.md).
 
 A FILTER condition is a :class:`~cer_theory.core.predicates.Predicate` whose literals each read **one**
-variable (seed 003 §3: predicates are sets of events, tested on every event of the bag, so vacuous on the empty
+variable (the ACEL paper §3: predicates are sets of events, tested on every event of the bag, so vacuous on the empty
 bag), in CEL's condition language (docs/cel-syntax.md), or one of App. D's multiset predicates
 (:class:`Multiset`), which are tested on the whole bag.
 """
@@ -28,7 +28,7 @@ MULTISET_KINDS = ("equal", "increasing", "decreasing")
 
 @dataclass(frozen=True, slots=True)
 class Multiset:
-    """A multiset predicate of seed 003 App. D, on the bag bound to ``var``: ``X[a]`` (``kind="equal"``: all its
+    """A multiset predicate of the ACEL paper App. D, on the bag bound to ``var``: ``X[a]`` (``kind="equal"``: all its
     events have equal ``a``), ``increasing(X.a)`` / ``decreasing(X.a)`` (``Succ_E(e1, e2) → e1(a) < e2(a)``,
     resp. ``>``, where ``Succ_E`` relates events of consecutive times; events of equal time are not compared)."""
 
@@ -93,7 +93,7 @@ class Filter(Formula):
             for clause in filter_literals(self.condition):
                 for lit in clause:
                     if len(literal_variables(lit)) != 1:
-                        raise PredicateError(f"ACEL filters are unary (seed 003 §3: a predicate is a set of events "
+                        raise PredicateError(f"ACEL filters are unary (the ACEL paper §3: a predicate is a set of events "
                                              f"tested on one variable's bag); {lit.text()} reads "
                                              f"{len(literal_variables(lit))} variables")
 
@@ -109,7 +109,7 @@ class Proj(Formula):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class AttrProj(Formula):
-    """``π_{X(a1..ak)}(φ)``, written ``PI[X(a, b)](φ)`` (seed 003 §3): each event of X keeps only those
+    """``π_{X(a1..ak)}(φ)``, written ``PI[X(a, b)](φ)`` (the ACEL paper §3): each event of X keeps only those
     attributes (``type`` too, unless listed) and its time."""
 
     body: Formula
@@ -180,7 +180,7 @@ class AggSpec:
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Agg(Formula):
-    """``Agg_{Y[b1 ← ⊗1 X1(a1), …, bℓ ← ⊗ℓ Xℓ(aℓ)]}(φ)``, written ``AGG Y[b1 <- sum(X.a), …](φ)`` (seed 003 §5)."""
+    """``Agg_{Y[b1 ← ⊗1 X1(a1), …, bℓ ← ⊗ℓ Xℓ(aℓ)]}(φ)``, written ``AGG Y[b1 <- sum(X.a), …](φ)`` (the ACEL paper §5)."""
 
     body: Formula
     target: str

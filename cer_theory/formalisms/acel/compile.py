@@ -1,7 +1,7 @@
-"""The constructions of seed 003 §6 (*A formal query language and automata model for aggregation in complex event
+"""The constructions of the ACEL paper §6 (*A formal query language and automata model for aggregation in complex event
 recognition*): CEA → ACEA (Thm 6.1) and ACEL → ACEA (Thm 6.2), with the errata fixed (docs/errata.md).
 
-Both need the stream's **schema** ``Σ: T → attributes`` (seed 003 §3: every event of type R has exactly the
+Both need the stream's **schema** ``Σ: T → attributes`` (the ACEL paper §3: every event of type R has exactly the
 attributes ``Σ(R)`` and ``type``): the base case copies the event's attributes into fresh registers. The
 evaluator derives it from the stream (:func:`schema_of`); a drawing uses :func:`formula_schema`, every attribute the
 formula names, for every type.
@@ -34,12 +34,12 @@ Schema = Mapping[str, frozenset[str]]
 
 def schema_of(stream: Sequence[Event]) -> dict[str, frozenset[str]]:
     """``Σ`` read off a stream: each type's attributes; :class:`UnsupportedError` when two events of one type
-    differ (seed 003 §3: a stream is over a schema, and the ACEA constructions copy ``Σ(R)`` into registers)."""
+    differ (the ACEL paper §3: a stream is over a schema, and the ACEA constructions copy ``Σ(R)`` into registers)."""
     schema: dict[str, frozenset[str]] = {}
     for k, e in enumerate(stream):
         attrs = frozenset(e.attributes)
         if schema.setdefault(e.type, attrs) != attrs:
-            raise UnsupportedError(f"the ACEA constructions need a stream over a schema (seed 003 §3), but events of "
+            raise UnsupportedError(f"the ACEA constructions need a stream over a schema (the ACEL paper §3), but events of "
                                    f"type {e.type} have attributes {sorted(schema[e.type])} and, at position {k}, "
                                    f"{sorted(attrs)}; use --via semantics")
     return schema
@@ -167,7 +167,7 @@ class _Compiler:
         """φ FILTER X[P]: on every transition marking X, ``P`` must hold of each emitted X-event. A condition with
         ∧/∨ is the §3 sugar (∧ nests, ∨ unions); multiset predicates (App. D) are outside Thm 6.2."""
         if isinstance(phi.condition, Multiset):
-            raise UnsupportedError(f"the multiset predicate {phi.condition.text()} (seed 003 App. D) is not covered "
+            raise UnsupportedError(f"the multiset predicate {phi.condition.text()} (the ACEL paper App. D) is not covered "
                                    f"by Thm 6.2's construction; evaluate with --via semantics")
         clauses = filter_literals(phi.condition)
         parts = []
@@ -328,7 +328,7 @@ def cea_to_acea(cea: CEA, schema: Schema) -> ACEA:
     """Thm 6.1: for each CEA transition ``(p, P, L, q)`` and type ``A``, the ACEA transition copies the event into
     registers (``e.type ← type``, ``e.a ← a`` for ``a ∈ Σ(A)``), checks ``e.type = A`` and ``P`` **renamed onto the
     registers** (the paper checks ``P`` on the registers as they are, which reads the wrong names: erratum), and
-    emits the copy into every variable of ``L``. Seed 003's CEA have one initial state and start at any position
+    emits the copy into every variable of ``L``. The ACEL paper's CEA have one initial state and start at any position
     (P11 of the errata); a CEA with several initial states gets a fresh one with copies of their transitions."""
     states = {q: k for k, q in enumerate(sorted(cea.states, key=repr))}
     q0 = len(states)
@@ -348,7 +348,7 @@ def cea_to_acea(cea: CEA, schema: Schema) -> ACEA:
 
 
 def cea_complex_events(cea: CEA, stream: Sequence[Event]) -> frozenset:
-    """The CEA's own runs read as seed 003 reads them: started at every position ``i`` (the toolkit's CEA run from
+    """The CEA's own runs read as the ACEL paper reads them: started at every position ``i`` (the toolkit's CEA run from
     position 0, so it runs on each suffix), each run's valuation giving the events at its marked positions."""
     from_positions = []
     events = list(stream)

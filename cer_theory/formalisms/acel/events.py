@@ -1,13 +1,13 @@
-"""ACEL's data model (seed 003, §3 "Data model"): events with a time and a partial attribute map, complex events
+"""ACEL's data model (the ACEL paper, §3 "Data model"): events with a time and a partial attribute map, complex events
 ``(start, end, μ)`` whose variables hold **bags** of events, and their JSON form.
 
 An event is ``e = (M, i)``: ``M`` a finite partial map attribute → value and ``i`` its time; ``type`` is an
-attribute like any other, absent on the events ``Agg`` creates (seed 003 §5) and dropped by an attribute
+attribute like any other, absent on the events ``Agg`` creates (the ACEL paper §5) and dropped by an attribute
 projection that does not list it. Two events are equal when their times and maps are equal. A complex event is
 ``C = (i, j, μ)`` with ``μ`` mapping each variable to a finite bag; the output of a formula is a **set** of complex
-events (seed 003 §5, design rationale 1), compared by interval and by the multiset of each variable.
+events (the ACEL paper §5, design rationale 1), compared by interval and by the multiset of each variable.
 
-Times are stream positions, **0-based** like every other formalism of the toolkit (seed 003 numbers a stream from
+Times are stream positions, **0-based** like every other formalism of the toolkit (the ACEL paper numbers a stream from
 1 in §3 and from 0 in Example 3.1's table; docs/decisions.md D66).
 """
 
@@ -24,7 +24,7 @@ from cer_theory.core.events import TYPE_KEY, Event
 
 @dataclass(frozen=True, slots=True)
 class TimedEvent:
-    """An event ``(M, i)`` of seed 003 §3: ``time`` and the attribute map as sorted ``(name, value)`` pairs."""
+    """An event ``(M, i)`` of the ACEL paper §3: ``time`` and the attribute map as sorted ``(name, value)`` pairs."""
 
     time: int
     items: tuple[tuple[str, Any], ...]
@@ -48,7 +48,7 @@ class TimedEvent:
         return self.attributes.get(TYPE_KEY)
 
     def value(self, name: str) -> Any:
-        """``e(a)``: ``NULL`` when the event lacks ``a`` (seed 003 §3)."""
+        """``e(a)``: ``NULL`` when the event lacks ``a`` (the ACEL paper §3)."""
         return self.attributes.get(name, NULL)
 
     def get(self, name: str) -> Any:
@@ -58,7 +58,7 @@ class TimedEvent:
         return None if value is NULL else value
 
     def project(self, names: Iterable[str]) -> TimedEvent:
-        """``π_{a1..ak}(e)``: the attributes among ``names`` and the time (seed 003 §3)."""
+        """``π_{a1..ak}(e)``: the attributes among ``names`` and the time (the ACEL paper §3)."""
         keep = set(names)
         return TimedEvent(self.time, tuple(p for p in self.items if p[0] in keep))
 
@@ -84,7 +84,7 @@ def bag(events: Iterable[TimedEvent]) -> Bag:
 
 @dataclass(frozen=True, slots=True)
 class ComplexEvent:
-    """``C = (i, j, μ)`` of seed 003 §3; ``bags`` lists the variables with a non-empty bag, sorted by name."""
+    """``C = (i, j, μ)`` of the ACEL paper §3; ``bags`` lists the variables with a non-empty bag, sorted by name."""
 
     start: int
     end: int
@@ -107,14 +107,14 @@ class ComplexEvent:
         return dict(self.bags)
 
     def union(self, other: ComplexEvent) -> ComplexEvent:
-        """``C1 ⊎ C2 = (min start, max end, X ↦ C1(X) ⊎ C2(X))`` (seed 003 §3)."""
+        """``C1 ⊎ C2 = (min start, max end, X ↦ C1(X) ⊎ C2(X))`` (the ACEL paper §3)."""
         mu: dict[str, list[TimedEvent]] = {x: list(b) for x, b in self.bags}
         for x, b in other.bags:
             mu.setdefault(x, []).extend(b)
         return ComplexEvent.make(min(self.start, other.start), max(self.end, other.end), mu)
 
     def project(self, variables: Iterable[str]) -> ComplexEvent:
-        """``π_L(C)``: the interval kept, the other variables emptied (seed 003 §3)."""
+        """``π_L(C)``: the interval kept, the other variables emptied (the ACEL paper §3)."""
         keep = set(variables)
         return ComplexEvent(self.start, self.end, tuple(p for p in self.bags if p[0] in keep))
 
@@ -131,7 +131,7 @@ class ComplexEvent:
 
 
 def timed_stream(stream: Sequence[Event]) -> list[TimedEvent]:
-    """The stream as seed 003's events: ``e_i`` with time ``i`` (0-based, D66)."""
+    """The stream as the ACEL paper's events: ``e_i`` with time ``i`` (0-based, D66)."""
     return [TimedEvent.of(e, i) for i, e in enumerate(stream)]
 
 

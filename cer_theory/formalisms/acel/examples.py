@@ -1,4 +1,4 @@
-"""The witnesses of seed 003 §6 that ACEA are strictly more expressive than ACEL (ACEA ⊋ ACEL), both over the
+"""The witnesses of the ACEL paper §6 that ACEA are strictly more expressive than ACEL (ACEA ⊋ ACEL), both over the
 monoid ``(ℕ, +, 0)`` and streams ``R[a:1]^n``, built as :class:`~cer_theory.formalisms.acel.acea.ACEA`:
 
 * **W1 (doubling)**: a run over ``[i..j]`` emits ``[b : 2^(j−i+1)]``; ACEL's values grow only linearly in the sum of

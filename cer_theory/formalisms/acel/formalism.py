@@ -1,4 +1,4 @@
-"""ACEL's record in the formalism registry (seed 003, *A formal query language and automata model for aggregation
+"""ACEL's record in the formalism registry (the ACEL paper, *A formal query language and automata model for aggregation
 in complex event recognition*).
 
 ACEL's outputs are complex events ``(start, end, μ)`` with bags of events (Fig. 1, §5). At position n the outputs
@@ -21,7 +21,7 @@ from cer_theory.formalisms.acel.parser import parse
 from cer_theory.formalisms.acel.printer import format
 from cer_theory.formalisms.acel.semantics import evaluate
 
-UNDECIDED = ("ACEL's aggregates compare values computed over bags of events (seed 003 §5), which no automaton "
+UNDECIDED = ("ACEL's aggregates compare values computed over bags of events (the ACEL paper §5), which no automaton "
              "without registers checks; equivalence of automata with registers is undecidable in general")
 PAPER = Paper("003", "A formal query language and automata model for aggregation in complex event recognition")
 
@@ -66,16 +66,16 @@ ACEL = Formalism(
         "step": "cer_theory.stepper.formalisms:step_acel",
         "equivalent": Unsupported(UNDECIDED),
         "contained": Unsupported(UNDECIDED),
-        "determinize": Unsupported("seed 003's ACEA carry registers that aggregate values (§6), and the paper "
+        "determinize": Unsupported("the ACEL paper's ACEA carry registers that aggregate values (§6), and the paper "
                                    "gives no determinization of them"),
-        "complement": Unsupported("seed 003 defines no complement; complement is seed 002's windowed dSRA "
+        "complement": Unsupported("the ACEL paper defines no complement; complement is the SRT paper's windowed dSRA "
                                   "(--logic sremo)"),
-        "normal-form": Unsupported("the §9.2 normal form is seed 000's, for CEA without registers (--logic cel)"),
-        "star-property": Unsupported("the *-property is seed 000's and seed 004's, for automata without "
+        "normal-form": Unsupported("the §9.2 normal form is the CEL paper's, for CEA without registers (--logic cel)"),
+        "star-property": Unsupported("the *-property is the CEL paper's and the SO-CEL paper's, for automata without "
                                      "registers; ACEL's outputs carry aggregated values"),
-        "to-formula": Unsupported("seed 003 gives no translation from an ACEA back to ACEL"),
-        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL"),
-        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's, without aggregates (--logic cel)"),
+        "to-formula": Unsupported("the ACEL paper gives no translation from an ACEA back to ACEL"),
+        "rewrite": Unsupported("the rewrites are the CEL paper §8's, over CEL"),
+        "cces": Unsupported("Algorithm 2 over the CCES is the CEL paper §9's, without aggregates (--logic cel)"),
     },
 )
 

@@ -1,4 +1,4 @@
-"""Parser for ACEL (seed 003, Fig. 1, §5 and App. D); the syntax is docs/acel-syntax.md.
+"""Parser for ACEL (the ACEL paper, Fig. 1, §5 and App. D); the syntax is docs/acel-syntax.md.
 
 The grammar ``acel.lark`` extends CEL's (docs/cel-syntax.md): it imports CEL's FILTER conditions, names and
 terminals from ``cel.lark`` and adds ``PI[X(a, b)](φ)`` (attribute projection), ``AGG Y[b <- f(X.a), …](φ)``

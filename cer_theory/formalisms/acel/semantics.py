@@ -1,4 +1,4 @@
-"""Reference semantics of ACEL: the event-based bag semantics of seed 003 (*A formal query language and automata
+"""Reference semantics of ACEL: the event-based bag semantics of the ACEL paper (*A formal query language and automata
 model for aggregation in complex event recognition*), Fig. 1 (§3) and the aggregation operator of §5.
 
 Brute force by design, one rule per operator, computed bottom-up over the whole stream: ``⟦φ⟧(S)`` is a **set** of
@@ -36,7 +36,7 @@ def check_bind(bind: str) -> str:
 
 def literal_holds(literal: Predicate, c: ComplexEvent) -> bool:
     """``C(X) ⊨ P`` for a unary literal on X: every event of the bag satisfies it, vacuously on the empty bag
-    (seed 003 §3, "predicates")."""
+    (the ACEL paper §3, "predicates")."""
     (var,) = literal_variables(literal)
     return all(literal.holds({var: e}) for e in c[var])  # type: ignore[dict-item]
 
@@ -177,7 +177,7 @@ class AcelSemantics:
 
 
 def complex_events(phi: Formula, stream: Sequence[Event], bind: str = "bag") -> ComplexEvents:
-    """``⟦φ⟧(S)``: every complex event of the stream (seed 003, Fig. 1)."""
+    """``⟦φ⟧(S)``: every complex event of the stream (the ACEL paper, Fig. 1)."""
     return AcelSemantics(stream, bind)(phi)
 
 

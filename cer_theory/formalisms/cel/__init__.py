@@ -1,4 +1,4 @@
-"""CEL and complex event automata (seed 000, *A Formal Framework for Complex Event Recognition*)."""
+"""CEL and complex event automata (the CEL paper, *A Formal Framework for Complex Event Recognition*)."""
 
 from cer_theory.core.lazy import lazy_exports
 

@@ -1,4 +1,4 @@
-"""The abstract syntax of CEL (seed 000, Fig. 2) with the selection strategies of §7.1.
+"""The abstract syntax of CEL (the CEL paper, Fig. 2) with the selection strategies of §7.1.
 
 Nodes are frozen dataclasses: equal formulas compare equal and hash equal, which the reference semantics uses
 for memoisation and the printer/parser round trip uses for testing. ``str(φ)`` is parseable CEL text and
@@ -6,7 +6,7 @@ for memoisation and the printer/parser round trip uses for testing. ``str(φ)`` 
 
 A FILTER condition is a :class:`~cer_theory.core.predicates.Predicate` whose slots are CEL variables: atoms such as
 ``T.tmp > 40``, ``H.id = T.id`` or ``Z[type = "R" AND x < 3]`` combined with AND/OR/NOT. Its meaning as a CEL
-predicate (universal SO-extension, seed 000 §4 sugar) is given by :func:`filter_literals`.
+predicate (universal SO-extension, the CEL paper §4 sugar) is given by :func:`filter_literals`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from cer_theory.core.tree import FormulaTree
 from cer_theory.core.predicates.ast import And, Not, On, Or, Predicate, neg
-from cer_theory.core.strategies import Strategy  # re-exported: SELECT's strategies (seed 000 §7.1)
+from cer_theory.core.strategies import Strategy  # re-exported: SELECT's strategies (the CEL paper §7.1)
 from cer_theory.formalisms.cel.printer import format
 
 
@@ -180,10 +180,10 @@ def relations(phi: Formula) -> frozenset[str]:
 
 
 def filter_literals(condition: Predicate) -> list[list[Predicate]]:
-    """The seed 000 §4 reading of a FILTER condition as a disjunction of conjunctions of CEL atoms.
+    """The CEL paper §4 reading of a FILTER condition as a disjunction of conjunctions of CEL atoms.
 
     ``φ FILTER (P ∧ Q) = (φ FILTER P) FILTER Q`` and ``φ FILTER (P ∨ Q) = (φ FILTER P) OR (φ FILTER Q)``
-    (seed 000 §4). NOT is pushed down to the atoms and negates the first-order predicate inside
+    (the CEL paper §4). NOT is pushed down to the atoms and negates the first-order predicate inside
     the universal SO-extension: ``NOT (A.x > 3)`` is ``(¬ x>3)^SO(A)`` (docs/decisions.md, D3).
     Each returned literal is an atom or a negated atom; its slots are the CEL variables it reads.
     """
@@ -209,7 +209,7 @@ def literal_variables(literal: Predicate) -> frozenset[str]:
 
 
 def is_unary(phi: Formula) -> bool:
-    """Seed 000 Def. 4.1: every FILTER atom is ``P^SO(A)`` for one variable A."""
+    """The CEL paper Def. 4.1: every FILTER atom is ``P^SO(A)`` for one variable A."""
     return all(len(literal_variables(lit)) == 1
                for node in phi.walk() if isinstance(node, Filter)
                for clause in filter_literals(node.condition) for lit in clause)

@@ -1,4 +1,4 @@
-"""Unary CEL → CEA: seed 000, Theorem 6.2, case by case, with the errata in docs/errata.md (D7, D8).
+"""Unary CEL → CEA: the CEL paper, Theorem 6.2, case by case, with the errata in docs/errata.md (D7, D8).
 
 For every unary formula φ the compiled automaton satisfies ``⟦φ⟧ᵛ(S,i,j) = ⟦A_φ⟧ᵛ(S,i,j)``. Sub-automata
 always get disjoint fresh states (integers from one counter). Fixes applied:
@@ -132,7 +132,7 @@ def _compile(phi: Formula, fresh: Fresh, det_kwargs: dict, hook: Hook | None = N
 
 
 def _filter(phi: Filter, a: CEA, fresh: Fresh) -> CEA:
-    """ψ FILTER P^SO(A): predicates of A-marking transitions are intersected with P (seed 000 §4 sugar: ∧ nests,
+    """ψ FILTER P^SO(A): predicates of A-marking transitions are intersected with P (the CEL paper §4 sugar: ∧ nests,
     ∨ is OR of copies, NOT negates the first-order predicate)."""
     clauses = filter_literals(phi.condition)
     branches = []
@@ -146,7 +146,7 @@ def _filter(phi: Filter, a: CEA, fresh: Fresh) -> CEA:
                 continue
             if len(vars_) > 1:
                 raise NotUnaryError(f"FILTER {phi.condition.text()}: the atom {literal.text()} relates variables "
-                                    f"{', '.join(sorted(vars_))}, so the formula is not unary CEL (seed 000, Def. 4.1) "
+                                    f"{', '.join(sorted(vars_))}, so the formula is not unary CEL (the CEL paper, Def. 4.1) "
                                     f"and has no CEA by Theorem 6.2")
             (var,) = vars_
             body = unary_body(literal, var)

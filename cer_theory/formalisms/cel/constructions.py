@@ -1,5 +1,5 @@
 """CEL's constructions in the shapes the registry gives them (``core.protocols.CONSTRUCTIONS``), so that every
-command reads them from the record (seed 000, *A Formal Framework for Complex Event Recognition*).
+command reads them from the record (the CEL paper, *A Formal Framework for Complex Event Recognition*).
 
 Each function here only strings together the paper's constructions, which live in their own modules: the CEA of
 Theorems 6.2 and 7.2 (``selection``), its I/O-determinization (Prop. 5.5, ``automata.determinize.eager``), the
@@ -45,7 +45,7 @@ def summary(cea: CEA, *, by_construction: str | None = None) -> str:
 
 
 def stage(title: str, cea: CEA, *, by_construction: str | None = None) -> Stage:
-    """A CEA (or a UCEA, seed 004 §4) as a stage of a construction, summarized by :func:`summary`."""
+    """A CEA (or a UCEA, the SO-CEL paper §4) as a stage of a construction, summarized by :func:`summary`."""
     return Stage(title, cea, lambda: summary(cea, by_construction=by_construction))
 
 
@@ -94,7 +94,7 @@ def rewrite(kind: str, phi: Formula) -> tuple[str, Formula]:
 
 def equivalent(phi: Formula | str, psi: Formula | str, *, level: LevelName = "valuations",
                budget: int, schema: str | None = None) -> Verdict:
-    """Equivalence (seed 000 §4) decided on the CEA (D107, D108); ``schema`` as text, e.g. ``"T(id,tmp) H(id)"``."""
+    """Equivalence (the CEL paper §4) decided on the CEA (D107, D108); ``schema`` as text, e.g. ``"T(id,tmp) H(id)"``."""
     return equivalence.equivalent(phi, psi, level=level, budget=budget,
                                   schema=None if schema is None else equivalence.parse_schema(schema))
 

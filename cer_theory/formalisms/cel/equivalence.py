@@ -1,6 +1,6 @@
-"""Equivalence and containment of unary CEL formulas (seed 000), with a shortest distinguishing stream.
+"""Equivalence and containment of unary CEL formulas (the CEL paper), with a shortest distinguishing stream.
 
-``φ ≡ ψ`` means ``⟦φ⟧ᵛ_n(S) = ⟦ψ⟧ᵛ_n(S)`` for every stream S and position n (seed 000 §4, Fig. 3), or at the
+``φ ≡ ψ`` means ``⟦φ⟧ᵛ_n(S) = ⟦ψ⟧ᵛ_n(S)`` for every stream S and position n (the CEL paper §4, Fig. 3), or at the
 complex-event level ``⟦φ⟧_n(S) = ⟦ψ⟧_n(S)`` (``sup`` of the valuations, §3); ``φ ⊆ ψ`` likewise with ⊆.
 Both formulas are compiled to CEA (Theorem 6.2, selection strategies by Theorem 7.2) and their automata are
 compared by :func:`cer_theory.automata.equivalence.compare` (types of both automata's predicates × label sets,
@@ -86,7 +86,7 @@ def check_schema(phi: Formula, cea: CEA, schema: Schema, *, role: str = "formula
 def schema_domain(schema: Schema, attributes: Iterable[str]) -> Predicate:
     """The events of ``schema``'s streams, as a predicate: the type is one of its relations, and the event has
     none of ``attributes`` (those the formulas read) that its relation lacks. An absent attribute is ``NOT a = a``:
-    every comparison on an absent attribute is false (seed 000 §4), and ``a = a`` holds of every value."""
+    every comparison on an absent attribute is false (the CEL paper §4), and ``a = a`` holds of every value."""
     return disj(*(conj(is_type(relation), *(Not(Cmp(Attr(a), "=", Attr(a))) for a in sorted(attributes)
                                             if a not in fields))
                   for relation, fields in schema.items()))
@@ -97,7 +97,7 @@ def automaton(phi: Formula, *, budget: int | None = DEFAULT_BUDGET, role: str = 
     if not is_unary(phi):
         raise UnsupportedError(f"the {role} {format(phi)} has an n-ary filter (a predicate over two variables, "
                                f"e.g. H.id = T.id): equivalence is decided on complex event automata, whose "
-                               f"predicates are unary (seed 000, Theorem 6.2 compiles unary CEL only)")
+                               f"predicates are unary (the CEL paper, Theorem 6.2 compiles unary CEL only)")
     try:
         return compile_with_selection(phi, budget=budget)
     except NotUnaryError as e:  # defensive: is_unary and the compiler agree (registry tests)
@@ -130,10 +130,10 @@ def _decide(phi: Formula | str, psi: Formula | str, *, contained: bool, level: L
 
 def equivalent(phi: Formula | str, psi: Formula | str, *, level: LevelName = "valuations",
                budget: int | None = DEFAULT_BUDGET, schema: Schema | None = None) -> Verdict:
-    """Whether ``⟦φ⟧_n(S) = ⟦ψ⟧_n(S)`` for all S and n at ``level`` (seed 000 §4); otherwise a shortest
+    """Whether ``⟦φ⟧_n(S) = ⟦ψ⟧_n(S)`` for all S and n at ``level`` (the CEL paper §4); otherwise a shortest
     distinguishing stream, confirmed by the reference semantics. Formulas may be given as text. ``budget`` bounds
     each exponential step (UNLESS and selection automata, the product). With a ``schema`` the formulas must keep
-    to its vocabulary and S ranges over the schema's streams (seed 000 fixes the schema and quantifies over its
+    to its vocabulary and S ranges over the schema's streams (the CEL paper fixes the schema and quantifies over its
     streams): a distinguishing stream has only its types, each event only its relation's attributes."""
     return _decide(phi, psi, contained=False, level=level, budget=budget, schema=schema)
 

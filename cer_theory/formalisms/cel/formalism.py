@@ -1,4 +1,4 @@
-"""CEL's record in the formalism registry (seed 000, *A Formal Framework for Complex Event Recognition*).
+"""CEL's record in the formalism registry (the CEL paper, *A Formal Framework for Complex Event Recognition*).
 
 Outputs have two levels: the valuations ``⟦φ⟧ᵛ_n(S)`` of Fig. 3 and, one level coarser, their complex events
 ``sup(μ)`` (§3). Three evaluators must agree with the semantics: the CEA of Theorem 6.2 (with the selection
@@ -23,7 +23,7 @@ CONSTRUCTIONS = "cer_theory.formalisms.cel.constructions"
 
 def parse_formula(text: str) -> Formula:
     """The parse users get (the command line, the record): a FILTER on a variable its formula never binds is
-    refused, as CEQL's parser does (D95). The library's :func:`parse` keeps accepting it, as seed 000 §4 defines
+    refused, as CEQL's parser does (D95). The library's :func:`parse` keeps accepting it, as the CEL paper §4 defines
     it."""
     return parse(text, check_variables=True)
 
@@ -36,7 +36,7 @@ def iterate_cea(phi: Formula, events: Iterable[Event]) -> Iterator[tuple[int, fr
 
 
 def support(output: Valuation | ComplexEvent) -> ComplexEvent:
-    """A valuation's complex event ``sup(μ)`` (seed 000 §3); a complex event is its own."""
+    """A valuation's complex event ``sup(μ)`` (the CEL paper §3); a complex event is its own."""
     return output.support() if isinstance(output, Valuation) else frozenset(output)
 
 
@@ -88,7 +88,7 @@ CEL = Formalism(
         "contained": f"{CONSTRUCTIONS}:contained",
         "determinize": f"{CONSTRUCTIONS}:determinize",
         "complement": Unsupported("a CEA outputs valuations, and the complement of a set of valuations is not "
-                                  "the output of a CEA in seed 000; complement is seed 002's windowed dSRA"),
+                                  "the output of a CEA in the CEL paper; complement is the SRT paper's windowed dSRA"),
         "normal-form": f"{CONSTRUCTIONS}:normal_form",
         "star-property": f"{CONSTRUCTIONS}:star_property",
         "to-formula": f"{CONSTRUCTIONS}:to_formula",

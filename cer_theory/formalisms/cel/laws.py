@@ -1,7 +1,7 @@
-"""The algebraic laws of CEL (seed 000), each decided by :mod:`.equivalence`, and the known non-laws, each
+"""The algebraic laws of CEL (the CEL paper), each decided by :mod:`.equivalence`, and the known non-laws, each
 refuted by a shortest stream.
 
-A :class:`Law` says ``left ≡ right`` (or ``left ⊆ right``) at an output level, with the place of seed 000 that
+A :class:`Law` says ``left ≡ right`` (or ``left ⊆ right``) at an output level, with the place of the CEL paper that
 states or uses it. :func:`decide` runs the decision procedure; :func:`catalogue_markdown` renders
 ``docs/laws.md`` from the answers, so the page lists the streams the procedure finds today and a test keeps it in
 step (``proofs_tests/cel/test_cel_laws.py``). The §8 rewrites enter as laws ``φ ≡ rewrite(φ)`` on a sample φ.
@@ -87,7 +87,7 @@ LAWS: tuple[Law, ...] = (
     Law("a strategy selects: STRICT(φ) ⊆ φ", "§7.1", "STRICT(R ; T+)", "R ; T+", "⊆"),
     Law("strategies keep single events", "§7.1", "NXT(R) OR LAST(R) OR MAX(R) OR STRICT(R)", "R"),
 )
-"""Laws of seed 000, each proved by the decision procedure (``R``, ``T``, ``U`` stand for any event types)."""
+"""Laws of the CEL paper, each proved by the decision procedure (``R``, ``T``, ``U`` stand for any event types)."""
 
 NON_LAWS: tuple[Law, ...] = (
     Law("`;` is not commutative", "Fig. 3", "R ; T", "T ; R", holds=False),

@@ -1,4 +1,4 @@
-"""The normal form of §9.2 (seed 000): single-variable and I/O-deterministic (Prop. 9.2,
+"""The normal form of §9.2 (the CEL paper): single-variable and I/O-deterministic (Prop. 9.2,
 footnote 3; the order: docs/decisions.md D17).
 
 * Prop 9.2: replacing every non-empty label by ``{X}`` gives a CE-equivalent CEA of linear size
@@ -23,7 +23,7 @@ VARIABLE = "X"
 
 
 def single_variable(cea: CEA, var: str = VARIABLE) -> CEA:
-    """Seed 000, Prop 9.2: every non-empty label becomes ``{var}``; ``≡_c`` to ``cea``, at most its size
+    """The CEL paper, Prop 9.2: every non-empty label becomes ``{var}``; ``≡_c`` to ``cea``, at most its size
     (transitions that become equal merge)."""
     mark = frozenset([var])
     return CEA(cea.states, (Transition(t.source, t.predicate, mark if t.labels else t.labels, t.target)
@@ -60,7 +60,7 @@ def is_normal_form(cea: CEA) -> bool:
 
 def select_cea_ce(cea: CEA, strategy: Strategy, *, budget: int | None = DEFAULT_BUDGET,
                   var: str = VARIABLE) -> CEA:
-    """A normal-form CEA for ``SEL(A)`` at the complex-event level (seed 000 Theorem 7.2 after Prop. 9.2;
+    """A normal-form CEA for ``SEL(A)`` at the complex-event level (the CEL paper Theorem 7.2 after Prop. 9.2;
     docs/decisions.md D18):
     ``⟦result⟧_n(S) = {sup μ | μ ∈ SEL(⟦A⟧ᵛ_n(S))}``.
 

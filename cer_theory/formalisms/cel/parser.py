@@ -1,4 +1,4 @@
-"""Parser for CEL (seed 000, Fig. 2; selection strategies §7.1) and for the shared predicate syntax.
+"""Parser for CEL (the CEL paper, Fig. 2; selection strategies §7.1) and for the shared predicate syntax.
 
 The grammar is ``cel.lark`` (LALR(1)). The paper fixes no precedence; ours, tightest first:
 
@@ -145,7 +145,7 @@ class _Builder(Transformer):
     def on(self, c: list) -> Predicate:
         return On(str(c[0]), _pred(c[1]))
 
-    # arithmetic terms: CEQL's operators and precedence (seed 001), one condition language for every logic
+    # arithmetic terms: CEQL's operators and precedence (the CORE paper), one condition language for every logic
     def arith_add(self, c: list) -> Arith:
         return Arith("+", _term(c[0]), _term(c[1]))
 
@@ -195,7 +195,7 @@ def parse(text: str, *, check_variables: bool = False) -> Formula:
     """Parse CEL text into a formula; raises :class:`SyntaxErrorCER` on bad input.
 
     With ``check_variables`` (the command line's reading) a FILTER may read only variables its formula can bind
-    (:func:`check_filter_variables`). The library accepts the others: seed 000 §4 gives them a meaning (the
+    (:func:`check_filter_variables`). The library accepts the others: the CEL paper §4 gives them a meaning (the
     condition holds vacuously), which the tests exercise.
     """
     result = _run(text, "formula_start")
@@ -207,8 +207,8 @@ def parse(text: str, *, check_variables: bool = False) -> Formula:
 
 def check_filter_variables(phi: Formula, text: str = "") -> None:
     """Reject ``ψ FILTER f`` where f reads a variable ψ binds nowhere (no atom of that name, no ``IN`` it): under
-    the universal SO-extension of seed 000 §4 such a condition holds vacuously, so it is almost always a typo.
-    CEQL's parser rejects the same (seed 001's filters likewise name the pattern's variables)."""
+    the universal SO-extension of the CEL paper §4 such a condition holds vacuously, so it is almost always a typo.
+    CEQL's parser rejects the same (the CORE paper's filters likewise name the pattern's variables)."""
     for node in phi.walk():
         if isinstance(node, Filter):
             unbound = sorted(s for s in node.condition.slots() if s is not None and s not in variables(node.body))

@@ -1,4 +1,4 @@
-"""Canonical text for CEL formulas and predicates (seed 000, Fig. 2): ``parse(format(φ)) == φ``.
+"""Canonical text for CEL formulas and predicates (the CEL paper, Fig. 2): ``parse(format(φ)) == φ``.
 
 Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.cel.parser` (tightest first: postfix
 ``+``/``:+`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all left-associative, so a
@@ -35,7 +35,7 @@ def _wrap(phi: Formula, minimum: int, uni: bool) -> str:
 
 
 def _fmt(phi: Formula, uni: bool) -> tuple[str, int]:
-    """Text and binding level of a node, read by its ``operator`` (seed 000, Fig. 2)."""
+    """Text and binding level of a node, read by its ``operator`` (the CEL paper, Fig. 2)."""
     op = getattr(type(phi), "operator", None)
     if op == "R":
         return phi.name, ATOMIC  # type: ignore[attr-defined]

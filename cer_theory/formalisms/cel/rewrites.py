@@ -1,4 +1,4 @@
-"""Formula rewrites and witnesses for the expressiveness results of seed 000 §8 and Apps. B–E.
+"""Formula rewrites and witnesses for the expressiveness results of the CEL paper §8 and Apps. B–E.
 
 * Fragments: CEL* (Def. 8.1) and its extensions ``CEL* ∪ O`` with ``O ⊆ {:, ⊕, STRICT}`` (§8.2).
 * :func:`strict_to_contiguous` and :func:`contiguize`: Prop. 8.13 / App. C. STRICT becomes ``:`` and ``⊕``,
@@ -47,7 +47,7 @@ def _operator(node: Formula) -> str | None:
 
 
 def fragment_of(phi: Formula) -> frozenset[str]:
-    """The operators ``phi`` uses beyond CEL* (seed 000 Def. 8.1), e.g. ``{":", "STRICT"}``.
+    """The operators ``phi`` uses beyond CEL* (the CEL paper Def. 8.1), e.g. ``{":", "STRICT"}``.
 
     ``:``, ``⊕`` and ``STRICT`` are the extensions of §8.2. ``π``, ``START``, ``AND``, ``ALL``, ``UNLESS``,
     ``NXT``, ``LAST`` and ``MAX`` are reported by the same names.
@@ -56,12 +56,12 @@ def fragment_of(phi: Formula) -> frozenset[str]:
 
 
 def is_cel_star(phi: Formula) -> bool:
-    """Seed 000 Def. 8.1: φ is built from ``R``, ``IN``, ``FILTER`` (any predicate), ``;``, ``+`` and ``OR``."""
+    """The CEL paper Def. 8.1: φ is built from ``R``, ``IN``, ``FILTER`` (any predicate), ``;``, ``+`` and ``OR``."""
     return not fragment_of(phi)
 
 
 def in_fragment(phi: Formula, extra: Iterable[str]) -> bool:
-    """Whether φ lies in ``CEL* ∪ extra`` (seed 000 §8.2), e.g. ``in_fragment(φ, {":", "⊕"})``."""
+    """Whether φ lies in ``CEL* ∪ extra`` (the CEL paper §8.2), e.g. ``in_fragment(φ, {":", "⊕"})``."""
     return fragment_of(phi) <= frozenset(extra)
 
 
@@ -69,7 +69,7 @@ def _require(phi: Formula, allowed: frozenset[str], construction: str) -> None:
     bad = fragment_of(phi) - allowed
     if bad:
         raise UnsupportedError(
-            f"{construction} handles CEL* ∪ {{{', '.join(sorted(allowed))}}} (seed 000 §8.2), but {phi} also "
+            f"{construction} handles CEL* ∪ {{{', '.join(sorted(allowed))}}} (the CEL paper §8.2), but {phi} also "
             f"uses {', '.join(sorted(bad))}")
 
 
@@ -126,7 +126,7 @@ def _filter_reads(condition: Predicate) -> frozenset[str]:
 
 
 def contiguize(phi: Formula) -> Formula:
-    """Replace every ``;`` with ``:`` and every ``+`` with ``⊕`` (seed 000 §8.2, App. C, proof of Prop. 8.13).
+    """Replace every ``;`` with ``:`` and every ``+`` with ``⊕`` (the CEL paper §8.2, App. C, proof of Prop. 8.13).
 
     For φ in ``CEL* ∪ {:, ⊕}`` the result is valuation-equivalent to ``STRICT(φ)``. Other nodes are copied
     unchanged.
@@ -139,7 +139,7 @@ def contiguize(phi: Formula) -> Formula:
 
 
 def _strict_equivalent(phi: Formula) -> Formula:
-    """A ``CEL* ∪ {:, ⊕}`` formula ≡ ``STRICT(φ)`` (valuation level): the equivalences of seed 000 App. C.
+    """A ``CEL* ∪ {:, ⊕}`` formula ≡ ``STRICT(φ)`` (valuation level): the equivalences of the CEL paper App. C.
 
     ``STRICT(R) ≡ R``, ``STRICT(ρ IN A) ≡ STRICT(ρ) IN A``, ``STRICT(ρ FILTER P) ≡ STRICT(ρ) FILTER P``,
     ``STRICT(ρ1 OR ρ2) ≡ STRICT(ρ1) OR STRICT(ρ2)`` and ``STRICT(ρ+) ≡ STRICT(ρ)⊕``.
@@ -161,7 +161,7 @@ def _strict_equivalent(phi: Formula) -> Formula:
 
 
 def strict_to_contiguous(phi: Formula) -> Formula:
-    """Seed 000 Prop. 8.13 (App. C): ``CEL* ∪ {STRICT}`` → ``CEL* ∪ {:, ⊕}``, valuation-equivalent.
+    """The CEL paper Prop. 8.13 (App. C): ``CEL* ∪ {STRICT}`` → ``CEL* ∪ {:, ⊕}``, valuation-equivalent.
 
     Each ``STRICT(ψ)`` is replaced by :func:`_strict_equivalent`, which pushes STRICT down to the atoms. ``:``
     and ``⊕`` may already occur in φ. Raises :class:`UnsupportedError` for operators outside
@@ -179,12 +179,12 @@ def strict_to_contiguous(phi: Formula) -> Formula:
 
 
 def push_filters(phi: Formula) -> Formula:
-    """Push every filter with only unary literals down to the atoms (seed 000 App. E, step (2)). Valuation-level.
+    """Push every filter with only unary literals down to the atoms (the CEL paper App. E, step (2)). Valuation-level.
 
     Take ``σ FILTER P(A)``. A position is in μ(A) exactly when an atom occurrence matched it, and that atom is
     named A or lies under an ``IN A`` inside σ. Such an atom R becomes ``R FILTER R[P]``. The
-    "for all" reading of P (seed 000 §4) then checks the same tuples. A disjunctive condition splits into OR
-    branches (seed 000 §4, "Notational conventions"). A filter with an n-ary literal stays where it is.
+    "for all" reading of P (the CEL paper §4) then checks the same tuples. A disjunctive condition splits into OR
+    branches (the CEL paper §4, "Notational conventions"). A filter with an n-ary literal stays where it is.
     Supports ``CEL* ∪ {:, ⊕, STRICT}``:
     STRICT commutes with filters because it selects single valuations.
     """
@@ -225,7 +225,7 @@ def _push_filters(phi: Formula, pending: tuple[tuple[str | None, Predicate], ...
 
 
 def push_in(phi: Formula) -> Formula:
-    """Push every ``IN`` down to the atomic level (seed 000 App. B). Valuation-level.
+    """Push every ``IN`` down to the atomic level (the CEL paper App. B). Valuation-level.
 
     ``(ρ1 OP ρ2) IN A ≡ (ρ1 IN A) OP (ρ2 IN A)`` for ``OP ∈ {;, :, OR}``. ``(ρ OP) IN A ≡ (ρ IN A) OP`` for
     ``OP ∈ {+, ⊕}``. ``STRICT(ρ) IN A ≡ STRICT(ρ IN A)``. ``(ρ FILTER P) IN A ≡ (ρ IN A) FILTER P`` when P does
@@ -257,7 +257,7 @@ def _push_in(phi: Formula, pending: tuple[str, ...]) -> Formula:
 
 
 def drop_in(phi: Formula) -> Formula:
-    """Remove every ``IN``. This preserves complex events but not valuations (seed 000 App. E, "no labels").
+    """Remove every ``IN``. This preserves complex events but not valuations (the CEL paper App. E, "no labels").
 
     It is sound only once no filter reads an IN variable, e.g. after :func:`push_filters` on a unary formula.
     """
@@ -373,7 +373,7 @@ class _Rewriter:
             return self._disj_cplus(_disjuncts(phi))
         raise UnsupportedError(
             f"cannot remove ⊕ over {phi}: App. E needs filters at the atomic level (unary predicates); with a "
-            f"binary predicate there may be no CEL* ∪ {{STRICT}} equivalent (seed 000 Theorem 8.14)")
+            f"binary predicate there may be no CEL* ∪ {{STRICT}} equivalent (the CEL paper Theorem 8.14)")
 
     def seq_cplus(self, a: Formula, b: Formula) -> Formula:
         """``(a;b)⊕ ≡ a ; (b OR ((b:a)+ ; b))`` (App. E)."""
@@ -409,7 +409,7 @@ class _Rewriter:
 
 
 def contig_to_strict(phi: Formula, *, budget: int | None = DEFAULT_BUDGET) -> Formula:
-    """Seed 000 Prop. 8.12, the inclusion (App. B): ``CEL* ∪ {:}`` → ``CEL* ∪ {STRICT}``, valuation-equivalent.
+    """The CEL paper Prop. 8.12, the inclusion (App. B): ``CEL* ∪ {:}`` → ``CEL* ∪ {STRICT}``, valuation-equivalent.
 
     Steps: unary filters go down to the atoms (:func:`push_filters`) and IN goes down to the atomic level
     (:func:`push_in`). Then each ``ψ1:ψ2`` is rewritten by induction, first on ψ1 and then on ψ2, with the
@@ -426,7 +426,7 @@ def contig_to_strict(phi: Formula, *, budget: int | None = DEFAULT_BUDGET) -> Fo
 
 
 def cplus_to_strict(phi: Formula, *, keep_in: bool = False, budget: int | None = DEFAULT_BUDGET) -> Formula:
-    """Seed 000 Prop. 8.15 (App. E): unary ``CEL* ∪ {:, ⊕}`` → ``CEL* ∪ {STRICT}``, complex-event-equivalent.
+    """The CEL paper Prop. 8.15 (App. E): unary ``CEL* ∪ {:, ⊕}`` → ``CEL* ∪ {STRICT}``, complex-event-equivalent.
 
     Normalise first: filters go down to the atoms (:func:`push_filters`) and IN is dropped (:func:`drop_in`),
     which is valid at the CE level for unary predicates. Then ``:`` and ``⊕`` are removed bottom-up: ``:`` as in
@@ -442,7 +442,7 @@ def cplus_to_strict(phi: Formula, *, keep_in: bool = False, budget: int | None =
     """
     _require(phi, frozenset({CONTIG, CPLUS, STRICT}), "cplus_to_strict")
     if not is_unary(phi):
-        raise NotUnaryError(f"cplus_to_strict needs unary filters (seed 000 Prop. 8.15, 𝒰): {phi}")
+        raise NotUnaryError(f"cplus_to_strict needs unary filters (the CEL paper Prop. 8.15, 𝒰): {phi}")
     psi = push_filters(phi)
     psi = push_in(psi) if keep_in else drop_in(psi)
     return _Rewriter("cplus_to_strict", budget).eliminate(psi)
@@ -452,7 +452,7 @@ def cplus_to_strict(phi: Formula, *, keep_in: bool = False, budget: int | None =
 
 
 def insert_event(stream: Sequence[Event], mu: Valuation, i: int, g: Event) -> tuple[Stream, Valuation]:
-    """The insertion of tuple g at position i inside (S, μ) (seed 000 App. B): ``S' = t0…t_{i-1} g t_i …`` and
+    """The insertion of tuple g at position i inside (S, μ) (the CEL paper App. B): ``S' = t0…t_{i-1} g t_i …`` and
     ``μ'(A) = {k ∈ μ(A) : k < i} ∪ {k+1 : k ∈ μ(A), k ≥ i}``.
 
     App. B requires ``min sup μ ≤ i < max sup μ``. That range is off by one (an erratum): at ``i = min sup μ``,
@@ -475,7 +475,7 @@ def inner_positions(mu: Valuation) -> range:
 
 def pump(stream: Sequence[Event], mu: Valuation, i: int, j: int, k: int,
          paddings: Sequence[Sequence[Event]] = ()) -> tuple[Stream, Valuation]:
-    """Pump the fragment [i, j] of (S, μ) k times (seed 000 App. D).
+    """Pump the fragment [i, j] of (S, μ) k times (the CEL paper App. D).
 
     ``S = S1·S2·S3`` splits at i and j, so that S2 = S[i..j]. Then ``S' = S1·P0·S2·P1·S2·…·S2·Pk·S3``, with k
     copies of S2 and the ``k+1`` padding streams ``paddings = [P0, …, Pk]``. The paddings are ignored (``S' =

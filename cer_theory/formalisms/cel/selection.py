@@ -1,5 +1,5 @@
 """Unary CEL with selection strategies at any depth: *A Formal Framework for Complex Event Recognition*
-(seed 000), Theorem 7.2 inside the Theorem 6.2 recursion (docs/decisions.md D18).
+(the CEL paper), Theorem 7.2 inside the Theorem 6.2 recursion (docs/decisions.md D18).
 
 :func:`compile_with_selection` compiles ``SEL(ψ)`` as ``select_cea(compile(ψ))``, where
 :func:`~cer_theory.automata.determinize.selection.select_cea` is Theorem 7.2's A_SEL (a driver of the one subset

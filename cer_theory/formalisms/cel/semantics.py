@@ -1,8 +1,8 @@
-"""Reference denotational semantics of CEL: seed 000, Fig. 3 (operators) and §7.1 (selection strategies).
+"""Reference denotational semantics of CEL: the CEL paper, Fig. 3 (operators) and §7.1 (selection strategies).
 
 Brute force by design: ``⟦φ⟧ᵛ(S,i,j)`` is computed rule by rule, memoised per (subformula, i, j). It is the
 ground truth that every automaton and engine in cer_theory is tested against, so each rule is one branch
-that reads like the paper. Positions are 0-based; ``⟦φ⟧ᵛ_n(S) = ⟦φ⟧ᵛ(S,0,n)`` (seed 000 §4).
+that reads like the paper. Positions are 0-based; ``⟦φ⟧ᵛ_n(S) = ⟦φ⟧ᵛ(S,0,n)`` (the CEL paper §4).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ EMPTY: Valuations = frozenset()
 
 
 def le_next(c1: frozenset[int], c2: frozenset[int]) -> bool:
-    """``C1 ≤_next C2`` iff ``C1 = C2`` or ``min(C1 Δ C2) ∈ C2`` (seed 000, §7.1; total order by Lemma 7.1)."""
+    """``C1 ≤_next C2`` iff ``C1 = C2`` or ``min(C1 Δ C2) ∈ C2`` (the CEL paper, §7.1; total order by Lemma 7.1)."""
     diff = c1 ^ c2
     return not diff or min(diff) in c2
 
 
 def le_last(c1: frozenset[int], c2: frozenset[int]) -> bool:
-    """``C1 ≤_last C2`` iff ``C1 = C2`` or ``max(C1 Δ C2) ∈ C2`` (seed 000, §7.1)."""
+    """``C1 ≤_last C2`` iff ``C1 = C2`` or ``max(C1 Δ C2) ∈ C2`` (the CEL paper, §7.1)."""
     diff = c1 ^ c2
     return not diff or max(diff) in c2
 
@@ -50,7 +50,7 @@ def _greatest(supports: Iterable[frozenset[int]], le: Callable[[frozenset[int], 
 
 
 def select(strategy: Strategy, valuations: Valuations) -> Valuations:
-    """Apply a selection strategy to ``M = ⟦φ⟧ᵛ(S,i,j)`` (seed 000, §7.1). NXT/LAST/MAX select by support only."""
+    """Apply a selection strategy to ``M = ⟦φ⟧ᵛ(S,i,j)`` (the CEL paper, §7.1). NXT/LAST/MAX select by support only."""
     if strategy is Strategy.STRICT:
         return frozenset(m for m in valuations if is_interval(m.support()))
     if not valuations:
@@ -63,11 +63,11 @@ def select(strategy: Strategy, valuations: Valuations) -> Valuations:
     return frozenset(m for m in valuations if m.support() == best)
 
 
-# --------------------------------------------------------------------------------------- filters (seed 000 §4)
+# --------------------------------------------------------------------------------------- filters (the CEL paper §4)
 
 
 def so_holds(literal: Predicate, mu: Valuation, stream: Sequence[Event]) -> bool:
-    """Universal SO-extension of a filter literal (seed 000 §4): the first-order predicate holds on
+    """Universal SO-extension of a filter literal (the CEL paper §4): the first-order predicate holds on
     every choice of one tuple per variable, ``t_A ∈ S[μ(A)]``. Vacuously true when some variable is unbound."""
     variables = sorted(literal_variables(literal))
     choices = [sorted(mu[v]) for v in variables]
@@ -79,8 +79,8 @@ def so_holds(literal: Predicate, mu: Valuation, stream: Sequence[Event]) -> bool
 
 
 class FilterRule:
-    """The FILTER rule shared by seed 000 (Fig. 3) and seed 001 (Fig. 2): keep the valuations whose tuples satisfy
-    the condition, read as seed 000 §4's sugar (∧ nests filters, ∨ unions them) with universal SO-extensions. The
+    """The FILTER rule shared by the CEL paper (Fig. 3) and the CORE paper (Fig. 2): keep the valuations whose tuples satisfy
+    the condition, read as the CEL paper §4's sugar (∧ nests filters, ∨ unions them) with universal SO-extensions. The
     condition's clauses are computed once per FILTER node."""
 
     def __init__(self, stream: Sequence[Event]) -> None:
@@ -115,7 +115,7 @@ class CelSemantics(IntervalSemantics[Valuations]):
             # φ IN A: {μ[A ↦ sup(μ)]}.
             return frozenset(m.assign(phi.var, m.support()) for m in sem(phi.body, i, j))
         if isinstance(phi, Filter):
-            # φ FILTER f: keep μ whose tuples satisfy f; ∧ nests filters, ∨ unions them (seed 000 §4 sugar).
+            # φ FILTER f: keep μ whose tuples satisfy f; ∧ nests filters, ∨ unions them (the CEL paper §4 sugar).
             return self._filter(phi, sem(phi.body, i, j))
         if isinstance(phi, Seq):
             # φ1 ; φ2: μ1 ∪ μ2 with μ1 ∈ ⟦φ1⟧(i,k), μ2 ∈ ⟦φ2⟧(k+1,j), i ≤ k < j.

@@ -1,4 +1,4 @@
-"""The *-semantics of CEA and a decision procedure for the *-property: seed 000, Def. 8.4, Def. 8.7, Prop. 8.8.
+"""The *-semantics of CEA and a decision procedure for the *-property: the CEL paper, Def. 8.4, Def. 8.7, Prop. 8.8.
 
 *-semantics (Def. 8.7; the paper is 1-based there, we use 0-based positions throughout): a *-run uses
 marking transitions only, at strictly increasing positions ``i1 < … < ik = n`` with arbitrary gaps;
@@ -7,7 +7,7 @@ marking transitions only, at strictly increasing positions ``i1 < … < ik = n``
 *-property (Def. 8.4): ``C ∈ f(S,n) ⇒ n ∈ C``, and membership transfers along ``(S,C) =_* (S',C')``.
 The ⟦A⟧* semantics always has it, and Prop. 8.8 gives the converse direction, so a CEA's stream function has
 the *-property iff ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` for all S and n (Prop. 8.8 and Def. 8.7). That equality is decided
-here at the complex-event level by our procedure (docs/decisions.md D14; not in seeds 000 or 004): a pair
+here at the complex-event level by our procedure (docs/decisions.md D14; not in the CEL or SO-CEL papers): a pair
 ``(S[0..n], C)`` is the word ``(t0,b0)…(tn,bn)`` with ``b_k = [k ∈ C]``, letters are Z3-pruned minterms of the
 CEA's predicates × {marked, unmarked}, and the two automata are determinized on the fly and searched in product.
 """
@@ -39,7 +39,7 @@ def _valuation(mu: frozenset[tuple[str, int]]) -> Valuation:
 
 
 def star_run(cea: CEA, stream: Sequence[Event]) -> list[frozenset[Valuation]]:
-    """``[⟦A⟧*_0(S), ⟦A⟧*_1(S), …]`` (seed 000, Def. 8.7, 0-based: the first *-position may be 0).
+    """``[⟦A⟧*_0(S), ⟦A⟧*_1(S), …]`` (the CEL paper, Def. 8.7, 0-based: the first *-position may be 0).
 
     ``alive`` holds ``(q, μ)`` for the initial states and for every *-run ending before n; at n each of them may
     take one marking transition that reads ``S[n]``, which is exactly a *-run ending at n.
@@ -100,7 +100,7 @@ class StarPropertyResult:
 
     def __str__(self) -> str:
         if self.holds:
-            return "has the *-property: ⟦A⟧_n(S) = ⟦A⟧*_n(S) for every S and n (seed 000, Def. 8.4, Prop. 8.8)"
+            return "has the *-property: ⟦A⟧_n(S) = ⟦A⟧*_n(S) for every S and n (the CEL paper, Def. 8.4, Prop. 8.8)"
         assert self.stream is not None
         where, other = ("⟦A⟧_n(S)", "⟦A⟧*_n(S)") if self.in_normal else ("⟦A⟧*_n(S)", "⟦A⟧_n(S)")
         events = " ".join(f"{k}:{e!r}" for k, e in enumerate(self.stream))
@@ -121,7 +121,7 @@ def _result(cea: CEA, stream: Stream, n: int, c: ComplexEvent, explored: int = 0
 
 
 def has_star_property(cea: CEA, *, budget: int | None = DEFAULT_BUDGET) -> StarPropertyResult:
-    """Decide whether the stream function of ``cea`` has the *-property (seed 000, Def. 8.4), i.e. whether
+    """Decide whether the stream function of ``cea`` has the *-property (the CEL paper, Def. 8.4), i.e. whether
     ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` at the complex-event level for all S and n (Prop. 8.8).
 
     Algorithm (ours, docs/decisions.md D14, at the CE level). Alphabet: the Z3-pruned minterms m of the

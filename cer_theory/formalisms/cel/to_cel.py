@@ -1,4 +1,4 @@
-"""CEA → unary CEL: seed 000, Theorem 6.3 (with the Z fix of docs/errata.md) and the back-translation of Theorem 8.9.
+"""CEA → unary CEL: the CEL paper, Theorem 6.3 (with the Z fix of docs/errata.md) and the back-translation of Theorem 8.9.
 
 Both are McNaughton–Yamada constructions (the proofs of Theorems 6.3 and 8.9). The CEA is first normalised to one
 initial state i* without incoming and one final state f* without outgoing transitions (copies of the
@@ -40,10 +40,10 @@ equivalent to the CEA on streams whose other types are renamed to it (the CEA re
 relation like any other, not a wildcard (docs/decisions.md D13, D201)."""
 
 COR_6_4_OPERATORS = (Atom, In, Filter, Contig, CPlus, Proj, Start, Disj)
-"""The node types of :func:`cea_to_cel` outputs (seed 000, Corollary 6.4: IN, FILTER, :, ⊕, π, START, OR)."""
+"""The node types of :func:`cea_to_cel` outputs (the CEL paper, Corollary 6.4: IN, FILTER, :, ⊕, π, START, OR)."""
 
 CEL_STAR_OPERATORS = (Atom, In, Filter, Seq, Plus, Disj)
-"""The node types of :func:`cea_to_cel_star` outputs (seed 000, Def. 8.1: unary CEL*)."""
+"""The node types of :func:`cea_to_cel_star` outputs (the CEL paper, Def. 8.1: unary CEL*)."""
 
 _I, _F = object(), object()  # the fresh initial and final states of the normalisation
 
@@ -183,7 +183,7 @@ def _any(relations: tuple[str, ...], sizer: _Sizer) -> Formula:
 
 def _false(relations: tuple[str, ...]) -> Formula:
     """FALSE := R FILTER R[FALSE]: the filter is on the bound variable R, so it always fails (an unbound
-    variable would satisfy the universal SO-extension vacuously, seed 000 §4)."""
+    variable would satisfy the universal SO-extension vacuously, the CEL paper §4)."""
     r = relations[0]
     return Filter(Atom(r), On(r, FALSE))
 
@@ -233,7 +233,7 @@ def _theorem_6_3(cea: CEA, relations: Iterable[str] | None, budget: int | None, 
 
 
 def cea_to_cel(cea: CEA, relations: Iterable[str] | None = None, *, budget: int | None = DEFAULT_BUDGET) -> Formula:
-    """A unary CEL formula valuation-equivalent to ``cea`` (seed 000, Theorem 6.3, with the fix of docs/errata.md).
+    """A unary CEL formula valuation-equivalent to ``cea`` (the CEL paper, Theorem 6.3, with the fix of docs/errata.md).
 
     Uses only IN, FILTER, ``:``, ``⊕``, π, START and OR (Corollary 6.4). Each transition ``t = (p,P,L,q)`` is
     simulated by ``ψ_t := π_{L∪{Z}}((ANY IN L∪{Z}) FILTER Z[P])`` with a fresh variable Z, which is kept on
@@ -250,7 +250,7 @@ def cea_to_cel(cea: CEA, relations: Iterable[str] | None = None, *, budget: int 
 
 def cea_to_cel_printed(cea: CEA, relations: Iterable[str] | None = None, *,
                        budget: int | None = DEFAULT_BUDGET) -> Formula:
-    """Theorem 6.3 exactly as printed in seed 000: ``ψ_t := π_L(…)`` and ``φ_A := START(φ_1n)``.
+    """Theorem 6.3 exactly as printed in the CEL paper: ``ψ_t := π_L(…)`` and ``φ_A := START(φ_1n)``.
 
     **Wrong** for CEAs with non-marking transitions (docs/errata.md; docs/decisions.md D13); kept to exhibit the counterexample
     ``({p,q}, {(p,TRUE,∅,p), (p,tuples(R),{A},q)}, {p}, {q})`` on ``T R``: the CEA outputs ``{A↦{1}}`` at n=1,
@@ -264,7 +264,7 @@ def cea_to_cel_printed(cea: CEA, relations: Iterable[str] | None = None, *,
 
 def cea_to_cel_star(cea: CEA, relations: Iterable[str] | None = None, *,
                     budget: int | None = DEFAULT_BUDGET) -> Formula:
-    """A unary CEL* formula φ with ``⟦φ⟧_n(S) = ⟦A⟧*_n(S)`` (seed 000, Theorem 8.9, back-translation).
+    """A unary CEL* formula φ with ``⟦φ⟧_n(S) = ⟦A⟧*_n(S)`` (the CEL paper, Theorem 8.9, back-translation).
 
     Complex-event level only: labels are ignored, so valuations differ (a CEA can rename variables; the
     paper's example ``(p, tuples(R), {T}, q)`` has no valuation-equivalent CEL* formula). Only marking

@@ -1,7 +1,7 @@
-"""CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition Engine*).
+"""CEQL, the query language of CORE (the CORE paper, *CORE: a Complex Event Recognition Engine*).
 
 The front door follows CEL's: :func:`parse` (text → :class:`Query`), :func:`format` (its canonical text),
-:func:`evaluate` (the reference semantics) and :func:`compile_automaton` (the CEA of seed 001 Theorem 1).
+:func:`evaluate` (the reference semantics) and :func:`compile_automaton` (the CEA of the CORE paper Theorem 1).
 """
 
 from cer_theory.core.lazy import lazy_exports

@@ -1,17 +1,17 @@
-"""Aggregates of CEQL matches: seed 003's ``Agg`` operator applied to one match (aggregation paper, *A formal
+"""Aggregates of CEQL matches: the ACEL paper's ``Agg`` operator applied to one match (aggregation paper, *A formal
 query language and automata model for aggregation in complex event recognition*, §4–5).
 
-``SELECT s1, SUM(b.volume) AS vol … HAVING vol > 100`` reads, in seed 003's terms, as
+``SELECT s1, SUM(b.volume) AS vol … HAVING vol > 100`` reads, in the ACEL paper's terms, as
 ``FILTER M[vol > 100](AGG M[vol <- sum(b.volume)](φ))`` projected on ``s1`` and ``M``: for each match (a
-valuation μ of the WHERE pattern, seed 001 Fig. 2), ``Agg`` folds each aggregate's monoid
+valuation μ of the WHERE pattern, the CORE paper Fig. 2), ``Agg`` folds each aggregate's monoid
 (:mod:`cer_theory.core.aggregates`, Lemma 4.1) over the attribute values of the events bound to its variable, and
 creates one event whose attributes are the results (§5, the created event has no type); ``HAVING`` is a filter on
 that created event. The empty bag gives the monoid's identity (``SUM`` 0, ``COUNT`` 0, ``MAX`` -inf, ``AVG`` NULL;
 docs/decisions.md D65); a missing attribute is ``NULL``, which absorbs (value structure (†) of §4).
 
-**A variable's events** (docs/decisions.md D75): CEQL valuations map a variable to a *set* of positions (seed 001
+**A variable's events** (docs/decisions.md D75): CEQL valuations map a variable to a *set* of positions (the CORE paper
 Fig. 2: ``AS`` and ``;`` take unions), so an event bound twice to the same variable — ``(B AS b) AS b`` — is in
-its bag once: the bag of ``b`` is ``{{ t_p | p ∈ μ(b) }}`` in stream order, seed 003's ``set`` binding mode, not its
+its bag once: the bag of ``b`` is ``{{ t_p | p ∈ μ(b) }}`` in stream order, the ACEL paper's ``set`` binding mode, not its
 literal bag mode. Values are folded in stream order (float sums are then reproducible).
 
 **Type errors** (D76): a value of the wrong kind (the sum of strings, a number and a string under ``MAX``) raises
@@ -36,7 +36,7 @@ from cer_theory.formalisms.ceql.printer import format_aggregate
 
 
 class CreatedEvent:
-    """The event ``Agg`` creates (seed 003 §5): no type, one attribute per alias; a ``NULL`` value is an absent
+    """The event ``Agg`` creates (the ACEL paper §5): no type, one attribute per alias; a ``NULL`` value is an absent
     attribute, so every comparison on it is false in HAVING (the predicate language's reading of a missing
     attribute)."""
 
@@ -98,7 +98,7 @@ def fold_positions(item: AggregateItem, positions: Sequence[int], event_at: Call
 
 def match_aggregates(items: Sequence[AggregateItem], stream: Sequence[Event], valuation: Mapping[str, Iterable[int]]
                      ) -> tuple:
-    """Seed 003's ``Agg`` on one match: the value of each aggregate of ``items`` (in order) for the valuation
+    """The ACEL paper's ``Agg`` on one match: the value of each aggregate of ``items`` (in order) for the valuation
     ``μ`` (variable → positions of ``stream``), each folded over the events of ``μ(var)`` in stream order; a
     variable the match leaves unbound has the empty bag (the monoid's identity)."""
     return tuple(fold_positions(it, sorted(valuation.get(it.variable, ())), stream.__getitem__) for it in items)

@@ -1,8 +1,8 @@
-"""The abstract syntax of CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition
+"""The abstract syntax of CEQL, the query language of CORE (the CORE paper, *CORE: a Complex Event Recognition
 Engine*, §2 and Fig. 1), and its lexical constants.
 
 A :class:`Query` is ``SELECT [strategy] vars|*|NONE [FROM streams] WHERE pattern [PARTITION BY …] [WITHIN …]
-[CONSUME BY …] [LIMIT n]``; its WHERE pattern is a CEL formula (:mod:`cer_theory.formalisms.cel.ast`), as seed 001
+[CONSUME BY …] [LIMIT n]``; its WHERE pattern is a CEL formula (:mod:`cer_theory.formalisms.cel.ast`), as the CORE paper
 §2 builds CEQL's patterns from CEL's operators. A :class:`StreamDeclaration` is CORE's ``CREATE STREAM``.
 ``str(q)`` is the canonical CEQL text of :mod:`cer_theory.formalisms.ceql.printer`. The lexical constants are
 defined in :mod:`cer_theory.formalisms.ceql.lexicon` and re-exported here.
@@ -30,7 +30,7 @@ in order); ALL (no strategy) is the default."""
 class AggregateItem:
     """``FUNCTION(var.attribute) AS alias`` in SELECT: the aggregate ``function`` (a name known to
     :func:`cer_theory.core.aggregates.aggregator`, built-in or registered) folded over the ``attribute`` values of
-    the events the match binds to ``var`` — seed 003's ``Agg`` operator (aggregation paper, §4–5) applied to one
+    the events the match binds to ``var`` — the ACEL paper's ``Agg`` operator (aggregation paper, §4–5) applied to one
     variable of the match. ``attribute`` is None only for ``COUNT(var)``, which counts events."""
 
     function: str
@@ -52,7 +52,7 @@ class AggregateItem:
 
 @dataclass(frozen=True)
 class Query:
-    """A CEQL query (seed 001 §2, Fig. 1).
+    """A CEQL query (the CORE paper §2, Fig. 1).
 
     * ``strategy``: ``"ALL"`` (default: no strategy), ``"ANY"``, ``"NEXT"``, ``"LAST"``, ``"MAX"``, ``"STRICT"``;
     * ``select``: the projected variables, ``None`` for ``*`` (no projection), ``()`` for ``SELECT NONE``;
@@ -114,16 +114,16 @@ class Query:
         """The CEL formula of the WHERE pattern with SELECT's projection: ``PI[vars](pattern)`` (``SELECT *``
         gives the pattern itself).
 
-        With ``strategy=True`` a selection strategy is applied *after* the projection (seed 001 §2 defers the
-        strategies to seed 000 §7.1) with seed 000's operator of the same name (NEXT is seed 000's NXT); ANY
-        has no seed-000 counterpart and raises :class:`UnsupportedError`. Windows, PARTITION BY, CONSUME BY
+        With ``strategy=True`` a selection strategy is applied *after* the projection (the CORE paper §2 defers the
+        strategies to the CEL paper §7.1) with the CEL paper's operator of the same name (NEXT is the CEL paper's NXT); ANY
+        has no the CEL paper counterpart and raises :class:`UnsupportedError`. Windows, PARTITION BY, CONSUME BY
         and LIMIT are not CEL.
         """
         phi = self.pattern if self.select is None else Proj(self.pattern, self.select)
         if not strategy:
             return phi
         if self.strategy == "ANY":
-            raise UnsupportedError("the ANY selection strategy has no seed-000 (CEL) counterpart")
+            raise UnsupportedError("the ANY selection strategy has no the CEL paper (CEL) counterpart")
         meaning = ceql_strategy(self.strategy)
         return phi if meaning is None else Select(meaning, phi)
 

@@ -1,12 +1,12 @@
-"""CEQL → CEA: seed 001 (*CORE: a Complex Event Recognition Engine*), Theorem 1 and Appendix A, with the
+"""CEQL → CEA: the CORE paper (*CORE: a Complex Event Recognition Engine*), Theorem 1 and Appendix A, with the
 Kleene-closure fix of docs/decisions.md D23.
 
-CORE's automata differ from seed 000's (Theorem 6.2, :mod:`cer_theory.formalisms.cel.compile`) in how runs start: a run may start at
-*any* position, in the single initial state, which has no incoming transitions (seed 001 §3), and the CE it yields is
+CORE's automata differ from the CEL paper's (Theorem 6.2, :mod:`cer_theory.formalisms.cel.compile`) in how runs start: a run may start at
+*any* position, in the single initial state, which has no incoming transitions (the CORE paper §3), and the CE it yields is
 ``([i, j], marked positions)`` with ``i`` the run's first position. So atoms have no ``TRUE/∅`` self-loop on
 their initial state; ``;`` puts that loop on the *second* operand's initial states instead (the gap), and
 windows, PARTITION BY, CONSUME BY and LIMIT are left to the evaluator. The construction goes through VCEA
-(labels are variable sets, seed 001 App. A.1); a transition marks (•) iff its label set is non-empty.
+(labels are variable sets, the CORE paper App. A.1); a transition marks (•) iff its label set is non-empty.
 
 Invariant kept by every case: initial states have no incoming transitions, and, before SELECT's projection,
 every transition leaving an initial state or entering a final one marks. Hence a run's interval is the
@@ -45,7 +45,7 @@ def _vcea(phi: Formula, fresh: Fresh, *, kleene_fix: bool) -> CEA:
         return add_variable(rec(phi.body), phi.var)
 
     if isinstance(phi, Filter):
-        # ψ FILTER X[P]: P conjoined on every transition with X ∈ L (AND nests, OR unions copies; seed 000's
+        # ψ FILTER X[P]: P conjoined on every transition with X ∈ L (AND nests, OR unions copies; the CEL paper's
         # Theorem 6.2 filter case, which is the same construction).
         return _filter(phi, rec(phi.body), fresh)
 
@@ -93,7 +93,7 @@ def _kleene(a: CEA, fresh: Fresh, *, contiguous: bool, fix: bool) -> CEA:
 
 
 def _single_initial(a: CEA, fresh: Fresh) -> CEA:
-    """One initial state q0 without incoming transitions (seed 001 §3): reuse I's state when |I| = 1 (it has no
+    """One initial state q0 without incoming transitions (the CORE paper §3): reuse I's state when |I| = 1 (it has no
     incoming edges by the invariant), else a fresh q0 with copies of all transitions leaving I. States that no
     run from q0 to a final state visits are dropped (same runs to final states); q0 itself is always kept."""
     if len(a.initial) == 1:
@@ -119,15 +119,15 @@ def compile_pattern(pattern: Formula, *, select: Iterable[str] | None = None, kl
 
 
 def compile_automaton(query: Query, *, budget: int | None = DEFAULT_BUDGET) -> CEA:
-    """The CEA of a CEQL query (seed 001, Theorem 1): ``⟦Q⟧`` = the any-start runs of the result, before windows,
+    """The CEA of a CEQL query (the CORE paper, Theorem 1): ``⟦Q⟧`` = the any-start runs of the result, before windows,
     PARTITION BY, CONSUME BY and LIMIT (applied by the evaluator).
 
     Selection strategies: ``ALL``/``ANY`` need nothing. ``STRICT`` keeps a CE iff its data has no gap, a property
-    of the run alone, so seed 000's Theorem 7.2 STRICT automaton (``select_cea``, runs' marks tracked in three
+    of the run alone, so the CEL paper's Theorem 7.2 STRICT automaton (``select_cea``, runs' marks tracked in three
     phases) is also correct for any-start runs; its initial state ``({q0}, 1)`` keeps no incoming transitions.
     ``NEXT``, ``LAST`` and ``MAX`` compare a run with the competing runs *of every start* ending at the same
     position; Theorem 7.2's automata track competitors only from the position where their own run starts
-    (position 0 in seed 000), so an any-start run would be compared with later-starting runs only. They raise
+    (position 0 in the CEL paper), so an any-start run would be compared with later-starting runs only. They raise
     :class:`UnsupportedError` (see :func:`prefixed_selection_cea` for the runs-from-0 reading).
     """
     strategy = ceql_strategy(query.strategy or "ALL")
@@ -136,7 +136,7 @@ def compile_automaton(query: Query, *, budget: int | None = DEFAULT_BUDGET) -> C
         return a
     if strategy is Strategy.STRICT:
         return select_cea(a, Strategy.STRICT, budget=budget)
-    raise UnsupportedError(f"SELECT {query.strategy}: the {strategy.value} automaton of seed 000 Theorem 7.2 "
+    raise UnsupportedError(f"SELECT {query.strategy}: the {strategy.value} automaton of the CEL paper Theorem 7.2 "
                            f"compares runs that start at position 0, but CORE's runs start at every position; "
                            f"no any-start construction is known, so the engine does not support {query.strategy}")
 
@@ -150,7 +150,7 @@ def compile_automaton_printed(query: Query) -> CEA:
 
 def prefixed_selection_cea(query: Query, strategy: Strategy | str, *,
                            budget: int | None = DEFAULT_BUDGET) -> CEA:
-    """Seed 000's ``A_SEL`` (Theorem 7.2) for the automaton ``A'`` whose runs start at 0: ``A'`` is
+    """The CEL paper's ``A_SEL`` (Theorem 7.2) for the automaton ``A'`` whose runs start at 0: ``A'`` is
     ``compile_automaton`` plus a fresh initial state r with ``r --TRUE/∅--> r`` and a copy of every transition out of
     q0, so ``⟦A'⟧ᵛ_j(S)`` collects the valuations of all any-start runs ending at j. Its runs from position 0
     (``CEA.run``) output the data ``D`` of the CEs that :func:`cer_theory.formalisms.ceql.semantics.select_strategy`
@@ -182,7 +182,7 @@ def evaluate_compiled(query: Query, stream: Sequence[Event], *, budget: int | No
 
 def any_start_run(cea: CEA, stream: Sequence[Event], window: Window | None = None
                   ) -> list[frozenset[CoreComplexEvent]]:
-    """``⟦A⟧^ε(S)`` of seed 001 §3 by brute force: a run may start at any position i in an initial state; an
+    """``⟦A⟧^ε(S)`` of the CORE paper §3 by brute force: a run may start at any position i in an initial state; an
     accepting run over ``t_i … t_j`` yields ``([i, j], {k | step k marks})``. ``out[j]`` collects the CEs
     ending at j (as a set), with ``window`` applied to ``(key(i), key(j))`` when given."""
     n = len(stream)

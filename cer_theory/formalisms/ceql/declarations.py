@@ -1,4 +1,4 @@
-"""CORE's stream declarations (``CREATE STREAM``, seed 001 *CORE: a Complex Event Recognition Engine*, §2) as
+"""CORE's stream declarations (``CREATE STREAM``, the CORE paper *CORE: a Complex Event Recognition Engine*, §2) as
 the stream's :class:`~cer_theory.streams.schema.Schema` (which checks events and infers kinds), and back.
 
 CORE's option declaration ``CREATE QUARANTINE { FIXED_TIME 2 seconds {S} }`` says how late the events of a stream

@@ -1,4 +1,4 @@
-"""CEQL's record in the formalism registry (seed 001, *CORE: a Complex Event Recognition Engine*).
+"""CEQL's record in the formalism registry (the CORE paper, *CORE: a Complex Event Recognition Engine*).
 
 A query's outputs at position j are the complex events ``([i, j], D)`` it reports there (§2: the interval is part
 of the output). Two evaluators must agree with the reference semantics (``semantics.evaluate``): the CEA of
@@ -21,11 +21,11 @@ from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.printer import format
 from cer_theory.formalisms.ceql.semantics import AggregatedCE, evaluate
 
-UNDECIDED = ("CEQL's time windows and equality filters between events (seed 001) need more than the unary "
+UNDECIDED = ("CEQL's time windows and equality filters between events (the CORE paper) need more than the unary "
              "complex event automata that the decision procedure compares; write the pattern in CEL")
 
 COMPILED_STRATEGIES = frozenset({"ALL", "ANY", "STRICT"})
-"""The selection strategies ``compile_automaton`` compiles for runs that start anywhere (seed 001 Theorem 1)."""
+"""The selection strategies ``compile_automaton`` compiles for runs that start anywhere (the CORE paper Theorem 1)."""
 
 
 def compiles(query: Query) -> bool:
@@ -93,17 +93,17 @@ CEQL = Formalism(
         "equivalent": Unsupported(UNDECIDED),
         "contained": Unsupported(UNDECIDED),
         "determinize": Unsupported("the engine determinizes CEQL's CEA lazily, one state at a time as events "
-                                   "arrive (seed 001 §4), and no eager construction is wired; write the pattern "
+                                   "arrive (the CORE paper §4), and no eager construction is wired; write the pattern "
                                    "in CEL to see the whole deterministic automaton"),
-        "complement": Unsupported("seed 001 defines no complement of a query; complement is seed 002's "
+        "complement": Unsupported("the CORE paper defines no complement of a query; complement is the SRT paper's "
                                   "windowed dSRA (--logic sremo)"),
-        "normal-form": Unsupported("the §9.2 normal form is seed 000's, for the CCES algorithm; CEQL's engine "
-                                   "runs the tECS (seed 001 §4)"),
-        "star-property": Unsupported("the *-property (seed 000 Def. 8.4) is decided for unary CEL and SO-CEL "
+        "normal-form": Unsupported("the §9.2 normal form is the CEL paper's, for the CCES algorithm; CEQL's engine "
+                                   "runs the tECS (the CORE paper §4)"),
+        "star-property": Unsupported("the *-property (the CEL paper Def. 8.4) is decided for unary CEL and SO-CEL "
                                      "automata; CEQL's windows and filters between events leave that fragment"),
-        "to-formula": Unsupported("seed 001 gives no translation from an automaton back to CEQL"),
-        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL"),
-        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's; CEQL's engine is the tECS (eval "
+        "to-formula": Unsupported("the CORE paper gives no translation from an automaton back to CEQL"),
+        "rewrite": Unsupported("the rewrites are the CEL paper §8's, over CEL"),
+        "cces": Unsupported("Algorithm 2 over the CCES is the CEL paper §9's; CEQL's engine is the tECS (eval "
                             "--via engine, cer-theory run)"),
     },
 )

@@ -1,4 +1,4 @@
-"""The words of CEQL (seed 001, *CORE: a Complex Event Recognition Engine*, §2, and CORE's grammar): its reserved
+"""The words of CEQL (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2, and CORE's grammar): its reserved
 keywords, the attribute that tags an event with its stream, the default timestamp, and the declared datatypes.
 
 They sit below both the AST (:mod:`cer_theory.formalisms.ceql.ast`, which re-exports them) and the printer, which

@@ -1,4 +1,4 @@
-"""The CEQL parser (seed 001, *CORE: a Complex Event Recognition Engine*, §2 and Fig. 1).
+"""The CEQL parser (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2 and Fig. 1).
 
 A query is ``SELECT [strategy] vars|*|NONE [FROM streams] WHERE pattern [PARTITION BY [a,b], [c]]
 [WITHIN n EVENTS | [h HOURS] [m MINUTES] [s SECONDS] | n [attr]] [CONSUME BY ANY|PARTITION|NONE] [LIMIT n]``.
@@ -21,7 +21,7 @@ name in backquotes (`` `event` ``) may be anything. Comments are ``-- …`` and 
 FILTER conditions are ``Var[expr]`` blocks joined by AND (tighter) and OR, and are kept as written: a
 :class:`~cer_theory.core.predicates.ast.And` / :class:`~cer_theory.core.predicates.ast.Or` tree over
 :class:`~cer_theory.core.predicates.ast.On` atoms, which is exactly how
-:func:`cer_theory.formalisms.cel.ast.filter_literals` reads a condition (seed 001 §2.2, footnote 1:
+:func:`cer_theory.formalisms.cel.ast.filter_literals` reads a condition (the CORE paper §2.2, footnote 1:
 ``FILTER θ1 AND θ2`` nests the filters, ``FILTER θ1 OR θ2`` is the OR of the filtered patterns). Inside ``Var[…]`` the
 expression language is CORE's: comparisons ``= == != <> < <= > >=`` between arithmetic terms (``+ - * /``,
 parentheses, numbers, attributes, strings, ``true``/``false``), ``attr LIKE 'regex'``, ``attr [NOT] IN {v1, v2}``,
@@ -32,7 +32,7 @@ Windows: ``WITHIN n EVENTS`` is ``Window("events", n)`` (positions); ``WITHIN 1 
 ``Window("time", 5400)``: durations are in **seconds** (the singular units HOUR, MINUTE, SECOND are accepted
 too) and read the timestamp attribute ``"time"`` (``attribute=None``; a caller such as a ``--time-attribute``
 option may override it); ``WITHIN n [attr]`` is ``Window("attribute", n, attribute="attr")``, the values of
-that attribute. All windows are inclusive, as in the paper (seed 001 §2).
+that attribute. All windows are inclusive, as in the paper (the CORE paper §2).
 
 :func:`parse` returns a :class:`~cer_theory.formalisms.ceql.ast.Query`; with
 :func:`cer_theory.formalisms.ceql.printer.format` it round-trips: ``parse(format(q)) == q``.
@@ -492,7 +492,7 @@ def parse(text: str, *, check_variables: bool = True) -> Query:
 
     With ``check_variables`` (the default) SELECT may name only variables the pattern binds, and a FILTER
     only variables its filtered pattern binds: the semantics would make such a name vacuous (an unbound
-    variable passes every filter, seed 001 Fig. 2), which is almost always a typo.
+    variable passes every filter, the CORE paper Fig. 2), which is almost always a typo.
     """
     result = _run(text, "query_start", check_variables)
     assert isinstance(result, Query)

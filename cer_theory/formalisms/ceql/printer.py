@@ -1,4 +1,4 @@
-"""Canonical CEQL text (seed 001, *CORE: a Complex Event Recognition Engine*, §2): ``parse(format(q)) == q``.
+"""Canonical CEQL text (the CORE paper, *CORE: a Complex Event Recognition Engine*, §2): ``parse(format(q)) == q``.
 
 Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.ceql.parser` (tightest first: postfix
 ``AS x``, ``+``, ``:+`` > ``OR``, ``;``, ``:`` > ``FILTER``). Names that are not identifiers, or are reserved

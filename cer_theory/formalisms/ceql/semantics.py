@@ -1,24 +1,24 @@
-"""Reference semantics of CEQL, the query language of CORE (seed 001, *CORE: a Complex Event Recognition
+"""Reference semantics of CEQL, the query language of CORE (the CORE paper, *CORE: a Complex Event Recognition
 Engine*, §2 and Fig. 2).
 
 Brute force by design, like :mod:`cer_theory.formalisms.cel.semantics`. It is the ground truth for the CEQL compiler
 (:mod:`cer_theory.formalisms.ceql.compile`) and for the tECS engine.
 
-CORE's valuations differ from seed 000's in one respect: a valuation ``V = ([i,j], μ)`` carries its own interval,
+CORE's valuations differ from the CEL paper's in one respect: a valuation ``V = ([i,j], μ)`` carries its own interval,
 which is *tight* (``R`` gets ``[i,i]``, ``;`` gets ``[V1.start, V2.end]``), and ``π``/``SELECT`` keep it even when
 they empty the start position out of the data. :class:`CoreSemantics` therefore indexes valuations by their
 interval: ``interval(φ, i, j)`` is the set of μ with ``V(time) = [i, j]``.
 
-Query-level clauses, in the order of seed 001 §2 (FROM merges, PARTITION BY splits, then WHERE, SELECT, WITHIN run
-on each substream), with our decisions where seed 001 is silent (docs/decisions.md, D20–D22):
+Query-level clauses, in the order of the CORE paper §2 (FROM merges, PARTITION BY splits, then WHERE, SELECT, WITHIN run
+on each substream), with our decisions where the CORE paper is silent (docs/decisions.md, D20–D22):
 
 * **PARTITION BY** ``[a],[b]`` means the same as ``[a,b]`` (Fig. 1 Q2: "same name *and* same volume"); a tuple
   with a missing value in any listed attribute belongs to no substream. Substreams keep **global** positions,
   and a window counted in ``EVENTS`` counts global positions (D22).
-* **Selection strategies** (CORE defers to seed 000 [33]): among all CEs ending at ``j`` (every start), keep
-  those whose data ``D`` seed 000's rule selects (§7.1, on supports, after SELECT's projection): STRICT keeps
+* **Selection strategies** (CORE defers to the CEL paper [33]): among all CEs ending at ``j`` (every start), keep
+  those whose data ``D`` the CEL paper's rule selects (§7.1, on supports, after SELECT's projection): STRICT keeps
   ``D`` without gaps, NEXT/LAST the ``≤_next``/``≤_last``-greatest ``D``, MAX the set-inclusion-maximal ``D``
-  (D20). CEs that share the selected ``D`` with different intervals are all kept. This is seed 000's
+  (D20). CEs that share the selected ``D`` with different intervals are all kept. This is the CEL paper's
   ``SEL(⟦φ⟧ᵛ_j(S))`` with runs starting anywhere. ``ALL`` and ``ANY`` apply no strategy. Under PARTITION BY the
   strategy runs on the substream, in its positions: STRICT's "no gap" means no gap *in the substream* (D148).
 * **WITHIN** filters *after* the strategy (WHERE → SELECT → WITHIN, as CORE's automaton-level strategies and
@@ -28,7 +28,7 @@ on each substream), with our decisions where seed 001 is silent (docs/decisions.
   after ``j`` — in every substream. ``PARTITION`` does the same inside the substream that produced the output
   only. ``NONE`` (or no clause) consumes nothing. Consumption is applied before the strategy (a reset engine
   no longer sees the consumed runs) and the window.
-* **Aggregates and HAVING** (seed 003's ``Agg``, aggregation paper §4–5; :mod:`.aggregation`): each match
+* **Aggregates and HAVING** (the ACEL paper's ``Agg``, aggregation paper §4–5; :mod:`.aggregation`): each match
   ``V = ([i, j], μ)`` of the WHERE pattern yields the record ``(C_{π_L(V)}, Agg(μ))``: the complex event of
   SELECT's projection with the aggregate values folded over the *unprojected* μ (``SUM(b.volume)`` needs b's
   events even when SELECT leaves b out). Outputs are the **set** of such records, so two matches with the same
@@ -71,7 +71,7 @@ CESource = Callable[[Formula, Sequence[Event], "tuple[str, ...] | None"], Sequen
 
 
 class CoreSemantics(IntervalSemantics[Valuations]):
-    """``⟦φ⟧(S)`` of seed 001 Fig. 2 for one stream, memoised per (subformula, i, j).
+    """``⟦φ⟧(S)`` of the CORE paper Fig. 2 for one stream, memoised per (subformula, i, j).
 
     ``interval(φ, i, j)`` holds the μ of the valuations ``V = ([i, j], μ) ∈ ⟦φ⟧(S)``, for ``0 ≤ i ≤ j < |S|``.
     """
@@ -119,7 +119,7 @@ class CoreSemantics(IntervalSemantics[Valuations]):
         if isinstance(phi, Proj):
             # π_L(φ): same interval, variables outside L set to ∅.
             return frozenset(m.restrict(phi.variables) for m in sem(phi.body, i, j))
-        raise UnsupportedError(f"{type(phi).__name__} ({phi}) is not a CEQL operator: seed 001 Fig. 2 has R, AS, "
+        raise UnsupportedError(f"{type(phi).__name__} ({phi}) is not a CEQL operator: the CORE paper Fig. 2 has R, AS, "
                                f"FILTER, OR, ';', '+' and π (plus ':' and ':+' from CORE's grammar)")
 
     def starting_from(self, phi: Formula, a: int, j: int) -> Valuations:
@@ -177,7 +177,7 @@ def pattern_complex_events(pattern: Formula, stream: Sequence[Event], *,
 
 def pattern_aggregated_events(pattern: Formula, stream: Sequence[Event], aggregates: Sequence[AggregateItem], *,
                               select: Iterable[str] | None = None) -> list[frozenset[AggregatedCE]]:
-    """``{(C_{π_L(V)}, Agg(μ)) | V = ([i, j], μ) ∈ ⟦φ⟧(S)}`` grouped by end position: seed 003's ``Agg``
+    """``{(C_{π_L(V)}, Agg(μ)) | V = ([i, j], μ) ∈ ⟦φ⟧(S)}`` grouped by end position: the ACEL paper's ``Agg``
     (:func:`~cer_theory.formalisms.ceql.aggregation.match_aggregates`) on every match of the WHERE pattern, next
     to the complex event of SELECT's projection (no window, partition, strategy or HAVING)."""
     sem = CoreSemantics(stream)
@@ -200,7 +200,7 @@ def pattern_aggregated_events(pattern: Formula, stream: Sequence[Event], aggrega
 
 
 def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEvent]) -> frozenset[CoreComplexEvent]:
-    """Apply a selection strategy to the CEs ending at one position (see the module docstring): seed 000 §7.1's
+    """Apply a selection strategy to the CEs ending at one position (see the module docstring): the CEL paper §7.1's
     rule on the data sets ``D``; every CE whose ``D`` is selected is kept."""
     ces = frozenset(ces)
     strat = strategy if isinstance(strategy, Strategy) or strategy is None else ceql_strategy(strategy)
@@ -214,7 +214,7 @@ def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEv
         return frozenset(c for c in ces if not any(data[c] < d for d in supports))
     le = le_next if strat is Strategy.NXT else le_last
     best = None
-    for d in supports:  # ≤_next and ≤_last are total orders (seed 000, Lemma 7.1)
+    for d in supports:  # ≤_next and ≤_last are total orders (the CEL paper, Lemma 7.1)
         if best is None or le(best, d):
             best = d
     return frozenset(c for c in ces if data[c] == best)
@@ -222,7 +222,7 @@ def select_strategy(strategy: str | Strategy | None, ces: Iterable[CoreComplexEv
 
 def _select_in_substream(strategy: Strategy | None, ces: Iterable[CoreComplexEvent], local: Mapping[int, int]
                          ) -> frozenset[CoreComplexEvent]:
-    """SELECT's strategy on CEs of one substream, judged in that substream's positions (seed 001 §2: WHERE,
+    """SELECT's strategy on CEs of one substream, judged in that substream's positions (the CORE paper §2: WHERE,
     SELECT and WITHIN run on each substream; D148). Only STRICT can tell the difference: NEXT, LAST and MAX compare
     position sets by order and inclusion, which the order-preserving map to global positions keeps, but a gap-free
     run of a substream may have gaps in the whole stream."""
@@ -333,7 +333,7 @@ def evaluate_pattern(pattern: Formula, stream: Sequence[Event], *, select: Itera
 
 def evaluate(query: Query, stream: Sequence[Event]) -> list[frozenset]:
     """The reference output of a CEQL query on a (FROM-merged) stream: ``out[j]`` is the set of CEs
-    ``([i, j], D)`` reported at position j, in global positions (seed 001 §2; decisions in the module docstring),
+    ``([i, j], D)`` reported at position j, in global positions (the CORE paper §2; decisions in the module docstring),
     or of :data:`AggregatedCE` records ``(CE, values)`` when the query has aggregates or HAVING.
     ``query.limit`` is not applied (see :func:`limit_conforms`)."""
     return evaluate_pattern(query.pattern, stream, select=query.select, strategy=query.strategy,

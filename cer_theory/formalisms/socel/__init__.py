@@ -1,4 +1,4 @@
-"""SO-CEL, SO-CEL+, FO-CEL and unary complex event automata (seed 004, *A Second-Order Approach to Complex Event
+"""SO-CEL, SO-CEL+, FO-CEL and unary complex event automata (the SO-CEL paper, *A Second-Order Approach to Complex Event
 Recognition*). One module per face and construction:
 
 * ``ast``, ``parser`` (+ ``socel.lark``), ``printer``, ``semantics``: SO-CEL(+) (Table 1, §2.1);

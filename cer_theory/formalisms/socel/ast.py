@@ -1,4 +1,4 @@
-"""The abstract syntax of SO-CEL and SO-CEL+ (seed 004, *A Second-Order Approach to Complex Event Recognition*,
+"""The abstract syntax of SO-CEL and SO-CEL+ (the SO-CEL paper, *A Second-Order Approach to Complex Event Recognition*,
 §2 "SO-CEL" and §2.1 "Extensions"; the extensions AND, ALL, UNLESS and STRICT as in §5 and §6.3).
 
 Core SO-CEL: ``R | φ IN A | φ[A → B] | φ FILTER P(A1..Ak) | φ OR φ | φ ; φ | φ+``. SO-CEL+ adds ``:``, ``⊕``,
@@ -8,12 +8,12 @@ Nodes are frozen dataclasses (equal formulas compare and hash equal) with the st
 parseable text comes from :func:`cer_theory.formalisms.socel.printer.format` (the printer imports this
 module, so this module does not print).
 
-A FILTER condition is an *SO predicate* (seed 004 §2). Two kinds exist here (docs/decisions.md, "SO-CEL
+A FILTER condition is an *SO predicate* (the SO-CEL paper §2). Two kinds exist here (docs/decisions.md, "SO-CEL
 filters"):
 
 * a :class:`~cer_theory.core.predicates.Predicate` over label slots (``T.value < 0``, ``A.a != B.a``,
   ``T[value < 0]``), read as the **universal SO-extension** ``P^SO`` of the first-order predicate it denotes;
-  a top-level ``AND`` is a conjunction of SO predicates (seed 004 §2: "conjunction of filters is nesting");
+  a top-level ``AND`` is a conjunction of SO predicates (the SO-CEL paper §2: "conjunction of filters is nesting");
 * an :class:`Order` predicate ``incr(A.x)`` / ``decr(A.x)``: the values of attribute ``x`` on the tuples
   labelled ``A`` are strictly increasing (decreasing) in position order; vacuous on at most one tuple.
 """
@@ -30,11 +30,11 @@ from cer_theory.core.predicates.ast import And, Predicate
 
 @dataclass(frozen=True, slots=True)
 class Order:
-    """``incr(A.x)`` or ``decr(A.x)``: an order-aware SO predicate on the label ``A`` (seed 004 §2's sensor
+    """``incr(A.x)`` or ``decr(A.x)``: an order-aware SO predicate on the label ``A`` (the SO-CEL paper §2's sensor
     example, the freezing pattern of Fig. 1, uses ``incr``).
 
     It depends only on the labelled tuples and their relative order, so formulas using it keep the
-    *-property of seed 004 §5 (docs/decisions.md)."""
+    *-property of the SO-CEL paper §5 (docs/decisions.md)."""
 
     direction: str  # "incr" | "decr"
     label: str
@@ -89,7 +89,7 @@ def _check_name(node: str, what: str, value: object) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Atom(Formula):
-    """``R``: an R-tuple, labelled R (seed 004 Table 1)."""
+    """``R``: an R-tuple, labelled R (the SO-CEL paper Table 1)."""
 
     name: str
     operator: ClassVar[str] = "R"
@@ -241,9 +241,9 @@ class Unless(Formula):
 
 
 CORE = (Atom, In, Rename, Filter, Disj, Seq, Plus)
-"""Core SO-CEL (seed 004 §2)."""
+"""Core SO-CEL (the SO-CEL paper §2)."""
 PLUS_EXTENSIONS = (Contig, CPlus, Proj, Start)
-"""SO-CEL+ = SO-CEL ∪ {:, ⊕, π, START} (seed 004 §2.1)."""
+"""SO-CEL+ = SO-CEL ∪ {:, ⊕, π, START} (the SO-CEL paper §2.1)."""
 
 
 def labels(phi: Formula) -> frozenset[str]:

@@ -1,4 +1,4 @@
-"""A JSON format for hand-written automata: UCEA (seed 004 §4) and, for uniformity, CEA (seed 000 Def. 5.1).
+"""A JSON format for hand-written automata: UCEA (the SO-CEL paper §4) and, for uniformity, CEA (the CEL paper Def. 5.1).
 
 ::
 
@@ -73,7 +73,7 @@ def _state(value: Any, where: str) -> str | int:
 
 def automaton_from_json(data: Any, *, source: str = "automaton", io_deterministic: bool = False) -> CEA:
     """Build the automaton a JSON object describes (see the module docstring); ``io_deterministic=True`` also
-    requires I/O-determinism (seed 004 §4) and names the overlapping transitions otherwise."""
+    requires I/O-determinism (the SO-CEL paper §4) and names the overlapping transitions otherwise."""
     if not isinstance(data, dict):
         raise AutomatonError(f"{source}: expected a JSON object, got {type(data).__name__}")
     kind = data.get("kind", "ucea")

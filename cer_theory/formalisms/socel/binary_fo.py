@@ -1,6 +1,6 @@
-"""Seed 004, Thm 4.5: FO-CEL with binary predicates → SO-CEL, for formulas whose variables are bound once.
+"""The SO-CEL paper, Thm 4.5: FO-CEL with binary predicates → SO-CEL, for formulas whose variables are bound once.
 
-The proof (seed 004 §4) makes every binding unique (``R AS x_id``), lifts each filter ``P(x, y)`` above the
+The proof (the SO-CEL paper §4) makes every binding unique (``R AS x_id``), lifts each filter ``P(x, y)`` above the
 closest subformula that binds its variables, and reads ``R AS x`` as ``R IN x`` with the filter as its universal
 SO-extension ``P^SO(x, y)`` ("every position labelled x and every position labelled y satisfy P"). This module
 does that for the formulas in which **every variable is bound at most once** (step 4 of the proof is then the
@@ -18,7 +18,7 @@ identity, and the DNF step 3, which duplicates a subformula per binding a filter
   condition's conjuncts (each checked on its own, docs/decisions.md D35) mean what the FO conjunction meant.
 
 Only binary (and unary) filters are translated: Thm 4.6 shows that the ternary ``y.a + z.a = x.a`` inside a ``+``
-has no SO-CEL equivalent, and it is refused by name. Equivalence is at the support level of seed 004 §3:
+has no SO-CEL equivalent, and it is refused by name. Equivalence is at the support level of the SO-CEL paper §3:
 ``⟦ψ_FO⟧_n(S) = {supp(C) | C ∈ ⟦φ_SO⟧_n(S)}``.
 """
 
@@ -99,7 +99,7 @@ def _cases(phi: FoFormula, ids) -> list[Case]:
     if isinstance(phi, Bind):
         return [(so.In(so.Atom(phi.relation), phi.var), ())]
     if isinstance(phi, FoFilter):
-        # A conjunction of filters is a sequence of filters (FO-CEL, seed 004 §3); each conjunct is lifted alone.
+        # A conjunction of filters is a sequence of filters (FO-CEL, the SO-CEL paper §3); each conjunct is lifted alone.
         own = tuple((next(ids), p) for p in _conjuncts(phi.predicate))
         cases = [(f, pending + own) for f, pending in _cases(phi.body, ids)]
     elif isinstance(phi, FoPlus):

@@ -1,8 +1,8 @@
-"""SO-CEL(+) → UCEA: seed 004, Prop 5.2 (and the ⇐ direction of Thm 6.2), with its *-semantics variant for
-Thm 5.3. Linear size, no preprocessing (seed 004 §5.1).
+"""SO-CEL(+) → UCEA: the SO-CEL paper, Prop 5.2 (and the ⇐ direction of Thm 6.2), with its *-semantics variant for
+Thm 5.3. Linear size, no preprocessing (the SO-CEL paper §5.1).
 
 :func:`compile_automaton` builds ``A_φ`` with ``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)`` for every ``φ ∈ SO-CEL+(U^SO)`` (unary
-filters), plus ``AND``, ``ALL`` and ``UNLESS`` (the automata of Cor 5.6; the products are seed 000's, shared
+filters), plus ``AND``, ``ALL`` and ``UNLESS`` (the automata of Cor 5.6; the products are the CEL paper's, shared
 with the CEL compiler in ``automata.building``) and ``STRICT`` (rewritten by Prop 6.4). :func:`compile_star_automaton` drops the TRUE self-loop of the atoms
 and gives ``⟦φ⟧_n(S) = ⟦A*_φ⟧*_n(S)`` for core SO-CEL (Thm 5.3): under the *-semantics skipping is free.
 
@@ -112,7 +112,7 @@ class _Compiler:
                 return CEA(a.states, a.transitions, a.initial, ())
             if isinstance(part, Order) or len(labels) != 1:
                 raise NotUnaryError(f"FILTER {part.text()} is not the universal extension of a unary predicate; "
-                                    f"a UCEA over unary predicates cannot check it (seed 004 Prop 5.2)")
+                                    f"a UCEA over unary predicates cannot check it (the SO-CEL paper Prop 5.2)")
             (label,) = labels
             guards.append((label, unary_body(part, label)))
         ts = []

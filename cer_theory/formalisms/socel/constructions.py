@@ -1,7 +1,7 @@
 """SO-CEL's constructions in the shapes the registry gives them (``core.protocols.CONSTRUCTIONS``), so that every
-command reads them from the record (seed 004, *A Second-Order Approach to Complex Event Recognition*).
+command reads them from the record (the SO-CEL paper, *A Second-Order Approach to Complex Event Recognition*).
 
-A UCEA is a CEA whose predicates are unary (seed 004 §4), so its stages are summarized as CEL's are. The
+A UCEA is a CEA whose predicates are unary (the SO-CEL paper §4), so its stages are summarized as CEL's are. The
 constructions themselves live in their own modules: the UCEA of Prop 5.2 (``compile``), the §5.3 *-property
 decider (``star_property``), the way back to SO-CEL (Thm 6.2 and §6.3, ``to_socel``) and equivalence
 (``equivalence``).
@@ -31,18 +31,18 @@ def star_property_of(ucea: UCEA, title: str, *, budget: int) -> Built:
 
 
 def star_property(phi: Formula, *, budget: int) -> Built:
-    """The *-property of φ's UCEA (Prop 5.2), by seed 004's decider (§5.3, D39)."""
+    """The *-property of φ's UCEA (Prop 5.2), by the SO-CEL paper's decider (§5.3, D39)."""
     return star_property_of(compile_automaton(phi), format(phi), budget=budget)
 
 
 def determinize(phi: Formula, *, budget: int) -> Built:
-    """φ's UCEA (Prop 5.2) and its I/O-determinization (seed 004 §4: seed 000 Prop 5.5's subset construction over
+    """φ's UCEA (Prop 5.2) and its I/O-determinization (the SO-CEL paper §4: the CEL paper Prop 5.5's subset construction over
     the minterms of the UCEA's predicates), the automaton Prop 5.1's streaming evaluator runs."""
     ucea = compile_automaton(phi)
     det = io_determinize_ucea(ucea, budget=budget)
     title = format(phi)
     return Built((stage(f"UCEA of {title}", ucea),
-                  stage(f"IOdet (seed 004 §4) of {title}", det, by_construction="Prop. 5.5")))
+                  stage(f"IOdet (the SO-CEL paper §4) of {title}", det, by_construction="Prop. 5.5")))
 
 
 def to_formula(ucea: UCEA, relations: Iterable[str], *, budget: int, core: bool = False) -> tuple[str, Formula]:
@@ -52,7 +52,7 @@ def to_formula(ucea: UCEA, relations: Iterable[str], *, budget: int, core: bool 
     if core:
         answer = has_star_property(ucea, budget=budget)
         if not answer.holds:
-            raise UnsupportedError(f"--core needs the *-property (seed 004 Thm 5.3), and the automaton {answer}; "
+            raise UnsupportedError(f"--core needs the *-property (the SO-CEL paper Thm 5.3), and the automaton {answer}; "
                                    f"drop --core for Thm 6.2's SO-CEL+ formula")
         phi, which = ucea_to_core_socel(ucea, relations), "§6.3 / Thm 5.3: core SO-CEL"
     else:

@@ -1,4 +1,4 @@
-"""Seed 004, Thm 6.5 part 1: ``SO-CEL ∪ {:} ⊆ SO-CEL ∪ {STRICT}`` for any SO predicates — the contiguous
+"""The SO-CEL paper, Thm 6.5 part 1: ``SO-CEL ∪ {:} ⊆ SO-CEL ∪ {STRICT}`` for any SO predicates — the contiguous
 sequence ``ψ1 : ψ2`` rewritten away with STRICT (the converse direction, Prop 6.4, is
 :func:`~cer_theory.formalisms.socel.compile.strict_to_contiguity`).
 

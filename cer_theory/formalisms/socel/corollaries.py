@@ -1,4 +1,4 @@
-"""Seed 004 Cor 5.6 made executable: for unary predicates, AND and ALL are not primitive (they are eliminated into
+"""The SO-CEL paper Cor 5.6 made executable: for unary predicates, AND and ALL are not primitive (they are eliminated into
 core SO-CEL), while UNLESS is primitive (it breaks the *-property, shown by a replayable witness).
 
 The elimination goes through the automata: compile (Prop 5.2 and the products of Cor 5.6), confirm the
@@ -31,7 +31,7 @@ def to_core_socel(phi: Formula, relations: Sequence[str] | None = None) -> Formu
 
 
 def unless_is_primitive(left: Formula, right: Formula) -> StarPropertyAnswer:
-    """Cor 5.6: the *-property counterexample of ``left UNLESS right`` (seed 004's witness is ``R UNLESS T``)."""
+    """Cor 5.6: the *-property counterexample of ``left UNLESS right`` (the SO-CEL paper's witness is ``R UNLESS T``)."""
     return has_star_property(compile_automaton(Unless(left, right)))
 
 

@@ -1,9 +1,9 @@
-"""Equivalence and containment of unary SO-CEL+ formulas (seed 004), with a shortest distinguishing stream.
+"""Equivalence and containment of unary SO-CEL+ formulas (the SO-CEL paper), with a shortest distinguishing stream.
 
-Seed 004 (*A Second-Order Approach to Complex Event Recognition*), Prop. 5.2 compiles every SO-CEL+ formula with
+The SO-CEL paper (*A Second-Order Approach to Complex Event Recognition*), Prop. 5.2 compiles every SO-CEL+ formula with
 unary filters (and AND, ALL, UNLESS, STRICT by Cor. 5.6 and Prop. 6.4) into a UCEA ``A_φ`` with
-``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)``. A UCEA is structurally seed 000's CEA and its runs read every tuple from position 0
-(seed 004 §4), so the product search of :func:`cer_theory.automata.equivalence.compare` decides
+``⟦φ⟧_n(S) = ⟦A_φ⟧_n(S)``. A UCEA is structurally the CEL paper's CEA and its runs read every tuple from position 0
+(the SO-CEL paper §4), so the product search of :func:`cer_theory.automata.equivalence.compare` decides
 ``⟦φ⟧ = ⟦ψ⟧`` at the level of SO-CEL's outputs (label → positions maps, the ``valuations`` level) or of their
 supports (``complex_events``). A distinguishing stream is replayed through the reference semantics (Table 1).
 Filters a UCEA cannot check (binary, ordering over two labels) are refused with the reason.
@@ -27,7 +27,7 @@ def automaton(phi: Formula, *, role: str = "formula") -> UCEA:
     if not is_unary(phi):
         raise UnsupportedError(f"the {role} {format(phi)} has a filter over more than one label or an ordering test such as incr: equivalence is "
                                f"decided on unary complex event automata, whose predicates read one event "
-                               f"(seed 004, Prop. 5.2 covers unary filters only)")
+                               f"(the SO-CEL paper, Prop. 5.2 covers unary filters only)")
     try:
         return compile_automaton(phi)
     except (NotUnaryError, UnsupportedError) as e:
@@ -51,7 +51,7 @@ def _decide(phi: Formula | str, psi: Formula | str, *, contained: bool, level: L
 
 def equivalent(phi: Formula | str, psi: Formula | str, *, level: LevelName = "valuations",
                budget: int | None = DEFAULT_BUDGET) -> Verdict:
-    """Whether ``⟦φ⟧_n(S) = ⟦ψ⟧_n(S)`` for all S and n (seed 004 §2.1); otherwise a shortest distinguishing
+    """Whether ``⟦φ⟧_n(S) = ⟦ψ⟧_n(S)`` for all S and n (the SO-CEL paper §2.1); otherwise a shortest distinguishing
     stream confirmed by the reference semantics."""
     return _decide(phi, psi, contained=False, level=level, budget=budget)
 

@@ -1,4 +1,4 @@
-"""The module-level pieces a ``Formalism`` record for SO-CEL and FO-CEL needs (seed 004), with uniform signatures
+"""The module-level pieces a ``Formalism`` record for SO-CEL and FO-CEL needs (the SO-CEL paper), with uniform signatures
 ``(ast, stream) -> [out_0, out_1, …]`` so that registering them is one record.
 
 SO-CEL evaluators: the reference semantics (Table 1, §2.1), the compiled UCEA (Prop 5.2), the *-semantics of the

@@ -1,4 +1,4 @@
-"""The worked examples of seed 004 (*A Second-Order Approach to Complex Event Recognition*), built in."""
+"""The worked examples of the SO-CEL paper (*A Second-Order Approach to Complex Event Recognition*), built in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FO-CEL, the first-order language CEPL that seed 004 (*A Second-Order Approach to Complex Event Recognition*)
+"""FO-CEL, the first-order language CEPL that the SO-CEL paper (*A Second-Order Approach to Complex Event Recognition*)
 compares SO-CEL with (§3; the language is [16]'s): ``φ ::= R AS x | φ FILTER P(x1..xk) | φ OR φ | φ ; φ | φ+``.
 
 A match M is a non-empty set of positions; a valuation ν maps variables to positions and is **global**: an

@@ -1,4 +1,4 @@
-"""SO-CEL's and FO-CEL's records in the formalism registry (seed 004, *A Second-Order Approach to Complex Event
+"""SO-CEL's and FO-CEL's records in the formalism registry (the SO-CEL paper, *A Second-Order Approach to Complex Event
 Recognition*).
 
 SO-CEL's outputs at position n are the complex events ⟦φ⟧_n(S), label → set-of-positions maps (Table 1). Three
@@ -21,9 +21,9 @@ from cer_theory.formalisms.socel.printer import format
 
 PAPER = Paper("004", "A Second-Order Approach to Complex Event Recognition")
 CONSTRUCTIONS = "cer_theory.formalisms.socel.constructions"
-FO_UNDECIDED = ("FO-CEL's global valuation compares events with each other (binary predicates, seed 004 §3), "
+FO_UNDECIDED = ("FO-CEL's global valuation compares events with each other (binary predicates, the SO-CEL paper §3), "
                 "which no unary automaton checks")
-FO_HAS_NO_AUTOMATON = ("FO-CEL has no automaton model in seed 004 (§3 defines its semantics only); translate a "
+FO_HAS_NO_AUTOMATON = ("FO-CEL has no automaton model in the SO-CEL paper (§3 defines its semantics only); translate a "
                        "unary formula to SO-CEL (Thm 4.3) and use --logic socel")
 
 
@@ -65,15 +65,15 @@ SOCEL = Formalism(
         "equivalent": "cer_theory.formalisms.socel.equivalence:equivalent",
         "contained": "cer_theory.formalisms.socel.equivalence:contained",
         "determinize": f"{CONSTRUCTIONS}:determinize",
-        "complement": Unsupported("seed 004 defines no complement; complement is seed 002's windowed dSRA "
+        "complement": Unsupported("the SO-CEL paper defines no complement; complement is the SRT paper's windowed dSRA "
                                   "(--logic sremo)"),
-        "normal-form": Unsupported("the §9.2 normal form is seed 000's (--logic cel); seed 004's streaming "
+        "normal-form": Unsupported("the §9.2 normal form is the CEL paper's (--logic cel); the SO-CEL paper's streaming "
                                    "evaluator runs the I/O-determinized UCEA (determinize --logic socel)"),
         "star-property": f"{CONSTRUCTIONS}:star_property",
         "to-formula": f"{CONSTRUCTIONS}:to_formula",
-        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL; seed 004's Thm 6.5 rewrite is "
+        "rewrite": Unsupported("the rewrites are the CEL paper §8's, over CEL; the SO-CEL paper's Thm 6.5 rewrite is "
                                "cer_theory.formalisms.socel.contiguity"),
-        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's (--logic cel); seed 004's streaming "
+        "cces": Unsupported("Algorithm 2 over the CCES is the CEL paper §9's (--logic cel); the SO-CEL paper's streaming "
                             "evaluator is eval --via prop-5-1"),
     },
 )
@@ -98,7 +98,7 @@ FOCEL = Formalism(
                                                                "step")},
         "equivalent": Unsupported(FO_UNDECIDED),
         "contained": Unsupported(FO_UNDECIDED),
-        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL; FO-CEL's translations to SO-CEL are "
+        "rewrite": Unsupported("the rewrites are the CEL paper §8's, over CEL; FO-CEL's translations to SO-CEL are "
                                "cer_theory.formalisms.socel.unary_fo and binary_fo"),
     },
 )

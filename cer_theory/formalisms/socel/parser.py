@@ -1,4 +1,4 @@
-"""Parser for SO-CEL and SO-CEL+ (seed 004 §2, §2.1).
+"""Parser for SO-CEL and SO-CEL+ (the SO-CEL paper §2, §2.1).
 
 The grammar ``socel.lark`` extends CEL's (docs/cel-syntax.md): it *imports* CEL's FILTER conditions, names and
 terminals from ``cel.lark`` and adds the renaming ``φ[A -> B]`` (also ``φ[A → B]``), a postfix operator as

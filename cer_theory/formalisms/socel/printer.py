@@ -1,4 +1,4 @@
-"""Canonical text for SO-CEL(+) formulas (seed 004 §2, §2.1): ``parse(format(φ)) == φ``.
+"""Canonical text for SO-CEL(+) formulas (the SO-CEL paper §2, §2.1): ``parse(format(φ)) == φ``.
 
 Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.socel.parser` (tightest first: postfix
 ``+``/``:+``/``[A -> B]`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all

@@ -1,6 +1,6 @@
-"""Seed 004, Lemma C.1: every SO-CEL∪{STRICT} formula is *pumpable*, as an executable check.
+"""The SO-CEL paper, Lemma C.1: every SO-CEL∪{STRICT} formula is *pumpable*, as an executable check.
 
-Pumping (seed 004 App. C.4.2, the same operation as seed 000 App. D, :func:`~cer_theory.formalisms.cel.rewrites.pump`):
+Pumping (the SO-CEL paper App. C.4.2, the same operation as the CEL paper App. D, :func:`~cer_theory.formalisms.cel.rewrites.pump`):
 split ``(S, C)`` at two positions ``i < j`` of ``supp C`` and repeat the fragment ``S[i..j]`` with its slice of C
 ``k`` times. When the slice is not an interval, arbitrary streams go between the copies. ``φ`` is pumpable if some
 constant N works as follows. For every output C with ``|supp C| > N``, some fragment can be pumped any number of
@@ -25,11 +25,11 @@ from cer_theory.formalisms.socel.ast import (Atom, Disj, Filter, Formula, In, Or
 from cer_theory.formalisms.socel.semantics import SoCelSemantics
 
 LEMMA_C1_NODES = (Atom, In, Rename, Filter, Disj, Seq, Plus, Strict)
-"""The operators of SO-CEL∪{STRICT} (seed 004 §2 and §6)."""
+"""The operators of SO-CEL∪{STRICT} (the SO-CEL paper §2 and §6)."""
 
 
 def in_lemma_c1_fragment(phi: Formula) -> bool:
-    """SO-CEL∪{STRICT} with universal SO filters (the extensions of FO predicates, seed 004 §2).
+    """SO-CEL∪{STRICT} with universal SO filters (the extensions of FO predicates, the SO-CEL paper §2).
 
     ``incr``/``decr`` are left out. They are order-aware, not universal, and pumping repeats values, so
     ``(R+ IN A) FILTER incr(A.x)`` loses its outputs when pumped. The lemma's predicates are the P^SO of

@@ -1,10 +1,10 @@
-"""Reference semantics of SO-CEL and SO-CEL+: seed 004 (*A Second-Order Approach to Complex Event
+"""Reference semantics of SO-CEL and SO-CEL+: the SO-CEL paper (*A Second-Order Approach to Complex Event
 Recognition*), Table 1 (core operators) and §2.1 (extensions).
 
 A complex event ``C`` maps labels to finite sets of positions; it is a
 :class:`~cer_theory.core.events.Valuation` (labels with ∅ are omitted, so ``C∅`` is the empty valuation).
 ``⟦φ⟧(S,i,j)`` is computed rule by rule, memoised per (subformula, i, j): brute force by design, the ground truth
-for the compiled automata. Positions are 0-based and ``⟦φ⟧_n(S) = ⟦φ⟧(S,0,n)`` (seed 004 §2).
+for the compiled automata. Positions are 0-based and ``⟦φ⟧_n(S) = ⟦φ⟧(S,0,n)`` (the SO-CEL paper §2).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from cer_theory.core.budget import charge
 from cer_theory.core.intervals import SEMANTICS, IntervalSemantics
-from cer_theory.formalisms.cel.semantics import is_interval  # STRICT's gap test, as in seed 000 §7.1
+from cer_theory.formalisms.cel.semantics import is_interval  # STRICT's gap test, as in the CEL paper §7.1
 from cer_theory.core.events import Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, compare
 from cer_theory.formalisms.socel.ast import (All, Atom, Condition, Conj, Contig, CPlus, Disj, Filter, Formula, In,
@@ -28,12 +28,12 @@ EMPTY: ComplexEvents = frozenset()
 
 
 def extend(c: Valuation, label: str) -> Valuation:
-    """Extension by label A (seed 004 §2): ``C'(A) = supp(C)``, other labels unchanged."""
+    """Extension by label A (the SO-CEL paper §2): ``C'(A) = supp(C)``, other labels unchanged."""
     return c.assign(label, c.support()) if c else c
 
 
 def rename(c: Valuation, source: str, target: str) -> Valuation:
-    """Renaming ``C[A → B]`` (seed 004 §2): ``C'(A) = ∅``, ``C'(B) = C(A) ∪ C(B)``; ``A = B`` is the identity
+    """Renaming ``C[A → B]`` (the SO-CEL paper §2): ``C'(A) = ∅``, ``C'(B) = C(A) ∪ C(B)``; ``A = B`` is the identity
     (docs/decisions.md)."""
     if source == target or source not in c:
         return c
@@ -45,7 +45,7 @@ def rename(c: Valuation, source: str, target: str) -> Valuation:
 
 
 def universal_holds(pred: Predicate, c: Valuation, stream: Sequence[Event]) -> bool:
-    """The universal SO-extension ``P^SO(A1..Ak)`` (seed 004 §2): the FO predicate holds for every choice of one
+    """The universal SO-extension ``P^SO(A1..Ak)`` (the SO-CEL paper §2): the FO predicate holds for every choice of one
     tuple ``e_i ∈ S_C(A_i)`` per label; vacuously true when some ``S_C(A_i)`` is empty."""
     slots = sorted(s for s in pred.slots() if s is not None)
     choices = [sorted(c[a]) for a in slots]
@@ -57,7 +57,7 @@ def universal_holds(pred: Predicate, c: Valuation, stream: Sequence[Event]) -> b
 
 def order_holds(pred: Order, c: Valuation, stream: Sequence[Event]) -> bool:
     """``incr(A.x)`` / ``decr(A.x)``: the values of ``x`` on ``S_C(A)``, read in position order, are strictly
-    increasing / decreasing (the order-aware predicate of seed 004's sensor example, Fig. 1). Vacuous on at most
+    increasing / decreasing (the order-aware predicate of the SO-CEL paper's sensor example, Fig. 1). Vacuous on at most
     one tuple; a missing or incomparable value makes it false (the type guard of the predicate language)."""
     op = "<" if pred.direction == "incr" else ">"
     values = [stream[k].get(pred.attribute) for k in sorted(c[pred.label])]
@@ -124,14 +124,14 @@ class SoCelSemantics(IntervalSemantics[ComplexEvents]):
             return self._all(phi, i, j)
         if isinstance(phi, Unless):
             # §2.1, ψ1 UNLESS ψ2: C ∈ ⟦ψ1⟧(S,i,j) and ⟦ψ2⟧(S,i',j') = ∅ for all i ≤ i' ≤ j' ≤ j
-            # (range as in seed 000 §7.3; docs/decisions.md).
+            # (range as in the CEL paper §7.3; docs/decisions.md).
             if any(sem(phi.right, a, b) for a in range(i, j + 1) for b in range(a, j + 1)):
                 return EMPTY
             return sem(phi.left, i, j)
         raise TypeError(f"not an SO-CEL formula: {phi!r}")
 
     def _sequence(self, left: Formula, right: Formula, i: int, j: int, *, contiguous: bool) -> ComplexEvents:
-        """``C1·C2`` is defined iff ``max(C1) < min(C2)`` (seed 004 §2; ``max(C∅) = -∞``, ``min(C∅) = +∞``)."""
+        """``C1·C2`` is defined iff ``max(C1) < min(C2)`` (the SO-CEL paper §2; ``max(C∅) = -∞``, ``min(C∅) = +∞``)."""
         out: set[Valuation] = set()
         for k in range(i, j):
             lefts = self.interval(left, i, k)
@@ -153,7 +153,7 @@ class SoCelSemantics(IntervalSemantics[ComplexEvents]):
 
     def _all(self, phi: All, i: int, j: int) -> ComplexEvents:
         """§2.1, ψ1 ALL ψ2: C1 ∪ C2 with C1 ∈ ⟦ψ1⟧(S,i1,j1), C2 ∈ ⟦ψ2⟧(S,i2,j2), min(i1,i2) = i and
-        max(j1,j2) = j: seed 004 takes ALL from seed 000 (Fig. 3), whose definition this is (docs/decisions.md)."""
+        max(j1,j2) = j: the SO-CEL paper takes ALL from the CEL paper (Fig. 3), whose definition this is (docs/decisions.md)."""
         return self.covering_unions(phi.left, phi.right, i, j)
 
 

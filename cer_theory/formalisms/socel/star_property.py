@@ -1,10 +1,10 @@
-"""Deciding the *-property of a UCEA (seed 004 §5; the decision procedure is the toolkit's, docs/decisions.md).
+"""Deciding the *-property of a UCEA (the SO-CEL paper §5; the decision procedure is the toolkit's, docs/decisions.md).
 
-A processing function f has the *-property (seed 004 §5.1, in the form of seed 000 Def. 8.4) iff for all S, n, C:
+A processing function f has the *-property (the SO-CEL paper §5.1, in the form of the CEL paper Def. 8.4) iff for all S, n, C:
 (a) ``C ∈ f(S,n) ⇒ n ∈ supp(C)``; (b) ``C ∈ f(S,n)`` and ``(S,C) =* (S',C')`` imply ``C' ∈ f(S', max C')``,
 where ``=*`` is the order isomorphism of the supports that carries tuples *and labels* along.
 
-By seed 004 Prop 5.4 with seed 000 Prop 8.8, a UCEA A has the *-property iff ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` for
+By the SO-CEL paper Prop 5.4 with the CEL paper Prop 8.8, a UCEA A has the *-property iff ``⟦A⟧_n(S) = ⟦A⟧*_n(S)`` for
 all S, n. A pair ``(S[0..n], C)`` is the word ``(t0,L0)…(tn,Ln)`` with ``Lk = {A | k ∈ C(A)}``; letters are the
 Z3 minterms of A's predicates × the label sets of Δ (and ∅). The normal semantics follows the transitions with
 exactly the letter's label set; the *-semantics (the automaton A* of skips and marking steps) keeps its set of
@@ -42,7 +42,7 @@ class StarPropertyAnswer:
     @property
     def violated_condition(self) -> str | None:
         """"(a)" when C is output at n without containing n; otherwise "(b)": compressing S to S[C] changes
-        membership (seed 004 §5.1)."""
+        membership (the SO-CEL paper §5.1)."""
         if self.holds:
             return None
         assert self.complex_event is not None
@@ -65,7 +65,7 @@ class StarPropertyAnswer:
 
     def __str__(self) -> str:
         if self.holds:
-            return "has the *-property: ⟦A⟧_n(S) = ⟦A⟧*_n(S) for every S and n (seed 004 §5)"
+            return "has the *-property: ⟦A⟧_n(S) = ⟦A⟧*_n(S) for every S and n (the SO-CEL paper §5)"
         where, other = ("⟦A⟧_n(S)", "⟦A⟧*_n(S)") if self.in_normal else ("⟦A⟧*_n(S)", "⟦A⟧_n(S)")
         word = " ".join(f"({t},{{{','.join(sorted(ls))}}})" if ls else f"({t},∅)" for t, ls in self.word())
         return (f"lacks the *-property (condition {self.violated_condition} fails)\n  word: {word}\n"
@@ -73,7 +73,7 @@ class StarPropertyAnswer:
 
 
 def has_star_property(a: UCEA, *, budget: int | None = DEFAULT_BUDGET) -> StarPropertyAnswer:
-    """Decide the *-property of a UCEA (seed 004 §5) and return the shortest counterexample if it fails.
+    """Decide the *-property of a UCEA (the SO-CEL paper §5) and return the shortest counterexample if it fails.
 
     Raises :class:`SizeBudgetExceeded` past ``budget`` explored pairs (PSPACE in general: NFA equivalence)."""
     preds = a.predicates()

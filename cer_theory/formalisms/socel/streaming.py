@@ -1,4 +1,4 @@
-"""Evaluating a UCEA on a stream: seed 004, Prop 5.1 and App. B.1, and the I/O-determinization of §4.
+"""Evaluating a UCEA on a stream: the SO-CEL paper, Prop 5.1 and App. B.1, and the I/O-determinization of §4.
 
 For an I/O-deterministic UCEA the evaluator keeps, per state q, a linked list of nodes standing for the runs
 currently in q. Reading tuple ``t`` at position n, each transition ``(p, P, L, q)`` with ``t ⊨ P`` and a
@@ -23,7 +23,7 @@ from cer_theory.formalisms.socel.ucea import UCEA
 
 
 def io_determinize_ucea(a: UCEA, *, budget: int | None = DEFAULT_BUDGET) -> UCEA:
-    """Seed 004 §4: the subset construction over the Z3 minterms of Δ's predicates (seed 000 Prop 5.5's, reused):
+    """The SO-CEL paper §4: the subset construction over the Z3 minterms of Δ's predicates (the CEL paper Prop 5.5's, reused):
     ``δ(R, m, L) = {q | p ∈ R, (p,P,L,q) ∈ Δ, m ⊨ P}``, final states ``{R | R ∩ F ≠ ∅}``. It preserves ``⟦A⟧_n``
     and is exponential; it needs negation of predicates, which the minterms provide."""
     return UCEA.of(io_determinize(a, budget=budget), name=a.name)
@@ -47,7 +47,7 @@ class StreamingEvaluator:
 
     def __init__(self, a: UCEA) -> None:
         if not a.is_io_deterministic():
-            raise AutomatonError(f"{a!r} is not I/O-deterministic (seed 004 §4): one initial state and, per state "
+            raise AutomatonError(f"{a!r} is not I/O-deterministic (the SO-CEL paper §4): one initial state and, per state "
                                  f"and label set, pairwise disjoint predicates are required; use io_determinize_ucea")
         self.automaton = a
         # Δ in its order, each predicate replaced by its index among the distinct predicates of Δ: a push tests

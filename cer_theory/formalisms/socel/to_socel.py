@@ -1,4 +1,4 @@
-"""UCEA → SO-CEL: seed 004 Thm 6.2 (⇒, UCEA to SO-CEL+) and Thm 5.3 (⇐, *-semantics to core SO-CEL), both by
+"""UCEA → SO-CEL: the SO-CEL paper Thm 6.2 (⇒, UCEA to SO-CEL+) and Thm 5.3 (⇐, *-semantics to core SO-CEL), both by
 the McNaughton–Yamada state elimination over the automaton's transitions.
 
 Each transition ``(p, P, L, q)`` becomes the one-event formula ``ψ(P, L) = OR_R ((R FILTER P_R(R)) IN A1 … IN Ak)``

@@ -1,15 +1,15 @@
-"""Unary complex event automata (UCEA): seed 004 (*A Second-Order Approach to Complex Event Recognition*), §4.
+"""Unary complex event automata (UCEA): the SO-CEL paper (*A Second-Order Approach to Complex Event Recognition*), §4.
 
 A UCEA ``A = (Q, Δ, I, F)`` has transitions ``(p, P, L, q)`` with ``P`` a conjunction of unary predicates and
-``L`` a set of labels. Structurally it is seed 000's CEA (Def. 5.1), and its runs are the same: a run of length
+``L`` a set of labels. Structurally it is the CEL paper's CEA (Def. 5.1), and its runs are the same: a run of length
 ``n`` starts in ``I`` at position 0 and reads **every** tuple ``S[0..n]``; it yields the complex event
 ``C_ρ(A) = {k ≤ n | A ∈ L_k}``. ``⟦A⟧_n(S)`` collects them over accepting runs. So this class reuses
 :class:`~cer_theory.automata.cea.CEA` (validation, immutability, I/O-determinism check, DOT) and adds:
 
-* the ***-semantics** of seed 004 §5 (Thm 5.3): a *-run ending at ``n`` reads positions ``i1 < … < ik = n``
+* the ***-semantics** of the SO-CEL paper §5 (Thm 5.3): a *-run ending at ``n`` reads positions ``i1 < … < ik = n``
   only, with *marking* transitions only, and skips the rest freely (:meth:`UCEA.star_run`);
 * outputs as label → set-of-positions maps (:class:`~cer_theory.core.events.Valuation`); a UCEA, unlike a
-  core SO-CEL formula, may output ``C∅`` or a ``C`` with ``max(C) < n`` (seed 004 §4).
+  core SO-CEL formula, may output ``C∅`` or a ``C`` with ``max(C) < n`` (the SO-CEL paper §4).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ Outputs = frozenset[Valuation]
 
 
 class UCEA(CEA):
-    """A unary complex event automaton ``(Q, Δ, I, F)`` (seed 004 §4); immutable, validated on construction."""
+    """A unary complex event automaton ``(Q, Δ, I, F)`` (the SO-CEL paper §4); immutable, validated on construction."""
 
     __slots__ = ()
 
@@ -65,19 +65,19 @@ class UCEA(CEA):
         """Every label some transition marks with."""
         return self.variables()
 
-    # ------------------------------------------------------------------ semantics (seed 004 §4, §5)
+    # ------------------------------------------------------------------ semantics (the SO-CEL paper §4, §5)
 
     def outputs(self, stream: Sequence[Event], n: int) -> Outputs:
         """``⟦A⟧_n(S)``: the complex events of the accepting runs of length n (reading ``S[0..n]``)."""
         return self.run(stream[: n + 1])[n]
 
     def star_run(self, stream: Sequence[Event]) -> list[Outputs]:
-        """``[⟦A⟧*_0(S), ⟦A⟧*_1(S), …]``: the *-semantics of seed 004 §5 (Thm 5.3).
+        """``[⟦A⟧*_0(S), ⟦A⟧*_1(S), …]``: the *-semantics of the SO-CEL paper §5 (Thm 5.3).
 
         A *-run ending at n is ``q0 →P1/L1→ q1 … →Pk/Lk→ qk`` at positions ``i1 < … < ik = n`` with
         ``q0 ∈ I``, ``S[iℓ] ⊨ Pℓ`` and every ``Lℓ ≠ ∅``; it yields ``C*(A) = {iℓ | A ∈ Lℓ}``. The
         configurations ``(q, C)`` reached at some earlier position are kept (a *-run may skip any tuple). This is
-        seed 000's Def. 8.7 for CEA, the same definition, so the CEA implementation is reused."""
+        the CEL paper's Def. 8.7 for CEA, the same definition, so the CEA implementation is reused."""
         return cel_star_run(self, stream)
 
     def star_outputs(self, stream: Sequence[Event], n: int) -> Outputs:
@@ -108,7 +108,7 @@ class UCEA(CEA):
     # ------------------------------------------------------------------ views
 
     def diagram(self, **options: Any) -> Diagram:
-        """Drawn like a CEA (seed 004 Fig. 2 style: ``P / {labels}``, ``∅`` if none), named UCEA."""
+        """Drawn like a CEA (the SO-CEL paper Fig. 2 style: ``P / {labels}``, ``∅`` if none), named UCEA."""
         d = CEA.diagram(self, **options)
         return d if self.name else dataclasses.replace(d, name="UCEA")
 

@@ -1,4 +1,4 @@
-"""Seed 004 Thm 4.3: for unary predicates, FO-CEL and SO-CEL define the same matches, in both directions, via the
+"""The SO-CEL paper Thm 4.3: for unary predicates, FO-CEL and SO-CEL define the same matches, in both directions, via the
 LP normal form (every unary filter on an atom).
 
 * :func:`fo_to_socel` (⇒): ``R AS x`` becomes ``R IN x`` and a unary filter on x its universal SO-extension on
@@ -8,7 +8,7 @@ LP normal form (every unary filter on an atom).
   not change the support) and each atom ``R`` with filters ``P1 … Pk`` becomes ``(R AS x) FILTER P1(x) ∧ …`` with
   a fresh x.
 
-Equivalence is the support level of seed 004 §3: ``⟦ψ_FO⟧_n(S) = {supp(C) | C ∈ ⟦φ_SO⟧_n(S)}``.
+Equivalence is the support level of the SO-CEL paper §3: ``⟦ψ_FO⟧_n(S) = {supp(C) | C ∈ ⟦φ_SO⟧_n(S)}``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SREMO and symbolic register transducers: seed 002 (Alevizos, Artikis, Paliouras, *Complex Event Recognition
+"""SREMO and symbolic register transducers: the SRT paper (Alevizos, Artikis, Paliouras, *Complex Event Recognition
 with Symbolic Register Transducers*).
 
 Faces, as module-level functions, each loaded from its module on first use (the record is ``formalism.py``):

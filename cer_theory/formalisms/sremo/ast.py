@@ -1,4 +1,4 @@
-"""The abstract syntax of SREMO, symbolic regular expressions with memory and output: seed 002 (Alevizos,
+"""The abstract syntax of SREMO, symbolic regular expressions with memory and output: the SRT paper (Alevizos,
 Artikis, Paliouras, *Complex Event Recognition with Symbolic Register Transducers*), §3.3, Def. 15, with the
 derived forms of §3.3 and §5 (``e⁺``, intersection, complement inside windows, windows Def. 39, the selection
 operators ⊙ and @ of Defs. 44–45).
@@ -25,18 +25,18 @@ _REGISTER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 @dataclass(frozen=True, slots=True)
 class Eps:
-    """ε: the empty string, no match positions (seed 002, Def. 17 rule 1)."""
+    """ε: the empty string, no match positions (the SRT paper, Def. 17 rule 1)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Empty:
-    """∅: no string at all (no derivation; implicit in seed 002 Def. 17)."""
+    """∅: no string at all (no derivation; implicit in the SRT paper Def. 17)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Cond:
     """``φ↑o↓W``: one event satisfying the condition ``guard``; marked (•) iff ``marked``; written into every
-    register of ``writes`` (seed 002, Def. 15; Def. 17 rules 2–3)."""
+    register of ``writes`` (the SRT paper, Def. 15; Def. 17 rules 2–3)."""
 
     guard: Predicate
     marked: bool = True
@@ -54,7 +54,7 @@ class Cond:
 
 @dataclass(frozen=True, slots=True)
 class Concat:
-    """``e₁·e₂`` (seed 002, Def. 17 rule 4)."""
+    """``e₁·e₂`` (the SRT paper, Def. 17 rule 4)."""
 
     left: Expr
     right: Expr
@@ -62,7 +62,7 @@ class Concat:
 
 @dataclass(frozen=True, slots=True)
 class Union:
-    """``e₁ + e₂`` (seed 002, Def. 17 rule 5); ``|`` in the ASCII syntax."""
+    """``e₁ + e₂`` (the SRT paper, Def. 17 rule 5); ``|`` in the ASCII syntax."""
 
     left: Expr
     right: Expr
@@ -70,7 +70,7 @@ class Union:
 
 @dataclass(frozen=True, slots=True)
 class Inter:
-    """``e₁ ∩ e₂`` (allowed by seed 002 Thm. 34); ``&`` in the ASCII syntax. See docs/decisions.md for its
+    """``e₁ ∩ e₂`` (allowed by the SRT paper Thm. 34); ``&`` in the ASCII syntax. See docs/decisions.md for its
     register discipline (the sides' registers are kept apart, as in the product of Thm. 34)."""
 
     left: Expr
@@ -79,28 +79,28 @@ class Inter:
 
 @dataclass(frozen=True, slots=True)
 class Star:
-    """``e*`` (seed 002, Def. 17 rule 6; registers threaded across iterations)."""
+    """``e*`` (the SRT paper, Def. 17 rule 6; registers threaded across iterations)."""
 
     body: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Plus:
-    """``e⁺ := e·e*`` (seed 002 §7.3)."""
+    """``e⁺ := e·e*`` (the SRT paper §7.3)."""
 
     body: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Complement:
-    """``!e``: the strings ``e`` does not accept, unmarked; allowed only inside a window (seed 002 §5.1.2)."""
+    """``!e``: the strings ``e`` does not accept, unmarked; allowed only inside a window (the SRT paper §5.1.2)."""
 
     body: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """``e^[1..w]`` (seed 002, Def. 39): the marked positions span at most ``w`` events."""
+    """``e^[1..w]`` (the SRT paper, Def. 39): the marked positions span at most ``w`` events."""
 
     body: Expr
     w: int
@@ -112,7 +112,7 @@ class Window:
 
 @dataclass(frozen=True, slots=True)
 class Any:
-    """``⊙(e₁..eₙ)``: skip-till-any-match (seed 002, Def. 44)."""
+    """``⊙(e₁..eₙ)``: skip-till-any-match (the SRT paper, Def. 44)."""
 
     args: tuple[Expr, ...]
 
@@ -123,7 +123,7 @@ class Any:
 
 @dataclass(frozen=True, slots=True)
 class Next:
-    """``@(e₁..eₙ)``: skip-till-next-match (seed 002, Def. 45), with the condition-level negation of the gaps."""
+    """``@(e₁..eₙ)``: skip-till-next-match (the SRT paper, Def. 45), with the condition-level negation of the gaps."""
 
     args: tuple[Expr, ...]
 
@@ -160,7 +160,7 @@ def conditions(e: Expr) -> list[Cond]:
 
 
 def registers(e: Expr) -> frozenset[str]:
-    """``reg(e)`` (seed 002, eq. 12): every register read by a condition or written."""
+    """``reg(e)`` (the SRT paper, eq. 12): every register read by a condition or written."""
     out: set[str] = set()
     for c in conditions(e):
         out |= registers_read(c.guard) | set(c.writes)
@@ -193,7 +193,7 @@ def alt(*parts: Expr) -> Expr:
 
 
 def any_order(*parts: Expr) -> Expr:
-    """Any-order conjunction ``*(e₁..eₙ)`` (seed 002 §5.2): the union of the concatenations of every order,
+    """Any-order conjunction ``*(e₁..eₙ)`` (the SRT paper §5.2): the union of the concatenations of every order,
     e.g. ``*(φ₁, φ₂) := φ₁·φ₂ + φ₂·φ₁``."""
     if not parts:
         raise UnsupportedError("any-order conjunction needs at least one argument")
@@ -204,7 +204,7 @@ def check(e: Expr, *, windowed: bool = False) -> Expr:
     """Validate the context rules the grammar cannot state; returns ``e``. ``windowed``: ``e`` is the body of a
     window (a construction that handles ``(e) WITHIN w`` itself compiles ``e`` alone).
 
-    * ``!e`` only inside a window (seed 002 §5.1.2: complement is closed only for windowed expressions, Cor. 43);
+    * ``!e`` only inside a window (the SRT paper §5.1.2: complement is closed only for windowed expressions, Cor. 43);
     * ``e₁ & e₂``: a register written by one side is not read or written by the other (the product of Thm. 34
       assumes disjoint registers; docs/decisions.md, SREMO intersection);
     * ``NEXT(e₁..eₙ)``: every argument after the first is a single condition (the condition-level negation of
@@ -224,18 +224,18 @@ def _check(e: Expr, windowed: bool) -> None:
         clash = (wl & registers(e.right)) | (wr & registers(e.left))
         if clash:
             raise UnsupportedError(f"the sides of & share the registers {', '.join(sorted(clash))} that one of "
-                                   f"them writes; rename them apart (seed 002 Thm. 34 assumes disjoint registers)")
+                                   f"them writes; rename them apart (the SRT paper Thm. 34 assumes disjoint registers)")
     if isinstance(e, Next):
         for a in e.args[1:]:
             if not isinstance(a, Cond):
                 raise UnsupportedError("NEXT(e1, ..., en): every argument after the first must be one condition "
-                                       "<φ> or [φ] (the skipped events are those failing it, seed 002 Def. 45)")
+                                       "<φ> or [φ] (the skipped events are those failing it, the SRT paper Def. 45)")
     for c in children(e):
         _check(c, windowed or isinstance(e, Window))
 
 
 def rename_registers(e: Expr, mapping: dict[str, str]) -> Expr:
-    """``e`` with registers renamed (reads and writes): the renaming apart of the closure theorems (seed 002
+    """``e`` with registers renamed (reads and writes): the renaming apart of the closure theorems (the SRT paper
     Thms. 31 and 34 assume disjoint register sets)."""
     if isinstance(e, Cond):
         return Cond(reslot(e.guard, mapping), e.marked, tuple(mapping.get(r, r) for r in e.writes))

@@ -1,4 +1,4 @@
-"""Closure of SRT under union, concatenation, Kleene star (seed 002, Thm. 31, Def. 30) and intersection
+"""Closure of SRT under union, concatenation, Kleene star (the SRT paper, Thm. 31, Def. 30) and intersection
 (Thm. 34, App. A.4), as constructions on SRT values.
 
 The theorems assume disjoint register sets, so by default the second operand's registers are renamed apart

@@ -1,4 +1,4 @@
-"""SREMO → SRT: seed 002 (Alevizos, Artikis, Paliouras), Thm. 27 and Fig. 11 (Thompson-style), with the
+"""SREMO → SRT: the SRT paper (Alevizos, Artikis, Paliouras), Thm. 27 and Fig. 11 (Thompson-style), with the
 intersection of Thm. 34 (App. A.4) and the selection rewritings of Defs. 44–45.
 
 One register set ``R_top = reg(e)`` is shared by all sub-automata (eq. 12): sharing is what lets ``e₂`` read
@@ -10,7 +10,7 @@ what ``e₁`` wrote. Each fragment has one start and one final state:
 * ``e₁ ∩ e₂``: the product of the ε-free fragments, pairing only transitions with **equal outputs** (the P8
   fix, docs/errata.md), conditions conjoined, ``W₁ ∪ W₂`` written;
 * ``(e) WITHIN w`` at the top: the SRT's ``window`` (docs/decisions.md);
-* ``(e) WITHIN w`` below the top: the encoding by an index attribute and binary conditions that seed 002 §5.1
+* ``(e) WITHIN w`` below the top: the encoding by an index attribute and binary conditions that the SRT paper §5.1
   mentions (windows add no expressive power). The fragment of ``e`` is built twice: copy A before the first
   marked transition, copy B after it. A marked transition of A writes a fresh register ``#wN`` and enters B; a
   marked transition of B needs ``_pos − #wN._pos ≤ w − 1``. The fragment starts in A and ends in B's final
@@ -99,15 +99,15 @@ class _Builder:
         raise UnsupportedError(f"not a SREMO expression: {e!r}")
 
     def complement(self, e: Complement) -> tuple[int, int]:
-        """``!e`` for a register-free ``e`` (seed 002 §5.1.2, Thm. 41 and Cor. 43 on a symbolic automaton): Alg. 8's
+        """``!e`` for a register-free ``e`` (the SRT paper §5.1.2, Thm. 41 and Cor. 43 on a symbolic automaton): Alg. 8's
         complement of the determinized ε-free SRT of ``e``, every transition unmarked and writing nothing."""
         used = registers(e.body)
         if used or any(isinstance(x, Window) for x in walk(e.body)):
             what = f"the registers {', '.join(sorted(used))}" if used else "a window (encoded with a register)"
             raise UnsupportedError(f"!e is built for an e without registers, and this e uses {what}: SRT are not "
-                                   f"closed under complement (seed 002 Thm. 35), and Cor. 43's construction bounds "
+                                   f"closed under complement (the SRT paper Thm. 35), and Cor. 43's construction bounds "
                                    f"the whole string's length, which a window does not bound for the unmarked "
-                                   f"slice !e reads (seed 002 §5.1.2); the reference semantics (eval --via "
+                                   f"slice !e reads (the SRT paper §5.1.2); the reference semantics (eval --via "
                                    f"semantics) evaluates it")
         body = eliminate_epsilon(compile_automaton(e.body, native_window=False, windowed=True))
         negated = complement(determinize_sra(body))
@@ -128,7 +128,7 @@ class _Builder:
         return SRT(b.n, s, frozenset([f]), tuple(b.transitions), positions=b.windows > 0)
 
     def window(self, e: Window) -> tuple[int, int]:
-        """``(e) WITHIN w`` below the top, by an index attribute and binary conditions (seed 002 §5.1, Def. 39)."""
+        """``(e) WITHIN w`` below the top, by an index attribute and binary conditions (the SRT paper §5.1, Def. 39)."""
         self.windows += 1
         reg = f"#w{self.windows}"
         first_state, first_transition = self.n, len(self.transitions)

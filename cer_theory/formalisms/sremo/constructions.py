@@ -1,5 +1,5 @@
 """SREMO's constructions in the shapes the registry gives them (``core.protocols.CONSTRUCTIONS``), so that every
-command reads them from the record (seed 002, *Complex Event Recognition with Symbolic Register Transducers*).
+command reads them from the record (the SRT paper, *Complex Event Recognition with Symbolic Register Transducers*).
 
 The windowed constructions compile the expression (Thm. 27), unroll it to strings of length ≤ w (Lemma 46) and
 determinize (Thm. 41, Alg. 7); the complement then completes and flips the finals (Cor. 43, Alg. 8).
@@ -33,7 +33,7 @@ def _windowed(e: Expr, window: int | None, budget: int) -> tuple[str, int, SRT, 
     text, w = format(e), window
     if w is None:
         if not isinstance(e, Window):
-            raise UnsupportedError("determinization needs a window: --window W or (e) WITHIN w (seed 002 Thm. 38: "
+            raise UnsupportedError("determinization needs a window: --window W or (e) WITHIN w (the SRT paper Thm. 38: "
                                    "without one, an SRT need not have a deterministic equivalent)")
         e, w = e.body, e.w
     if w < 1:

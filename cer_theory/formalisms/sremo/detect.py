@@ -1,4 +1,4 @@
-"""Detection: *whether* a streaming match (seed 002, Alevizos, Artikis, Paliouras, Def. 32) ends at each position,
+"""Detection: *whether* a streaming match (the SRT paper, Alevizos, Artikis, Paliouras, Def. 32) ends at each position,
 computed over the groups of :class:`~cer_theory.formalisms.sremo.shared.SharedRecognizer` with one integer per
 group instead of its DAG of marked sets (docs/decisions.md D113–D115).
 

@@ -1,4 +1,4 @@
-"""Determinization of unrolled SRA and complement: seed 002 (Alevizos, Artikis, Paliouras), Thm. 41 (Alg. 7)
+"""Determinization of unrolled SRA and complement: the SRT paper (Alevizos, Artikis, Paliouras), Thm. 41 (Alg. 7)
 and Cor. 43 (Alg. 8).
 
 :func:`determinize_sra` is the lazy subset construction of Alg. 7 over an unrolled (loop-free, Lemma 46) SRA:
@@ -63,7 +63,7 @@ def subset_construction(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budge
     step, whose ``Δall`` is the target subset and whose labels' ``W`` are the registers written."""
     if not sra.is_epsilon_free() or (not _loop_free(sra) and any(t.writes for t in sra.transitions)):
         raise UnsupportedError("determinization needs the unrolled, loop-free SRA of a windowed expression "
-                               "(seed 002 Lemma 46; Thm. 38: not every SRT is determinizable); use unroll(srt, w)")
+                               "(the SRT paper Lemma 46; Thm. 38: not every SRT is determinizable); use unroll(srt, w)")
     table = move_table(sra)
     bit = {g: 1 << k for k, g in enumerate(table.predicates)}
     start = frozenset([sra.start])
@@ -82,7 +82,7 @@ def subset_construction(sra: SRT, *, budget: int = DEFAULT_BUDGET, minterm_budge
             target = moves.all
             if target not in index:
                 if len(index) >= budget:
-                    raise SizeBudgetExceeded("determinization (seed 002 Alg. 7)", budget, len(index))
+                    raise SizeBudgetExceeded("determinization (the SRT paper Alg. 7)", budget, len(index))
                 index[target] = len(index)
                 todo.append(target)
             guard = conj(*(c if sign else neg(c) for c, sign in zip(conds, mt.signs)))

@@ -1,4 +1,4 @@
-"""Streaming matches with the windowed, determinized SRA: seed 002 (Alevizos, Artikis, Paliouras), Lemma 46 and
+"""Streaming matches with the windowed, determinized SRA: the SRT paper (Alevizos, Artikis, Paliouras), Lemma 46 and
 Thm. 41 used as a recognizer (docs/decisions.md D59, D61).
 
 For ``(e) WITHIN w``, :func:`build` unrolls ``e``'s SRT to strings of length ≤ ``w`` (Lemma 46) and determinizes
@@ -41,7 +41,7 @@ def fragment_violation(e: Expr) -> str | None:
     """Why ``e`` is outside the fragment the dSRA streams exactly, or ``None`` if it is inside: ``e`` must be
     ``(e') WITHIN w`` with an SRT (no complement) whose every first consumed transition marks."""
     if not isinstance(e, Window):
-        return "--via dsrt streams a windowed expression: write (e) WITHIN w (seed 002 Thm. 41 needs the window)"
+        return "--via dsrt streams a windowed expression: write (e) WITHIN w (the SRT paper Thm. 41 needs the window)"
     try:
         srt = eliminate_epsilon(compile_automaton(e.body, native_window=False, windowed=True))
     except UnsupportedError as exc:

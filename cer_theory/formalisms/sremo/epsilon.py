@@ -1,4 +1,4 @@
-"""ε-elimination: seed 002 (Alevizos, Artikis, Paliouras), Lemma 29 and Alg. 2.
+"""ε-elimination: the SRT paper (Alevizos, Artikis, Paliouras), Lemma 29 and Alg. 2.
 
 :func:`eliminate_epsilon` is the sound, state-preserving construction (docs/decisions.md): for each state ``q``
 and each non-ε transition ``(p, φ, W, o, p')`` with ``p`` in the ε-closure of ``q``, add ``(q, φ, W, o, p')``; ``q``
@@ -56,7 +56,7 @@ def _key(d: Transition) -> tuple:
 
 
 def alg2(t: SRT, *, group_writes: bool = True, budget: int = DEFAULT_BUDGET) -> SRT:
-    """Alg. 2 of seed 002 (EliminateEpsilon): a forward subset construction over ε-closures, grouping the
+    """Alg. 2 of the SRT paper (EliminateEpsilon): a forward subset construction over ε-closures, grouping the
     non-ε out-transitions of a subset by ``(φ, o)`` — and by ``W`` too when ``group_writes`` (the P4 fix) —
     and taking the union of their ``W`` and of their closed targets."""
     start = t.closure([t.start])
@@ -78,7 +78,7 @@ def alg2(t: SRT, *, group_writes: bool = True, budget: int = DEFAULT_BUDGET) -> 
             target = t.closure(targets)
             if target not in index:
                 if len(index) >= budget:
-                    raise SizeBudgetExceeded("ε-elimination (seed 002 Alg. 2)", budget, len(index))
+                    raise SizeBudgetExceeded("ε-elimination (the SRT paper Alg. 2)", budget, len(index))
                 index[target] = len(index)
                 todo.append(target)
             transitions.add(Transition(index[subset], guard, index[target], frozenset(writes), marked))

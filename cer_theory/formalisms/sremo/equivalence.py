@@ -1,10 +1,10 @@
-"""Equivalence and containment of register-free SREMO expressions (seed 002), with a shortest distinguishing
+"""Equivalence and containment of register-free SREMO expressions (the SRT paper), with a shortest distinguishing
 stream.
 
-Seed 002 (*Complex Event Recognition with Symbolic Register Transducers*) compiles an expression to an SRT
+The SRT paper (*Complex Event Recognition with Symbolic Register Transducers*) compiles an expression to an SRT
 (Thm. 27). Without registers and windows, its conditions read the current event only, and the streaming output
 of Def. 32 at k (the matches M of the runs over some suffix ``S[m..k]`` with ``k ∈ M``, the last-• reading,
-docs/decisions.md D43) is what a complex event automaton outputs (seed 000, Def. 5.2) after this translation
+docs/decisions.md D43) is what a complex event automaton outputs (the CEL paper, Def. 5.2) after this translation
 (:func:`register_free_cea`, ours):
 
 * a fresh initial state ``s`` with a ``TRUE / ∅`` self-loop: the run may start at any position m;

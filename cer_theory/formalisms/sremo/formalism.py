@@ -1,4 +1,4 @@
-"""SREMO's record in the formalism registry (seed 002, *Complex Event Recognition with Symbolic Register
+"""SREMO's record in the formalism registry (the SRT paper, *Complex Event Recognition with Symbolic Register
 Transducers*).
 
 The outputs at position k are the streaming matches of Def. 32 that end at k (the last-• reading, D43): sets of
@@ -86,12 +86,12 @@ SREMO = Formalism(
         "contained": "cer_theory.formalisms.sremo.equivalence:contained",
         "determinize": "cer_theory.formalisms.sremo.constructions:determinize",
         "complement": "cer_theory.formalisms.sremo.constructions:complement",
-        "normal-form": Unsupported("the §9.2 normal form is seed 000's, for CEA without registers (--logic cel)"),
-        "star-property": Unsupported("the *-property is seed 000's and seed 004's, for automata without "
+        "normal-form": Unsupported("the §9.2 normal form is the CEL paper's, for CEA without registers (--logic cel)"),
+        "star-property": Unsupported("the *-property is the CEL paper's and the SO-CEL paper's, for automata without "
                                      "registers; an SRT's outputs are streaming matches (Def. 32)"),
-        "to-formula": Unsupported("seed 002 gives no translation from an SRT back to SREMO"),
-        "rewrite": Unsupported("the rewrites are seed 000 §8's, over CEL"),
-        "cces": Unsupported("Algorithm 2 over the CCES is seed 000 §9's; SREMO streams by Alg. 1 (eval --via srt) "
+        "to-formula": Unsupported("the SRT paper gives no translation from an SRT back to SREMO"),
+        "rewrite": Unsupported("the rewrites are the CEL paper §8's, over CEL"),
+        "cces": Unsupported("Algorithm 2 over the CCES is the CEL paper §9's; SREMO streams by Alg. 1 (eval --via srt) "
                             "and by its detector (cer-theory detect)"),
     },
 )

@@ -1,4 +1,4 @@
-"""The outputs of SREMO and SRT over a stream (seed 002, Def. 32): matches are sets of 0-based positions, and
+"""The outputs of SREMO and SRT over a stream (the SRT paper, Def. 32): matches are sets of 0-based positions, and
 the streaming output at position ``k`` is a set of matches."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ Match = frozenset[int]
 
 @dataclass(frozen=True)
 class StreamOutput:
-    """The streaming output at position ``k`` (seed 002, Def. 32): a non-empty set of matches."""
+    """The streaming output at position ``k`` (the SRT paper, Def. 32): a non-empty set of matches."""
 
     k: int
     matches: frozenset[Match]

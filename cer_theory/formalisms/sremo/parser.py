@@ -1,4 +1,4 @@
-"""Parser for the ASCII syntax of SREMO (seed 002, Alevizos, Artikis, Paliouras, Def. 15 and derived forms).
+"""Parser for the ASCII syntax of SREMO (the SRT paper, Alevizos, Artikis, Paliouras, Def. 15 and derived forms).
 
 The grammar is ``sremo.lark`` (LALR(1), contextual lexer). Precedence, tightest first: postfix ``*`` ``+``,
 prefix ``!``, ``.`` (concatenation), ``&`` (intersection), ``|`` (union); binary operators associate to the

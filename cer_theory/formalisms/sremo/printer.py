@@ -1,5 +1,5 @@
 """Printing SREMO: the ASCII syntax that :func:`~cer_theory.formalisms.sremo.parser.parse` reads back
-(``parse(format(e)) == e`` for every parsed ``e``, tested), and a Unicode display form close to seed 002's
+(``parse(format(e)) == e`` for every parsed ``e``, tested), and a Unicode display form close to the SRT paper's
 notation (``φ↑•↓r1``, ``·``, ``+``, ``∩``, ``⊙``, ``@``, ``e^[1..w]``) for drawings and notebooks.
 
 Parentheses are the fewest the precedence needs: postfix ``*`` ``+`` (4) > ``!`` (3) > ``.`` (2) > ``&`` (1) >
@@ -44,7 +44,7 @@ def format(e: Expr) -> str:
 
 
 def display(e: Expr) -> str:
-    """A Unicode rendering in seed 002's notation (not parseable): ``(type=B)↑•↓r1 · (⊤↑⊗)* · …``."""
+    """A Unicode rendering in the SRT paper's notation (not parseable): ``(type=B)↑•↓r1 · (⊤↑⊗)* · …``."""
     return _text(e, unicode=True)
 
 

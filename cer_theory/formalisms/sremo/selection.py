@@ -1,4 +1,4 @@
-"""Selection strategies by rewriting to plain SREMO: seed 002 (Alevizos, Artikis, Paliouras), §5.2.
+"""Selection strategies by rewriting to plain SREMO: the SRT paper (Alevizos, Artikis, Paliouras), §5.2.
 
 * Skip-till-any-match, Def. 44: ``⊙(e₁..eₙ) := e₁·(⊤↑⊗)*·e₂·(⊤↑⊗)*…·eₙ``. An argument that is an iteration
   also skips *between* its iterations, ``(e)⁺ ↦ e·((⊤↑⊗)*·e)*`` (the paper's "similar definitions" for
@@ -31,7 +31,7 @@ def _any_argument(e: Expr) -> Expr:
 
 
 def expand_any(e: Any) -> Expr:
-    """``⊙(e₁..eₙ)`` as plain SREMO (seed 002, Def. 44)."""
+    """``⊙(e₁..eₙ)`` as plain SREMO (the SRT paper, Def. 44)."""
     parts: list[Expr] = [_any_argument(e.args[0])]
     for a in e.args[1:]:
         parts += [SKIP, _any_argument(a)]
@@ -39,12 +39,12 @@ def expand_any(e: Any) -> Expr:
 
 
 def expand_next(e: Next) -> Expr:
-    """``@(e₁..eₙ)`` as plain SREMO (seed 002, Def. 45, with the condition-level negation of the gaps)."""
+    """``@(e₁..eₙ)`` as plain SREMO (the SRT paper, Def. 45, with the condition-level negation of the gaps)."""
     parts: list[Expr] = [e.args[0]]
     for a in e.args[1:]:
         if not isinstance(a, Cond):
             raise UnsupportedError("NEXT(e1, ..., en): every argument after the first must be one condition "
-                                   "<φ> or [φ] (seed 002 Def. 45 with condition-level negation)")
+                                   "<φ> or [φ] (the SRT paper Def. 45 with condition-level negation)")
         parts += [Star(Cond(neg(a.guard), marked=False)), a]
     return seq(*parts)
 

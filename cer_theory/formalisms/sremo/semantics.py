@@ -1,9 +1,9 @@
-"""The reference semantics of SREMO: seed 002 (Alevizos, Artikis, Paliouras, *Complex Event Recognition with
+"""The reference semantics of SREMO: the SRT paper (Alevizos, Artikis, Paliouras, *Complex Event Recognition with
 Symbolic Register Transducers*), §3.4, Defs. 17–18, windows Def. 39, streaming Def. 32.
 
 The relation ``(e, S, M, v) ⊢ v'`` of Def. 17 is computed by brute force: :meth:`Evaluator.derivations`
 returns, for the slice ``S[i:j]`` and an incoming valuation ``v``, every pair ``(M, v')``. Positions are
-**absolute and 0-based** (seed 002 writes 1-based indices; its concatenation rule implicitly uses absolute
+**absolute and 0-based** (the SRT paper writes 1-based indices; its concatenation rule implicitly uses absolute
 positions, docs/errata.md). Results are memoised per (sub-expression, i, j, v). Exponential, obviously right:
 the oracle every automaton is checked against.
 """
@@ -114,11 +114,11 @@ class Evaluator:
         return out
 
     def _plus(self, e: Plus, i: int, j: int, v: Valuation) -> set[Derivation]:
-        """``e⁺ := e·e*`` (seed 002 §7.3)."""
+        """``e⁺ := e·e*`` (the SRT paper §7.3)."""
         return self._concat(e.body, self._rewritten(e), i, j, v)
 
     def _inter(self, e: Inter, i: int, j: int, v: Valuation) -> set[Derivation]:
-        """``e₁ ∩ e₂`` (seed 002 Thm. 34, at the match level, Def. 33): both sides derive the same ``M`` on the
+        """``e₁ ∩ e₂`` (the SRT paper Thm. 34, at the match level, Def. 33): both sides derive the same ``M`` on the
         same string, each from ``v`` on its own registers; ``v'`` takes the right side's writes from ``v₂``
         (check() made the written registers disjoint, docs/decisions.md)."""
         right_writes = sorted(written(e.right))
@@ -140,7 +140,7 @@ class Evaluator:
         return {(m, v1) for m, v1 in self.derivations(i, j, v, e.body) if m and max(m) - min(m) + 1 <= e.w}
 
     def _complement(self, e: Complement, i: int, j: int, v: Valuation) -> set[Derivation]:
-        """``!e`` (seed 002 §5.1.2, language level, outputs dropped): the slice is consumed, unmarked and with
+        """``!e`` (the SRT paper §5.1.2, language level, outputs dropped): the slice is consumed, unmarked and with
         ``v`` unchanged, iff ``e`` has no derivation on it from ``v``."""
         return set() if self.derivations(i, j, v, e.body) else {(frozenset(), v)}
 
@@ -160,12 +160,12 @@ class Evaluator:
 
 
 def match(e: Expr, stream: Sequence[Event]) -> frozenset[Match]:
-    """``Match(e, S) = {M | ∃v': (e, S, M, #) ⊢ v'}`` (seed 002, Def. 18), 0-based positions."""
+    """``Match(e, S) = {M | ∃v': (e, S, M, #) ⊢ v'}`` (the SRT paper, Def. 18), 0-based positions."""
     return frozenset(m for m, _ in Evaluator(e, stream).derivations())
 
 
 def accepts(e: Expr, stream: Sequence[Event]) -> bool:
-    """``S ∈ Lang(e)`` (seed 002, Def. 18): the whole string is consumed."""
+    """``S ∈ Lang(e)`` (the SRT paper, Def. 18): the whole string is consumed."""
     return bool(Evaluator(e, stream).derivations())
 
 
@@ -174,7 +174,7 @@ def streaming_matches(e: Expr, stream: Sequence[Event], *, pure: bool = False) -
 
     At ``k``: the matches ``M`` of ``e`` on the suffixes ``S[m..k]`` (``m ≤ k``) that ``e`` consumes exactly,
     with absolute positions, restricted to ``k ∈ M`` — the reading of the last-• acceptance of the SRT
-    (seed 002 Def. 24; docs/errata.md, P1). ``pure=True`` drops the restriction ``k ∈ M``.
+    (the SRT paper Def. 24; docs/errata.md, P1). ``pure=True`` drops the restriction ``k ∈ M``.
     """
     ev = Evaluator(e, stream)
     out: list[StreamOutput] = []

@@ -1,4 +1,4 @@
-"""A run pool that shares runs with equal state and registers: seed 002 (Alevizos, Artikis, Paliouras), Alg. 1
+"""A run pool that shares runs with equal state and registers: the SRT paper (Alevizos, Artikis, Paliouras), Alg. 1
 (§4.3) computed over groups of runs, for the streaming matches of Def. 32.
 
 Alg. 1 keeps one run per ``(state, registers, marked positions)``; on a sequence under skip-till-any the runs

@@ -1,4 +1,4 @@
-"""Symbolic register transducers: seed 002 (Alevizos, Artikis, Paliouras, *Complex Event Recognition with
+"""Symbolic register transducers: the SRT paper (Alevizos, Artikis, Paliouras, *Complex Event Recognition with
 Symbolic Register Transducers*), §4.1–4.3, Defs. 21–26, 32, 36, Alg. 1, Lemma 29.
 
 An SRT is ``T = (Q, q_s, Q_f, R, Δ)`` (Def. 21); a transition ``q, φ↑o↓W → q'`` has a condition ``φ`` (or ε),
@@ -11,7 +11,7 @@ docs/errata.md):
 ``window`` is our addition (docs/decisions.md): a bound on the span of the marked positions of a run
 (Def. 39 applied to the whole automaton), checked whenever a transition marks. ``positions``: the conditions
 read the event's position as the attribute ``_pos`` (:data:`POSITION`), which the SRT adds to each event it
-reads; windows below the top of an expression compile to such conditions (seed 002 §5.1: windows can be
+reads; windows below the top of an expression compile to such conditions (the SRT paper §5.1: windows can be
 encoded with an index attribute and binary conditions).
 """
 
@@ -254,7 +254,7 @@ class SRT(Drawable):
         return f"{q}\n{self.names[q]}" if self.names is not None else str(q)
 
     def diagram(self, *, title: str | None = None) -> Diagram:
-        """The drawing as in seed 002's figures: each edge carries ``φ ↑•`` or ``φ ↑⊗`` and ``↓W``; parallel
+        """The drawing as in the SRT paper's figures: each edge carries ``φ ↑•`` or ``φ ↑⊗`` and ``↓W``; parallel
         transitions share one edge, one line each; finals are double-circled."""
         lines: dict[tuple[int, int], list[str]] = {}
         for t in self.transitions:
@@ -284,7 +284,7 @@ RunState = tuple[int, Valuation, tuple[int, ...]]
 
 
 class Recognizer(StreamingRecognizer):
-    """The streaming run-pool recognizer of seed 002 §4.3, Alg. 1 (Wayeb), for the streaming matches of Def. 32.
+    """The streaming run-pool recognizer of the SRT paper §4.3, Alg. 1 (Wayeb), for the streaming matches of Def. 32.
 
     A run is ``(state, registers, marked positions)``. On each event ``t_k`` a fresh run starts in ``q_s`` (the
     ``⊤*`` prefix of the streaming expression ``e_s := ⊤*·e``), and every run moves along every transition out of

@@ -1,4 +1,4 @@
-"""Windowed SREMO → unrolled SRA: seed 002 (Alevizos, Artikis, Paliouras), Lemma 46 and Algs. 3–6.
+"""Windowed SREMO → unrolled SRA: the SRT paper (Alevizos, Artikis, Paliouras), Lemma 46 and Algs. 3–6.
 
 :func:`unroll` expands every walk of length ≤ ``w`` of an ε-free SRT into a tree (CopyOfQ maps a tree node to
 the state it copies). Each write of register ``r`` on a tree edge goes to a fresh copy ``r@n`` (so every copy is
@@ -61,7 +61,7 @@ def unroll(srt: SRT, w: int, *, budget: int = DEFAULT_BUDGET) -> SRT:
             for t in a.out(copy_of_q[n]):
                 node = len(copy_of_q)
                 if node >= budget:
-                    raise SizeBudgetExceeded(f"unrolling (seed 002 Lemma 46) with w = {w}", budget, node)
+                    raise SizeBudgetExceeded(f"unrolling (the SRT paper Lemma 46) with w = {w}", budget, node)
                 copy_of_q.append(t.target)
                 depth.append(d + 1)
                 fresh = {r: f"{r}@{node}" for r in sorted(t.writes)}
@@ -93,10 +93,10 @@ def determinize_windowed(e: Expr, w: int | None = None, *, budget: int = DEFAULT
     """The output-agnostic dSRA of Thm. 41 for ``e`` on strings of length ≤ ``w``: compile (Thm. 27), unroll
     (Lemma 46), determinize (Alg. 7). ``w`` defaults to the window of ``(e) WITHIN w``; without any, the
     construction is refused (Thm. 38: not every SRT is determinizable). Either way ``e`` is compiled as the body
-    of a window, so a complement ``!e`` in it is allowed (seed 002 §5.1.2)."""
+    of a window, so a complement ``!e`` in it is allowed (the SRT paper §5.1.2)."""
     if w is None:
         if not isinstance(e, Window):
-            raise UnsupportedError("determinization needs a window: write (e) WITHIN w or pass w (seed 002 Thm. 38: "
+            raise UnsupportedError("determinization needs a window: write (e) WITHIN w or pass w (the SRT paper Thm. 38: "
                                    "without one, an SRT need not have a deterministic equivalent)")
         w, e = e.w, e.body
     if isinstance(w, bool) or not isinstance(w, int) or w < 1:

@@ -1,10 +1,10 @@
-"""Hypothesis strategies for ACEL formulas (seed 003, Fig. 1 and §5) and streams over a schema.
+"""Hypothesis strategies for ACEL formulas (the ACEL paper, Fig. 1 and §5) and streams over a schema.
 
 :func:`formulas` draws small ASTs over every operator (``AS``, unary ``FILTER``, ``π_L``, attribute projection,
 ``OR``, ``AND``, ``;``, ``:``, ``+``, ``⊕``, ``Agg`` with sum/min/max/count/avg, nested); with ``multiset=True`` the
 App. D multiset predicates appear too. Aggregates read the attribute ``x`` of the stream or ``b``, the attribute
 an inner ``Agg`` creates, so nested aggregation is exercised. Streams satisfy a schema (every event of a type has
-the same attributes), as seed 003's streams do (§3) and the ACEA constructions need. Every choice shrinks towards
+the same attributes), as the ACEL paper's streams do (§3) and the ACEA constructions need. Every choice shrinks towards
 an atom.
 """
 
@@ -23,7 +23,7 @@ from cer_theory.testing.strategies.cel import conditions
 
 OPERATORS = ("as", "filter", "proj", "attrproj", "or", "and", "seq", "contig", "plus", "cplus", "agg")
 CEL_OPERATORS = ("as", "filter", "or", "and", "seq", "contig", "plus", "cplus")
-"""The operators ACEL shares with seed 000's CEL (Thm 3.1's fragment)."""
+"""The operators ACEL shares with the CEL paper's CEL (Thm 3.1's fragment)."""
 FUNCTIONS = ("sum", "max", "min", "count", "avg")
 SCHEMA = Schema(types=("R", "T"), attributes=(("x", (0, 1, 2)),), missing=False)
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for small random complex event automata (seed 000, Def. 5.1).
+"""Hypothesis strategies for small random complex event automata (the CEL paper, Def. 5.1).
 
 :func:`random_ceas` draws arbitrary CEAs, not only compiled ones: several initial states, any final set (empty
 too), ∅-labelled and multi-variable transitions, overlapping predicates, unreachable and dead states. They

@@ -1,10 +1,10 @@
-"""Hypothesis strategies for CEL formulas (seed 000, Fig. 2, and the selection strategies of §7.1).
+"""Hypothesis strategies for CEL formulas (the CEL paper, Fig. 2, and the selection strategies of §7.1).
 
 :func:`formulas` draws small random ASTs using every operator: atoms, ``IN``, ``FILTER``, ``;``, ``:``, ``+``,
 ``⊕`` (nested too), ``π``, ``START``, ``OR``, ``AND``, ``ALL``, ``UNLESS`` and optionally ``STRICT``/``NXT``/
 ``LAST``/``MAX``. FILTER conditions mention only variables of the formula vocabulary (relation names and
 ``IN`` targets), mostly ones the filtered subformula can bind; with ``unary=True`` every literal reads one
-variable (seed 000, Def. 4.1), with ``unary=False`` cross-variable comparisons such as ``A.x = B.x`` appear.
+variable (the CEL paper, Def. 4.1), with ``unary=False`` cross-variable comparisons such as ``A.x = B.x`` appear.
 
 Formulas are kept small (the reference semantics is brute force): ``max_depth`` bounds the operator nesting,
 and leaves are drawn often. Every kind choice shrinks towards an atom, so counterexamples shrink well.
@@ -154,7 +154,7 @@ def _formula(draw: st.DrawFn, depth: int, cfg: _Config) -> Formula:
     body = sub()
     visible = tuple(sorted(visible_variables(body)))
     if kind == "in":
-        # mostly a fresh variable; sometimes a relation name (IN R is allowed: 𝐋 ⊇ ℛ, seed 000 §4)
+        # mostly a fresh variable; sometimes a relation name (IN R is allowed: 𝐋 ⊇ ℛ, the CEL paper §4)
         pool = cfg.variables if cfg.variables and draw(st.integers(0, 4)) < 4 else cfg.relations
         return In(body, draw(st.sampled_from(pool)))
     if kind == "filter":
@@ -236,7 +236,7 @@ def fragment_formulas(extra: Sequence[str] = (), relations: Sequence[str] = ("R"
                       variables: Sequence[str] = ("A", "B"), max_depth: int = 3, unary: bool = True, *,
                       attributes: Sequence[str] = ("x",),
                       values: Sequence[int] = (0, 1, 2, 3)) -> st.SearchStrategy[Formula]:
-    """Formulas of the fragment ``CEL* ∪ extra`` of seed 000 §8: CEL* (Def. 8.1: atoms, ``IN``, ``FILTER``,
+    """Formulas of the fragment ``CEL* ∪ extra`` of the CEL paper §8: CEL* (Def. 8.1: atoms, ``IN``, ``FILTER``,
     ``;``, ``+``, ``OR``) plus the operators in ``extra`` ⊆ {``":"``, ``"⊕"``, ``"STRICT"``} (§8.2).
 
     Other parameters as in :func:`formulas`; ``unary=False`` adds binary literals such as ``A.x = B.x`` (CEL*

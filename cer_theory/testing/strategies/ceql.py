@@ -1,4 +1,4 @@
-"""Hypothesis strategies for CEQL queries (seed 001 §2; cer_theory.formalisms.ceql.parser), for the round-trip property
+"""Hypothesis strategies for CEQL queries (the CORE paper §2; cer_theory.formalisms.ceql.parser), for the round-trip property
 ``parse(format(q)) == q`` and for tests that need random queries.
 
 Queries are drawn in the *canonical* form the parser builds: conditions use the raw ``And``/``Or``/``Not``
@@ -173,7 +173,7 @@ def evaluable_queries(draw: st.DrawFn) -> Query:
     """Queries the reference semantics, the compiled CEA and the engine all evaluate on :func:`timed_streams`,
     in the form the parser builds (so they print and read back): every strategy, SELECT projections, windows on
     positions and on ``time``, PARTITION BY ``[x]`` and CONSUME BY; no LIMIT (the reference semantics leaves it
-    to the engine, seed 001 §2) and no strict windows (CEQL cannot write them)."""
+    to the engine, the CORE paper §2) and no strict windows (CEQL cannot write them)."""
     pattern = draw(evaluable_patterns())
     names = sorted(variables(pattern))
     select = draw(st.one_of(st.none(), st.lists(st.sampled_from(names), unique=True, max_size=2).map(tuple)))
@@ -207,7 +207,7 @@ def timestamped(draw: st.DrawFn, events_of: st.SearchStrategy[Stream]) -> Stream
 # ---------------------------------------------------------------------------------------------- aggregates
 
 AGGREGATE_FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "AVG", "RANGE")
-"""The built-in aggregates of :mod:`cer_theory.core.aggregates` (seed 003 §4), as CEQL writes them."""
+"""The built-in aggregates of :mod:`cer_theory.core.aggregates` (the ACEL paper §4), as CEQL writes them."""
 
 ALIASES = ("vol", "top", "n", "Limit", "avg")
 """Aggregate aliases; ``Limit`` is a reserved word (printed in backquotes), ``avg`` is also a function name."""

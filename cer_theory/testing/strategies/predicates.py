@@ -90,7 +90,7 @@ def envs(slots: tuple[str, ...] = ("A", "B")) -> st.SearchStrategy[dict[Slot, Ev
 
 
 # ---------------------------------------------------------------------------------------------- CEQL extensions
-# Arithmetic comparisons, LIKE, IN sets and ranges (seed 001 §2; predicates/ast.py "CEQL extensions").
+# Arithmetic comparisons, LIKE, IN sets and ranges (the CORE paper §2; predicates/ast.py "CEQL extensions").
 # New functions only: the strategies above keep drawing exactly what they drew before.
 
 REGEXES = ("a.*", "a|b", "", ".", "[ab]+", "b?", "R|T", "(ab)*")

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for SO-CEL and SO-CEL+ formulas (seed 004 §2, §2.1).
+"""Hypothesis strategies for SO-CEL and SO-CEL+ formulas (the SO-CEL paper §2, §2.1).
 
 :func:`formulas` draws small ASTs over the operators named in ``operators`` (default: every one). FILTER
 conditions come from the CEL strategies (:func:`cer_theory.testing.strategies.cel.conditions`), read here as
@@ -89,7 +89,7 @@ __all__ = ["formulas", "socel_streams", "CORE_OPERATORS", "PLUS_OPERATORS", "ALL
 
 @st.composite
 def fo_formulas(draw: st.DrawFn, max_depth: int = 3, relations: Sequence[str] = ("R", "T")):
-    """Safe FO-CEL formulas (seed 004 §3) with unary filters; every ``AS`` binds a distinct variable and each
+    """Safe FO-CEL formulas (the SO-CEL paper §3) with unary filters; every ``AS`` binds a distinct variable and each
     filter reads one variable its body surely binds (so the SO translation of Thm 4.3 is label-for-variable)."""
     counter = iter(range(1000))
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for SREMO (seed 002): conditions over the head and registers, valuations, streams and
+"""Hypothesis strategies for SREMO (the SRT paper): conditions over the head and registers, valuations, streams and
 expressions, over a tiny schema so that generated patterns match something and registers collide.
 
 Schema: types ``a`` and ``b``; an integer attribute ``x`` in 0..2; registers ``r1`` and ``r2``.
@@ -53,7 +53,7 @@ def atoms(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[P
 
 
 def conditions(registers_allowed: tuple[str, ...] = REGISTERS, max_leaves: int = 3) -> st.SearchStrategy[Predicate]:
-    """Conditions (seed 002, Def. 10): ``⊤``, atoms, ¬, ∧, ∨."""
+    """Conditions (the SRT paper, Def. 10): ``⊤``, atoms, ¬, ∧, ∨."""
     leaves = st.one_of(st.just(TRUE), atoms(registers_allowed), atoms(registers_allowed), atoms(registers_allowed))
     return st.recursive(leaves, lambda c: st.one_of(
         st.builds(neg, c), st.builds(lambda p, q: conj(p, q), c, c), st.builds(lambda p, q: disj(p, q), c, c)),
@@ -104,7 +104,7 @@ def windowed(max_leaves: int = 4, **kw: object) -> st.SearchStrategy[Expr]:
 
 def with_complements(max_leaves: int = 3) -> st.SearchStrategy[Expr]:
     """``(a · !n · b) WITHIN w`` and ``((!n)* · b) WITHIN w``: windowed expressions with a complement ``!n`` of a
-    register-free ``n`` (the complements the SRT compiler builds, seed 002 §5.1.2); ``a`` and ``b`` may use
+    register-free ``n`` (the complements the SRT compiler builds, the SRT paper §5.1.2); ``a`` and ``b`` may use
     registers."""
     negated = expressions(max_leaves, registers_allowed=(), windows=False)
     around = expressions(max_leaves)
