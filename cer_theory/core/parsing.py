@@ -108,6 +108,31 @@ def acceptable(plain: Lark, text: str, pos: int, start: str) -> tuple[set[str], 
         return set(), prev
 
 
+def contextual_syntax_error(text: str, e: UnexpectedInput, *, describe: Callable[[str], str],
+                             quotes: str) -> SyntaxErrorCER:
+    """The syntax error of a parser with Lark's contextual lexer (SREMO, SQL row patterns): line, column, what was
+    found and what the grammar accepts there (``describe`` names a terminal; ``quotes`` open the grammar's strings,
+    so an unmatched one reads as an unterminated string)."""
+    if isinstance(e, UnexpectedToken):
+        expected = sorted({describe(t) for t in e.accepts or e.expected})
+        if e.token.type == "$END":
+            line, column = position(text, len(text))
+            found = "empty input" if not text.strip() else "unexpected end of input"
+        else:
+            line, column = e.token.line or 1, e.token.column or 1
+            found = f"unexpected {e.token.value!r}"
+    elif isinstance(e, UnexpectedCharacters):
+        line, column = e.line, e.column
+        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
+        found = "unterminated string" if ch and ch in quotes else f"unexpected character {ch!r}"
+        expected = sorted({describe(t) for t in e.allowed or ()})
+    else:  # pragma: no cover - UnexpectedEOF is Earley-only
+        line, column = position(text, len(text))
+        found, expected = "unexpected end of input", []
+    message = f"{found}; expected {join(expected)}" if expected else found
+    return SyntaxErrorCER(message, line=line, column=column, text=text, expected=tuple(expected))
+
+
 def syntax_error(text: str, start: str, e: UnexpectedInput, *, plain: Lark, describe_token: DescribeToken,
                  describe_expected: DescribeExpected, hint: Hint | None = None,
                  quotes: str | Mapping[str, str] = "\"'",

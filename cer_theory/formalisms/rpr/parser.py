@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedInput, VisitError
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import check_nesting, join, number, position
+from cer_theory.core.parsing import check_nesting, contextual_syntax_error, number
 from cer_theory.formalisms.rpr.ast import (Agg, Alt, And, Arith, Cmp, Col, Concat, Condition, Const, IsNull, Measure, Nav,
                                            Not, Or, Pattern, Prev, Quant, Query, SECONDS, Skip, Truth, Var,
                                            check)
@@ -230,24 +230,7 @@ def _describe(terminal: str) -> str:
 
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
     """Line, column, what was found and what the grammar accepts there."""
-    if isinstance(e, UnexpectedToken):
-        expected = sorted({_describe(t) for t in e.accepts or e.expected})
-        if e.token.type == "$END":
-            line, column = position(text, len(text))
-            found = "empty input" if not text.strip() else "unexpected end of input"
-        else:
-            line, column = e.token.line or 1, e.token.column or 1
-            found = f"unexpected {e.token.value!r}"
-    elif isinstance(e, UnexpectedCharacters):
-        line, column = e.line, e.column
-        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
-        found = "unterminated string" if ch == "'" else f"unexpected character {ch!r}"
-        expected = sorted({_describe(t) for t in e.allowed or ()})
-    else:  # pragma: no cover - UnexpectedEOF is Earley-only
-        line, column = position(text, len(text))
-        found, expected = "unexpected end of input", []
-    message = f"{found}; expected {join(expected)}" if expected else found
-    return SyntaxErrorCER(message, line=line, column=column, text=text, expected=tuple(expected))
+    return contextual_syntax_error(text, e, describe=_describe, quotes="'")
 
 
 __all__ = ["GRAMMAR_PATH", "parse", "quantifier"]

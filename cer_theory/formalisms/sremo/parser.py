@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any as TAny
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedInput, VisitError
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.parsing import check_nesting, join, position
+from cer_theory.core.parsing import check_nesting, contextual_syntax_error
 from cer_theory.core.predicates.ast import (FALSE, MIRRORED_OP, TRUE, Attr, Cmp, Const, IsType, Predicate, conj,
                                             disj, neg)
 from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Expr, Inter, Next, Plus,
@@ -176,24 +176,7 @@ def _describe(terminal: str) -> str:
 
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
     """Line, column, what was found and what the grammar accepts there."""
-    if isinstance(e, UnexpectedToken):
-        expected = sorted({_describe(t) for t in e.accepts or e.expected})
-        if e.token.type == "$END":
-            line, column = position(text, len(text))
-            found = "empty input" if not text.strip() else "unexpected end of input"
-        else:
-            line, column = e.token.line or 1, e.token.column or 1
-            found = f"unexpected {e.token.value!r}"
-    elif isinstance(e, UnexpectedCharacters):
-        line, column = e.line, e.column
-        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
-        found = "unterminated string" if ch in "\"'" else f"unexpected character {ch!r}"
-        expected = sorted({_describe(t) for t in e.allowed or ()})
-    else:  # pragma: no cover - UnexpectedEOF is Earley-only
-        line, column = position(text, len(text))
-        found, expected = "unexpected end of input", []
-    message = f"{found}; expected {join(expected)}" if expected else found
-    return SyntaxErrorCER(message, line=line, column=column, text=text, expected=tuple(expected))
+    return contextual_syntax_error(text, e, describe=_describe, quotes="\"'")
 
 
 __all__ = ["parse", "GRAMMAR_PATH", "KEYWORDS"]
