@@ -142,7 +142,7 @@ def srt_run(srt: SRT, stream: Sequence[Event], *, title: str | None = None, max_
     marked positions)`` that go on, and the matches reported at this position."""
     check_budget(len(stream), max_positions)
     ids = state_ids(range(srt.states))
-    svg = render_svg(srt.to_dot(title=title))
+    svg = render_svg(srt.to_dot(title=title, trim=False))  # every state, so that every run can be shaded
     recognizer = Recognizer(srt)
 
     def rows() -> tuple[Row, ...]:

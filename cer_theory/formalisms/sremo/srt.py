@@ -253,16 +253,50 @@ class SRT(Drawable):
         """What state ``q`` is drawn as: its number, and its name when it has one (``3`` over ``{1,4}``)."""
         return f"{q}\n{self.names[q]}" if self.names is not None else str(q)
 
-    def diagram(self, *, title: str | None = None) -> Diagram:
+    def reachable(self) -> frozenset[int]:
+        """The states some run reaches from ``q_s`` (Def. 24: along any transitions, ε included)."""
+        seen, todo = {self.start}, [self.start]
+        while todo:
+            for t in self._out[todo.pop()]:
+                if t.target not in seen:
+                    seen.add(t.target)
+                    todo.append(t.target)
+        return frozenset(seen)
+
+    def coreachable(self) -> frozenset[int]:
+        """The states from which some run reaches a final state (Def. 24)."""
+        back: dict[int, list[int]] = {q: [] for q in range(self.states)}
+        for t in self.transitions:
+            back[t.target].append(t.source)
+        seen, todo = set(self.finals), list(self.finals)
+        while todo:
+            for p in back[todo.pop()]:
+                if p not in seen:
+                    seen.add(p)
+                    todo.append(p)
+        return frozenset(seen)
+
+    def useful(self) -> frozenset[int]:
+        """The states an accepting run can visit (reachable and co-reachable), and ``q_s`` always: the
+        states a drawing shows by default."""
+        return self.reachable() & self.coreachable() | {self.start}
+
+    def diagram(self, *, title: str | None = None, trim: bool = True) -> Diagram:
         """The drawing as in the SRT paper's figures: each edge carries ``φ ↑•`` or ``φ ↑⊗`` and ``↓W``; parallel
-        transitions share one edge, one line each; finals are double-circled."""
+        transitions share one edge, one line each; finals are double-circled. ``trim`` (the default) leaves out
+        the states no accepting run visits (:meth:`useful`: unreachable, or unable to reach a final state, such
+        as the pairs of a product whose outputs never agree); ``trim=False`` draws every state. States keep
+        their numbers either way."""
+        kept = self.useful() if trim else frozenset(range(self.states))
         lines: dict[tuple[int, int], list[str]] = {}
         for t in self.transitions:
-            lines.setdefault((t.source, t.target), []).append(t.label())
+            if t.source in kept and t.target in kept:
+                lines.setdefault((t.source, t.target), []).append(t.label())
         shown = title or (f"window {self.window}" if self.window else None)
         return state_diagram(name=title or "SRT", title=shown,
-                             states={q: self.state_label(q) for q in range(self.states)}, initial=[self.start],
-                             final=self.finals, edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
+                             states={q: self.state_label(q) for q in range(self.states) if q in kept},
+                             initial=[self.start], final=self.finals & kept,
+                             edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
 
     def describe(self) -> str:
         """A readable listing: the repr, start and finals, one transition per line (the text form in Jupyter)."""
