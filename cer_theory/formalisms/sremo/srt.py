@@ -130,6 +130,14 @@ class SRT(Drawable):
     def is_epsilon_free(self) -> bool:
         return all(not t.is_epsilon for t in self.transitions)
 
+    def epsilon_path(self, q: int, p: int) -> frozenset[Transition]:
+        """The ε-transitions a run takes on its way from ``q`` to ``p`` without reading (Def. 23's ε-successors):
+        those on some ε-walk from ``q`` to ``p``: out of a state of ``q``'s ε-closure, into a state whose ε-closure
+        holds ``p`` (empty when ``p`` is not in ``q``'s ε-closure, or is ``q`` on no ε-cycle)."""
+        before = self.closure([q])
+        return frozenset(t for t in self.transitions
+                         if t.is_epsilon and t.source in before and p in self.closure([t.target]))
+
     def closure(self, states: Iterable[int]) -> frozenset[int]:
         """The ε-closure (Enclose of Alg. 2)."""
         seen = set(states)
@@ -337,6 +345,9 @@ class Recognizer(StreamingRecognizer):
         self.pure = pure
         self.kill_on_report = kill_on_report
         self.runs: set[RunState] = set()
+        # The steps of the last event: (the run's state, the consuming transition it took out of that state's
+        # ε-closure), for whoever shows the run (the stepper); the ε-transitions in between are SRT.epsilon_path.
+        self.steps: set[tuple[int, Transition]] = set()
         self.k = 0
         closure = {q: srt.closure([q]) for q in range(srt.states)}
         # Per state: the consuming transitions out of its ε-closure, each with its compiled condition and its
@@ -356,6 +367,7 @@ class Recognizer(StreamingRecognizer):
         self.runs.add((self.srt.start, EMPTY, ()))  # e_s = ⊤*·e: a run may start at every position
         new: set[RunState] = set()
         reported: set[Match] = set()
+        steps: set[tuple[int, Transition]] = set()
         finals = self._final
         for q, v, m in self.runs:
             for t, holds, writes in self._moves[q]:
@@ -367,6 +379,7 @@ class Recognizer(StreamingRecognizer):
                     m2 = m + (k,)
                 else:
                     m2 = m
+                steps.add((q, t))
                 if finals[t.target] and (t.marked or self.pure) and (w is None or m2):
                     reported.add(frozenset(m2))
                     if self.kill_on_report:
@@ -374,6 +387,7 @@ class Recognizer(StreamingRecognizer):
                 if self._moves[t.target] and not self._expired(m2, k):
                     new.add((t.target, v.write(writes, event), m2))
         self.runs = new
+        self.steps = steps
         self.k += 1
         return frozenset(reported)
 
