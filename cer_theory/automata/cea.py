@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
+from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.predicates.ast import Predicate, disj
@@ -43,6 +43,9 @@ class Transition:
     def sort_key(self) -> tuple:
         return (repr(self.source), repr(self.target), sorted(self.labels), self.predicate.text())
 
+    def __repr__(self) -> str:
+        return f"Transition({shown(self.source)} --{self.label()}--> {shown(self.target)})"
+
 
 def marks(labels: frozenset[str]) -> str:
     """A transition's variable set as the paper's figures write it: ``{A,B}``, ``∅`` when non-marking."""
@@ -60,7 +63,7 @@ class CEA(Drawable):
 
     def __init__(self, states: Iterable[State], transitions: Iterable[Transition | tuple],
                  initial: Iterable[State], final: Iterable[State], *, name: str = "") -> None:
-        states_f = frozenset(states)
+        states_f = Subset(states)  # Q, I and F print as the paper writes sets: {0, 1}
         trans: dict[Transition, None] = {}
         for t in transitions:
             if not isinstance(t, Transition):
@@ -69,7 +72,7 @@ class CEA(Drawable):
                 t = Transition(t[0], t[1], _frozen_labels(t[2]), t[3])
             self._check(t, states_f)
             trans[t] = None
-        initial_f, final_f = frozenset(initial), frozenset(final)
+        initial_f, final_f = Subset(initial), Subset(final)
         for role, group in (("initial", initial_f), ("final", final_f)):
             if not group <= states_f:
                 raise AutomatonError(f"{role} states {sorted(map(repr, group - states_f))} are not states")
@@ -137,10 +140,13 @@ class CEA(Drawable):
                 f"{len(self.transitions)} transitions)")
 
     def describe(self) -> str:
-        """A readable listing: states, initial, final, one transition per line."""
-        lines = [repr(self), f"  initial: {sorted(map(repr, self.initial))}",
-                 f"  final:   {sorted(map(repr, self.final))}"]
-        lines += [f"  {t.source!r} --{t.label()}--> {t.target!r}"
+        """A readable listing: initial and final states, one transition per line, states and sets written as in
+        the drawings (:func:`~cer_theory.core.drawing.shown`)."""
+        def states(group: Iterable[State]) -> str:
+            return ", ".join(shown(q) for q in sorted(group, key=repr)) or "none"
+
+        lines = [repr(self), f"  initial: {states(self.initial)}", f"  final:   {states(self.final)}"]
+        lines += [f"  {shown(t.source)} --{t.label()}--> {shown(t.target)}"
                   for t in sorted(self.transitions, key=Transition.sort_key)]
         return "\n".join(lines)
 

@@ -16,7 +16,7 @@ STEPPERS = ("cer_theory.stepper", "cer_theory.exercises.notebook")
 """Where a notebook's stepper comes from: the stepper itself, or the graded check of an exercise, which steps the
 student's run over the distinguishing stream."""
 LEAKS = ("frozenset", "1e999", "\\n")
-"""Python reprs and escapes that must never reach a drawing."""
+"""Python reprs and escapes that must never reach a drawing, nor the text form of a model."""
 
 
 @pytest.mark.notebooks
@@ -43,6 +43,9 @@ def test_notebook_executes(path: Path, tmp_path: Path, monkeypatch: pytest.Monke
     for o in results:
         for leak in LEAKS:
             assert leak not in o["data"].get("image/svg+xml", ""), f"{path.name}: a drawing shows {leak}"
+    for o in drawables:
+        for leak in LEAKS:
+            assert leak not in o["data"]["text/plain"], f"{path.name}: a model's text form shows {leak}"
     pages = [o for o in results if "<iframe srcdoc=" in o["data"].get("text/html", "")]
     assert pages, f"{path.name} steps through no run"
 
