@@ -18,6 +18,7 @@ from typing import Any
 from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
+from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate, disj
 
 State = Hashable
@@ -178,25 +179,12 @@ class CEA(Drawable):
         return order
 
     def reachable(self) -> frozenset[State]:
-        seen, stack = set(self.initial), list(self.initial)
-        while stack:
-            for t in self._out[stack.pop()]:
-                if t.target not in seen:
-                    seen.add(t.target)
-                    stack.append(t.target)
-        return frozenset(seen)
+        """The states some run reaches from I."""
+        return reach(self.initial, ((t.source, t.target) for t in self.transitions))
 
     def coreachable(self) -> frozenset[State]:
-        back: dict[State, list[State]] = {q: [] for q in self.states}
-        for t in self.transitions:
-            back[t.target].append(t.source)
-        seen, stack = set(self.final), list(self.final)
-        while stack:
-            for p in back[stack.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    stack.append(p)
-        return frozenset(seen)
+        """The states from which some run reaches F."""
+        return reach(self.final, ((t.target, t.source) for t in self.transitions))
 
     def restrict(self, keep: Iterable[State]) -> CEA:
         """The sub-automaton on ``keep`` (transitions with both ends kept)."""

@@ -24,6 +24,7 @@ from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
+from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.registers import compiled, condition_satisfiable, registers_read, satisfies
 from cer_theory.formalisms.sremo.outputs import Match, StreamingRecognizer, StreamOutput, per_position
@@ -263,26 +264,11 @@ class SRT(Drawable):
 
     def reachable(self) -> frozenset[int]:
         """The states some run reaches from ``q_s`` (Def. 24: along any transitions, ε included)."""
-        seen, todo = {self.start}, [self.start]
-        while todo:
-            for t in self._out[todo.pop()]:
-                if t.target not in seen:
-                    seen.add(t.target)
-                    todo.append(t.target)
-        return frozenset(seen)
+        return reach([self.start], ((t.source, t.target) for t in self.transitions))
 
     def coreachable(self) -> frozenset[int]:
         """The states from which some run reaches a final state (Def. 24)."""
-        back: dict[int, list[int]] = {q: [] for q in range(self.states)}
-        for t in self.transitions:
-            back[t.target].append(t.source)
-        seen, todo = set(self.finals), list(self.finals)
-        while todo:
-            for p in back[todo.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    todo.append(p)
-        return frozenset(seen)
+        return reach(self.finals, ((t.target, t.source) for t in self.transitions))
 
     def useful(self) -> frozenset[int]:
         """The states an accepting run can visit (reachable and co-reachable), and ``q_s`` always: the
