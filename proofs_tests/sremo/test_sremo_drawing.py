@@ -149,8 +149,8 @@ def _figures() -> dict[str, SRT]:
     thm38 = compile_automaton(parse(THM38))
     d = determinize_windowed(parse(f"({THM38}) WITHIN 3"))
     return {"Fig. 1 (eq. 2)": compile_automaton(parse(E1)), "Fig. 3 (eq. 4)": compile_automaton(parse(E2)),
-            "Fig. 4 (Thm 38)": thm38, "Fig. 5 (w = 2)": unroll(thm38, 2), "Fig. 5 (w = 3)": unroll(thm38, 3),
-            "Fig. 12 (Thm 35)": compile_automaton(parse(FIG12)), "Fig. 13 (dSRA, Thm 41)": d,
+            "Figs. 4 and 13 (Thm 38)": thm38, "Fig. 5 (w = 2)": unroll(thm38, 2), "Fig. 5 (w = 3)": unroll(thm38, 3),
+            "Fig. 12 (Thm 35)": compile_automaton(parse(FIG12)), "Thm 41 (dSRA, w = 3)": d,
             "Cor. 43 (complement)": complement(d), "Thm 34 (§4.5 product)": compile_automaton(parse(PRODUCT)),
             "EMPTY in a union": compile_automaton(parse(WITH_EMPTY))}
 
