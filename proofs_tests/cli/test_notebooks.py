@@ -61,3 +61,24 @@ def test_every_notebook_steps_through_a_run(path: Path) -> None:
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     assert any(f"from {module}" in source for source in code for module in STEPPERS), \
         f"{path.name} steps through no run (no cell imports from {' or '.join(STEPPERS)})"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_stored_outputs_are_one_complete_run(path: Path) -> None:
+    """The documentation site shows the stored outputs (docs/conf.py), so they must come from one run of the
+    whole notebook (``make notebooks``): every code cell executed, in order, without error, and no Python repr in
+    what is shown."""
+    cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    counts = [c.get("execution_count") for c in cells]
+    assert counts == list(range(1, len(cells) + 1)), \
+        f"{path.name}: stored outputs are not one top-to-bottom run (execution counts {counts}); run `make notebooks`"
+    outputs = [o for c in cells for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"], f"{path.name}: a stored output is an error"
+    for o in outputs:
+        data = o.get("data", {})
+        text = "".join(data.get("text/plain", "")) + "".join(o.get("text", ""))
+        svg = "".join(data.get("image/svg+xml", ""))
+        for leak in ("frozenset", "1e999"):
+            assert leak not in text, f"{path.name}: a stored output shows {leak}: run `make notebooks`"
+        for leak in LEAKS:
+            assert leak not in svg, f"{path.name}: a stored drawing shows {leak}: run `make notebooks`"
