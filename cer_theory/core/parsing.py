@@ -304,7 +304,9 @@ def _save_tables(parser: Lark, path: Path, key: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- the parser scaffold
 
-_IMPORT = re.compile(r"^%import\s+([A-Za-z_][\w.]*?)(?:\.[A-Za-z_]\w*)?\s*(?:\(|->|$)", re.M)
+_IMPORT = re.compile(r"^%import\s+([A-Za-z_][\w.]*)", re.M)
+"""An import statement's dotted path: a grammar (``%import conditions (...)``, ``%import cel.cel (...)``) or a
+grammar and one name in it (``%import conditions.NUMBER``)."""
 
 
 def imported_grammars(grammar: str, import_paths: Sequence[Path]) -> str:
@@ -316,9 +318,7 @@ def imported_grammars(grammar: str, import_paths: Sequence[Path]) -> str:
     def visit(text: str) -> None:
         for m in _IMPORT.finditer(text):
             dotted = m.group(1)
-            for candidate in (dotted, dotted.rsplit(".", 1)[0] if "." in dotted else None):
-                if candidate is None:
-                    continue
+            for candidate in dict.fromkeys((dotted, dotted.rsplit(".", 1)[0])):
                 found = next((base / (candidate.replace(".", "/") + ".lark") for base in import_paths
                               if (base / (candidate.replace(".", "/") + ".lark")).is_file()), None)
                 if found is not None:
@@ -406,6 +406,8 @@ class LalrParser:
                 transformer = builder or (self.builder() if self.builder is not None else None)
                 if transformer is not None:
                     result = transformer.transform(result)
+        except FormulaTooDeep:
+            raise
         except UnexpectedInput as e:
             raise self.syntax_error(text, start, e) from None
         except VisitError as e:

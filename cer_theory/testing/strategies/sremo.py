@@ -43,8 +43,8 @@ def atoms(registers_allowed: tuple[str, ...] = REGISTERS, *, arithmetic: bool = 
     ops = st.sampled_from(["=", "!=", "<", ">="])
     unary = st.one_of(st.sampled_from([IsType(t) for t in TYPES]),
                       st.builds(lambda op, c: Cmp(Attr("x"), op, Const(c)), ops, st.sampled_from(XS)))
-    if arithmetic:
-        unary = st.one_of(unary, arithmetic_atoms(()))
+    if arithmetic:  # weighted so that most generated conditions hold some arithmetic
+        unary = st.one_of(unary, arithmetic_atoms(()), arithmetic_atoms(()))
     if not registers_allowed:
         return unary
     regs = st.sampled_from(registers_allowed)
@@ -54,7 +54,7 @@ def atoms(registers_allowed: tuple[str, ...] = REGISTERS, *, arithmetic: bool = 
         st.builds(lambda r, t: IsType(t, r), regs, st.sampled_from(TYPES)),
     )
     if arithmetic:
-        nary = st.one_of(nary, arithmetic_atoms(registers_allowed))
+        nary = st.one_of(nary, arithmetic_atoms(registers_allowed), arithmetic_atoms(registers_allowed))
     return st.one_of(unary, nary)
 
 
