@@ -354,16 +354,20 @@ class LalrParser:
     transformer runs on it, and ``parse`` may be given a fresh transformer per parse (one that keeps per-parse
     state). Every failure is a :class:`~cer_theory.core.errors.SyntaxErrorCER` naming line and column: Lark's
     errors in the parser's own words, a :class:`Located` error at its token, any other
-    :class:`~cer_theory.core.errors.CerError` a transformer raises at line 1, column 1.
+    :class:`~cer_theory.core.errors.CerError` a transformer raises at line 1, column 1 (or, with
+    ``errors_at_node``, at the first token of the rule whose callback raised it). ``nested_part`` picks the part
+    of a result whose nesting is limited (a query's pattern), the whole result by default.
     """
 
     def __init__(self, grammar: Path, *, name: str, syntax_error: SyntaxErrorOf,
                  builder: Callable[[], Transformer] | None = None, inline: bool = False,
                  start: Sequence[str] = ("start",), lexer: str = "basic", import_paths: Sequence[Path] = (),
-                 what: str | Mapping[str, str] = "formula") -> None:
+                 what: str | Mapping[str, str] = "formula", errors_at_node: bool = False,
+                 nested_part: Callable[[Any], object] | None = None) -> None:
         self.grammar, self.name, self.syntax_error = grammar, name, syntax_error
         self.builder, self.inline, self.start, self.lexer = builder, inline, tuple(start), lexer
-        self.import_paths, self.what = tuple(import_paths), what
+        self.import_paths, self.what, self.errors_at_node = tuple(import_paths), what, errors_at_node
+        self.nested_part = nested_part
 
     def what_of(self, start: str) -> str:
         """What an error calls the text parsed from ``start`` ("formula", "query", ...)."""
@@ -411,17 +415,17 @@ class LalrParser:
         except UnexpectedInput as e:
             raise self.syntax_error(text, start, e) from None
         except VisitError as e:
-            raise located(text, e.orig_exc, e.obj) from None
+            raise located(text, e.orig_exc, e.obj, at_node=self.errors_at_node) from None
         except (CerError, LarkError) as e:
             raise located(text, e) from None
         except RecursionError:
             raise SyntaxErrorCER(f"the {self.what_of(start)} is nested too deeply", line=1, column=1,
                                  text=text) from None
-        check_nesting(result, self.what_of(start))
+        check_nesting(self.nested_part(result) if self.nested_part else result, self.what_of(start))
         return result
 
 
-def located(text: str, error: BaseException, where: object = None) -> SyntaxErrorCER:
+def located(text: str, error: BaseException, where: object = None, *, at_node: bool = False) -> SyntaxErrorCER:
     """``error`` (raised by a transformer while building a node ``where``) as a :class:`SyntaxErrorCER` on
     ``text``: a syntax error keeps its place, a :class:`Located` error is placed at its token or the node's first
     token, any other error of the toolkit at line 1, column 1."""
@@ -431,14 +435,21 @@ def located(text: str, error: BaseException, where: object = None) -> SyntaxErro
         return SyntaxErrorCER(str(error).split(": ", 1)[-1].split("\n", 1)[0], line=error.line, column=error.column,
                               text=text, expected=error.expected)
     if isinstance(error, Located):
-        token = error.token or first_token(where.children if isinstance(where, Tree) else where)
-        line, column = (token.line, token.column) if token is not None and token.line is not None else (1, 1)
+        line, column = _place(error.token or first_token(where))
         return SyntaxErrorCER(error.message, line=line, column=column, text=text)
     if isinstance(error, CerError):
-        return SyntaxErrorCER(str(error), line=1, column=1, text=text)
+        line, column = _place(first_token(where) if at_node else None)
+        return SyntaxErrorCER(str(error), line=line, column=column, text=text)
     if isinstance(error, LarkError):  # pragma: no cover - defensive: no other lark exception escapes
         return SyntaxErrorCER(str(error), line=1, column=1, text=text)
     raise error
+
+
+def _place(token: Token | None) -> tuple[int, int]:
+    """A token's (line, column); (1, 1) without one."""
+    if token is None or token.line is None or token.column is None:
+        return 1, 1
+    return token.line, token.column
 
 
 def first_token(x: object) -> Token | None:
