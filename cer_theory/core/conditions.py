@@ -77,6 +77,8 @@ class ConditionBuilder(Transformer):  # type: ignore[type-arg]
 
     needs_attribute = "an attribute (a comparison needs one)"
     """What the error says is expected when a comparison has no attribute on either side (``1 < 2``)."""
+    type_tests: tuple[str, ...] = ("=", "!=")
+    """The comparisons of ``type`` with a string that build the type test (``=``) or its negation (``!=``)."""
 
     def __getattr__(self, name: str) -> Any:
         base = base_name(name)
@@ -100,7 +102,7 @@ class ConditionBuilder(Transformer):  # type: ignore[type-arg]
             raise SyntaxErrorCER(f"unexpected {self.describe(unprefixed(tok))}; expected {self.needs_attribute}",
                                  line=tok.line or 1, column=tok.column or 1, expected=(self.needs_attribute,))
         op = UNICODE_OPS.get(str(c[1]), str(c[1]))
-        if (isinstance(left, Attr) and left.name == TYPE_KEY and op in ("=", "!=")
+        if (isinstance(left, Attr) and left.name == TYPE_KEY and op in self.type_tests
                 and isinstance(right, Const) and isinstance(right.value, str)):
             t = IsType(right.value, left.slot)
             return t if op == "=" else Not(t)

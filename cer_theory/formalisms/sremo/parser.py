@@ -70,6 +70,10 @@ class _Builder(ConditionBuilder):
         return Any(tuple(args)) if kind == "ANY" else Next(tuple(args))
 
     # conditions: the shared builder's, normalized as SREMO has always read them
+    type_tests = ("=",)
+    """``r1.type != "B"`` stays a comparison: under Def. 13 it is false while ``r1`` is empty, whereas the negated
+    type test ``NOT r1.type = "B"`` is true then."""
+
     def or_(self, c: list[TAny]) -> Predicate:
         return disj(*map(to_predicate, c))
 
