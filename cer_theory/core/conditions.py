@@ -2,13 +2,14 @@
 that turns what the grammar matches into the shared predicate AST (:mod:`cer_theory.core.predicates`).
 
 CEL (the CEL paper, Grez, Riveros, Ugarte, Vansummeren, §4: FILTER takes a predicate of 𝒫), SO-CEL, FO-CEL and
-ACEL write FILTER conditions, and SREMO (the SRT paper, Alevizos, Artikis, Paliouras, Def. 15) writes the guards of
-its transitions, in this one language: comparisons ``= != < <= > >=`` between arithmetic terms (``+ - * /`` over
-attributes and constants, with the precedence of CEQL's expressions in the CORE paper, Bucchi, Grez, Quintana,
-Riveros, Vansummeren, §2), combined with ``NOT``, ``AND``, ``OR``. Each logic's grammar imports the templates of
-``conditions.lark`` and instantiates them with its own attributes (CEL's ``T.x``, SREMO's ``r1.id``) and its own
-atoms (CEL's ``Var[...]``); its transformer subclasses :class:`ConditionBuilder`, so ``y.value + z.value =
-x.value`` is the same :class:`~cer_theory.core.predicates.ast.Cmp` in every logic.
+ACEL write FILTER conditions, SREMO (the SRT paper, Alevizos, Artikis, Paliouras, Def. 15) the guards of its
+transitions and CEQL (the CORE paper, Bucchi, Grez, Quintana, Riveros, Vansummeren, §2) its ``Var[…]`` blocks, in
+this one language: comparisons ``= != < <= > >=`` between arithmetic terms (``+ - * /`` over attributes and
+constants, with the precedence of CEQL's expressions), combined with ``NOT``, ``AND``, ``OR``. Each logic's grammar
+imports the templates of ``conditions.lark`` and instantiates them with its own attributes (CEL's ``T.x``, SREMO's
+``r1.id``) and its own atoms (CEL's ``Var[...]``, CEQL's ``LIKE`` and ``IN``); its transformer subclasses
+:class:`ConditionBuilder`, so ``y.value + z.value = x.value`` is the same
+:class:`~cer_theory.core.predicates.ast.Cmp` in every logic.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from lark import Token, Transformer
 
-from cer_theory.core.errors import SyntaxErrorCER
+from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.parsing import number, unescape
 from cer_theory.core.predicates.ast import (FALSE, TRUE, And, Arith, Attr, Cmp, Const, IsType, Not, Or, Predicate,
@@ -28,11 +29,8 @@ GRAMMAR_PATH = Path(__file__).with_name("conditions.lark")
 IMPORT_PATH = GRAMMAR_PATH.parent
 """The folder a logic's grammar names in its import paths to ``%import conditions (...)``."""
 
-CALLBACKS = frozenset({"or_", "and_", "not_", "cmp", "arith_add", "arith_sub", "arith_mul", "arith_div",
-                       "arith_neg"})
-"""The rules of ``conditions.lark`` that build a node."""
-
-UNICODE_OPS = {"≠": "!=", "≤": "<=", "≥": ">="}
+OP_SPELLINGS = {"≠": "!=", "≤": "<=", "≥": ">=", "==": "=", "<>": "!="}
+"""Other spellings of the comparisons: Unicode (CEL's display) and SQL's (CEQL, after CORE)."""
 
 
 def base_name(name: str) -> str:
@@ -66,6 +64,10 @@ def to_predicate(x: Any) -> Predicate:
     return x
 
 
+def _at(message: str, tok: Token) -> SyntaxErrorCER:
+    return SyntaxErrorCER(message, line=tok.line or 1, column=tok.column or 1)
+
+
 class ConditionBuilder(Transformer):  # type: ignore[type-arg]
     """Builds the shared predicate AST from ``conditions.lark``'s rules, whatever prefix an import gave them.
 
@@ -75,8 +77,9 @@ class ConditionBuilder(Transformer):  # type: ignore[type-arg]
     serves a grammar and every grammar that imports it.
     """
 
-    needs_attribute = "an attribute (a comparison needs one)"
-    """What the error says is expected when a comparison has no attribute on either side (``1 < 2``)."""
+    needs_attribute: str | None = "an attribute (a comparison needs one)"
+    """What the error says is expected when a comparison has no attribute on either side (``1 < 2``), reported at
+    the right operand; None leaves the refusal to the AST, reported at the operator."""
     type_tests: tuple[str, ...] = ("=", "!=")
     """The comparisons of ``type`` with a string that build the type test (``=``) or its negation (``!=``)."""
 
@@ -97,34 +100,42 @@ class ConditionBuilder(Transformer):  # type: ignore[type-arg]
     def cmp(self, c: list[Any]) -> Predicate:
         """``left op right``; ``type = "R"`` (and ``!=``) is the type test tuples(R) of the CEL paper §4."""
         left, right = self.term(c[0]), self.term(c[2])
-        if not term_attrs(left) and not term_attrs(right):  # the terms allow it; a comparison does not
+        if self.needs_attribute and not term_attrs(left) and not term_attrs(right):  # the terms allow it
             tok = c[2] if isinstance(c[2], Token) else c[1]
             raise SyntaxErrorCER(f"unexpected {self.describe(unprefixed(tok))}; expected {self.needs_attribute}",
                                  line=tok.line or 1, column=tok.column or 1, expected=(self.needs_attribute,))
-        op = UNICODE_OPS.get(str(c[1]), str(c[1]))
+        op = OP_SPELLINGS.get(str(c[1]), str(c[1]))
         if (isinstance(left, Attr) and left.name == TYPE_KEY and op in self.type_tests
                 and isinstance(right, Const) and isinstance(right.value, str)):
             t = IsType(right.value, left.slot)
             return t if op == "=" else Not(t)
-        return Cmp(left, op, right)
+        try:
+            return Cmp(left, op, right)
+        except CerError as e:
+            raise _at(str(e), c[1]) from None
 
-    def arith_add(self, c: list[Any]) -> Arith:
-        return Arith("+", self.term(c[0]), self.term(c[1]))
-
-    def arith_sub(self, c: list[Any]) -> Arith:
-        return Arith("-", self.term(c[0]), self.term(c[1]))
-
-    def arith_mul(self, c: list[Any]) -> Arith:
-        return Arith("*", self.term(c[0]), self.term(c[1]))
-
-    def arith_div(self, c: list[Any]) -> Arith:
-        return Arith("/", self.term(c[0]), self.term(c[1]))
+    def arith(self, c: list[Any]) -> Arith:
+        """``left op right`` (the operator's token kept, to place an error there)."""
+        left, op, right = c
+        try:
+            return Arith(str(op), self.term(left), self.term(right))
+        except CerError as e:
+            raise _at(str(e), op) from None
 
     def arith_neg(self, c: list[Any]) -> Attr | Const | Arith:
-        operand = self.term(c[0])
+        operand = self.term(c[1])
         if isinstance(operand, Const) and not isinstance(operand.value, (bool, str)):
             return Const(-operand.value)  # a negative literal, as -1 always read
-        return Arith("-", Const(0), operand)
+        try:
+            return Arith("-", Const(0), operand)
+        except CerError as e:
+            raise _at(str(e), c[0]) from None
+
+    def arith_pos(self, c: list[Any]) -> Attr | Const | Arith:
+        operand = self.term(c[1])
+        if isinstance(operand, Const) and isinstance(operand.value, (bool, str)):
+            raise _at(f"arithmetic needs numbers, got the constant {operand}", c[0])
+        return operand
 
     def not_(self, c: list[Any]) -> Predicate:
         return Not(to_predicate(c[-1]))
@@ -136,5 +147,5 @@ class ConditionBuilder(Transformer):  # type: ignore[type-arg]
         return Or(tuple(to_predicate(x) for x in c))
 
 
-__all__ = ["GRAMMAR_PATH", "IMPORT_PATH", "CALLBACKS", "ConditionBuilder", "base_name", "constant", "to_predicate",
+__all__ = ["GRAMMAR_PATH", "IMPORT_PATH", "OP_SPELLINGS", "ConditionBuilder", "base_name", "constant", "to_predicate",
            "unprefixed"]

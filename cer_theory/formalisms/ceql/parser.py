@@ -45,11 +45,12 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from lark import Token, Transformer
+from lark import Token
 from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.durations import unit_seconds
+from cer_theory.core.conditions import IMPORT_PATH, ConditionBuilder
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.parsing import LalrParser, Located, describe_token, number, syntax_error, unescape
@@ -76,13 +77,17 @@ def _unquote_name(tok: Token) -> Token:
 
 def _string(tok: Token) -> str:
     """CORE's ``'…'`` (no escapes, ``''`` is a quote) or ``"…"`` (backslash escapes, as in CEL)."""
-    if tok.type == "SQSTRING":
+    if tok.startswith("'"):
         return tok[1:-1].replace("''", "'")
     return unescape(tok[1:-1])
 
 
-class _Builder(Transformer):
-    """Parse tree → AST; one instance per parse (it records where FILTER variables were written)."""
+class _Builder(ConditionBuilder):
+    """Parse tree → AST; one instance per parse (it records where FILTER variables were written). Expressions are
+    built by the shared :class:`~cer_theory.core.conditions.ConditionBuilder`, so they mean what they mean in
+    every logic; CEQL adds its atoms (LIKE, IN) and reads its ``'…'`` strings."""
+
+    needs_attribute = None  # a comparison without attributes is refused by the AST, at its operator
 
     def __init__(self, check_variables: bool) -> None:
         super().__init__()
@@ -102,7 +107,7 @@ class _Builder(Transformer):
         return c[0].upper()
 
     def select_star(self, c: list) -> tuple[str, Any]:
-        return ("select", (None, c[1:]))
+        return ("select", (None, c))
 
     def select_none(self, c: list) -> tuple[str, Any]:
         return ("select", ((), c[1:]))
@@ -216,6 +221,9 @@ class _Builder(Transformer):
         return Atom(str(c[0]))
 
     def stream_atom(self, c: list) -> Formula:
+        if str(c[1]) != ">":
+            raise Located(f"unexpected {str(c[1])!r}; expected '>' (as in S>T, events of type T from stream S)",
+                          c[1])
         stream, etype = str(c[0]), str(c[2])
         return Filter(Atom(etype), On(etype, Cmp(Attr(STREAM_ATTRIBUTE), "=", Const(stream))))
 
@@ -259,30 +267,13 @@ class _Builder(Transformer):
     def f_or(self, c: list) -> Predicate:
         return Or(tuple(c))
 
-    # expressions
-    def or_(self, c: list) -> Predicate:
-        return Or(tuple(c))
-
-    def and_(self, c: list) -> Predicate:
-        return And(tuple(c))
-
-    def not_(self, c: list) -> Predicate:
-        return Not(c[0])
-
-    def cmp_op(self, c: list) -> Token:
-        return c[0]
-
-    def cmp(self, c: list) -> Predicate:
-        left, op_tok, right = c
-        op = {"==": "=", "<>": "!="}.get(str(op_tok), str(op_tok))
-        if (isinstance(left, Attr) and left.name == TYPE_KEY and op in ("=", "!=")
-                and isinstance(right, Const) and isinstance(right.value, str)):
-            t = IsType(right.value)
-            return t if op == "=" else Not(t)
-        try:
-            return Cmp(left, op, right)
-        except CerError as e:
-            raise Located(str(e), op_tok) from None
+    # expressions: the shared builder's, plus CEQL's atoms and constants
+    def term(self, x: Any) -> Attr | Const | Arith:
+        if isinstance(x, Token) and x.type == "STRING":
+            return Const(_string(x))
+        if isinstance(x, Token) and x.type == "BOOL":
+            return Const(x.lower() == "true")
+        return super().term(x)
 
     def like(self, c: list) -> Predicate:
         self.having_tokens.setdefault(str(c[0]), c[0])
@@ -317,43 +308,17 @@ class _Builder(Transformer):
     def range_high(self, c: list) -> tuple:
         return ("range", None, c[0])
 
-    def signed(self, c: list) -> int | float:
-        n = number(c[-1])
-        return -n if len(c) == 2 else n
+    def positive(self, c: list) -> int | float:
+        return number(c[0])
 
-    def arith(self, c: list) -> Arith:
-        left, op, right = c
-        try:
-            return Arith(str(op), left, right)
-        except CerError as e:
-            raise Located(str(e), op) from None
-
-    def negate(self, c: list) -> Attr | Const | Arith:
-        operand = c[1]
-        if isinstance(operand, Const) and not isinstance(operand.value, (bool, str)):
-            return Const(-operand.value)  # a negative literal
-        try:
-            return Arith("-", Const(0), operand)
-        except CerError as e:
-            raise Located(str(e), c[0]) from None
-
-    def unary_plus(self, c: list) -> Attr | Const | Arith:
-        operand = c[1]
-        if isinstance(operand, Const) and isinstance(operand.value, (bool, str)):
-            raise Located(f"arithmetic needs numbers, got the constant {operand}", c[0])
-        return operand
-
-    def number(self, c: list) -> Const:
-        return Const(number(c[0]))
+    def negative(self, c: list) -> int | float:
+        return -number(c[0])
 
     def string_const(self, c: list) -> Const:
         return Const(c[0][0])
 
-    def true(self, c: list) -> Const:
-        return Const(True)
-
-    def false(self, c: list) -> Const:
-        return Const(False)
+    def boolean(self, c: list) -> Const:
+        return Const(c[0].lower() == "true")
 
     def attr(self, c: list) -> Attr:
         self.having_tokens.setdefault(str(c[0]), c[0])
@@ -490,43 +455,44 @@ def _run(text: str, start: str, check_variables: bool) -> Any:
 
 _SHOW = {
     "_SEMI": "';'", "_COLON": "':'", "_CPLUS": "':+'", "_COMMA": "','", "_DOTDOT": "'..'", "_LPAR": "'('",
-    "_RPAR": "')'", "_LSQB": "'['", "_RSQB": "']'", "_LBRACE": "'{'", "_RBRACE": "'}'", "PLUS": "'+'",
-    "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "EQ": "'='", "NE": "'!='", "LT": "'<'", "LE": "'<='",
-    "GT": "'>'", "GE": "'>='", "_DOT": "'.'", "$END": "end of input", "NUMBER": "a number",
+    "_RPAR": "')'", "_LSQB": "'['", "_RSQB": "']'", "_LBRACE": "'{'", "_RBRACE": "'}'", "_PLUS": "'+'",
+    "_MINUS": "'-'", "_STAR": "'*'", "_SLASH": "'/'", "CMP_OP": "a comparison (=, !=, <, <=, >, >=)",
+    "_DOT": "'.'", "$END": "end of input", "NUMBER": "a number", "BOOL": "true or false",
 }
 _KEYWORD_TERMINALS = {"_SELECT": "SELECT", "_FROM": "FROM", "_WHERE": "WHERE", "PARTITION": "PARTITION",
                       "_BY": "BY", "_WITHIN": "WITHIN", "_HAVING": "HAVING", "_CONSUME": "CONSUME", "_LIMIT": "LIMIT", "ALL": "ALL",
                       "ANY": "ANY", "LAST": "LAST", "MAX": "MAX", "NEXT": "NEXT", "STRICT": "STRICT",
                       "NONE": "NONE", "_AS": "AS", "_OR": "OR", "_AND": "AND", "_NOT": "NOT", "_FILTER": "FILTER",
                       "_IN": "IN", "_LIKE": "LIKE", "EVENTS": "EVENTS", "HOURS": "HOURS", "MINUTES": "MINUTES",
-                      "SECONDS": "SECONDS", "TRUE": "TRUE", "FALSE": "FALSE", "_CREATE": "CREATE",
+                      "SECONDS": "SECONDS", "_CREATE": "CREATE",
                       "_DECLARE": "DECLARE", "_STREAM": "STREAM", "_EVENT": "EVENT"}
 _NAMES = {"NAME", "QNAME"}
-_STRINGS = {"SQSTRING", "DQSTRING"}
-_CMP_OPS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
-_ARITH = ["PLUS", "MINUS", "STAR", "SLASH"]
-_PATTERN_OPS = ["_SEMI", "_COLON", "_OR", "_AS", "PLUS", "_CPLUS", "_FILTER"]
+_STRINGS = {"STRING"}
+_ARITH = ["_PLUS", "_MINUS", "_STAR", "_SLASH"]
+_PATTERN_OPS = ["_SEMI", "_COLON", "_OR", "_AS", "_PLUS", "_CPLUS", "_FILTER"]
+_ALIASES = {"_VEE", "_WEDGE", "_NEG"}
+"""The condition grammar's ∨ ∧ ¬, accepted wherever OR, AND, NOT are and not named again."""
 _CLAUSES = ["_FROM", "_WHERE", "PARTITION", "_WITHIN", "_HAVING", "_CONSUME", "_LIMIT"]
 _UNITS = ["EVENTS", "HOURS", "MINUTES", "SECONDS"]
 
 
 _describe_token = functools.partial(describe_token, keywords=_KEYWORD_TERMINALS,
-                                    nouns={"NAME": "name", "QNAME": "name", "NUMBER": "number",
-                                           "SQSTRING": "string", "DQSTRING": "string"}, quoted={"NAME"})
+                                    nouns={"NAME": "name", "QNAME": "name", "NUMBER": "number", "STRING": "string",
+                                           "BOOL": "constant"}, quoted={"NAME"})
 
 
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
     """Readable, short descriptions of the acceptable terminals ``acc`` after token ``prev``."""
-    acc = set(acc)
+    acc = set(acc) - _ALIASES
     out: list[str] = []
     prev_type = prev.type if prev is not None else None
     if acc & _NAMES:
         acc -= _NAMES
         if prev_type == "_SELECT" or (prev_type in ("ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT")
-                                      and "STAR" in acc):
+                                      and "_STAR" in acc):
             out.append("'*', NONE or the variables to select")
-            acc -= {"STAR", "NONE", "ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT"}
-            if acc - {"STAR", "NONE"}:
+            acc -= {"_STAR", "NONE", "ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT"}
+            if acc - {"_STAR", "NONE"}:
                 out.append("a selection strategy (ALL, ANY, LAST, MAX, NEXT, STRICT)")
             acc.clear()
         elif prev_type in ("_WHERE", "_SEMI", "_COLON", "_OR") and "_LPAR" in acc and "_LSQB" not in acc:
@@ -542,18 +508,18 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
             out += ["an attribute", "a number", "a string", "'('"]
             if "_NOT" in acc:
                 out.append("NOT")
-            acc -= _STRINGS | {"NUMBER", "_LPAR", "MINUS", "PLUS", "TRUE", "FALSE", "_NOT"}
+            acc -= _STRINGS | {"NUMBER", "_LPAR", "_MINUS", "_PLUS", "BOOL", "_NOT"}
         else:
             out.append("a name")
-    if acc & set(_CMP_OPS) == set(_CMP_OPS):
-        out.append("a comparison (=, !=, <, <=, >, >=)")
-        acc -= set(_CMP_OPS)
+    if "CMP_OP" in acc:
+        out.append(_SHOW["CMP_OP"])
+        acc.discard("CMP_OP")
     if acc & _STRINGS:
         out.append("a string")
         acc -= _STRINGS
     if "NUMBER" in acc:
         out.append("a number")
-        acc -= {"NUMBER", "MINUS"}
+        acc -= {"NUMBER", "_MINUS"}
     pattern_ops = [o for o in _PATTERN_OPS if o in acc]
     if len(pattern_ops) >= 3:
         out.append("a pattern operator (" + ", ".join(_KEYWORD_TERMINALS.get(o, _SHOW.get(o, o)).strip("'")
@@ -598,6 +564,7 @@ def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
 
 
 PARSER = LalrParser(GRAMMAR_PATH, name="ceql", start=("query_start", "declarations_start"), errors_at_node=True,
+                    import_paths=(IMPORT_PATH,),
                     what={"query_start": "query", "declarations_start": "declaration"}, syntax_error=_syntax_error,
                     nested_part=lambda result: result.pattern if isinstance(result, Query) else result)
 """CEQL's parser (no inline transformer: the builder keeps per-parse state), its tables loaded from the user's
