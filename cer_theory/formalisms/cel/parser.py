@@ -17,7 +17,8 @@ level                                   operators                    associativi
 ``( )``/``[ ]`` groups are atomic. A FILTER condition is one literal (``T.x > 1``, ``1 < T.x``, ``H.id = T.id``,
 ``T.type = "R"``, ``T[x > 1 AND type = "R"]``, ``NOT`` literal, ``TRUE``, ``FALSE``) or a parenthesized or
 bracketed boolean expression (NOT > AND > OR; aliases ``¬ ∧ ∨``). So ``φ FILTER T.x > 1 AND H`` is
-``(φ FILTER T.x > 1) AND H``.
+``(φ FILTER T.x > 1) AND H``. Conditions are the toolkit's one condition grammar (:mod:`cer_theory.core.conditions`),
+instantiated with CEL's attributes and atoms.
 
 :func:`parse` returns a :class:`~cer_theory.formalisms.cel.ast.Formula`; :func:`parse_predicate` returns a
 :class:`~cer_theory.core.predicates.Predicate` in the unqualified syntax (``tmp > 40 AND type = "H"``), which also
@@ -117,6 +118,7 @@ class _Builder(SharedConditionBuilder):
 
     def describe(self, tok: Token) -> str:
         return _describe_token(tok)
+
 
 # ---------------------------------------------------------------------------------------------- entry points
 

@@ -54,7 +54,7 @@ from cer_theory.core.conditions import IMPORT_PATH, ConditionBuilder
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
 from cer_theory.core.parsing import LalrParser, Located, describe_token, number, syntax_error, unescape
-from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
+from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, On, Or,
                                             Predicate)
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables

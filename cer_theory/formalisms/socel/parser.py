@@ -13,7 +13,6 @@ its callbacks under any such prefix, so conditions mean exactly what they mean i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from lark.exceptions import UnexpectedInput
 
