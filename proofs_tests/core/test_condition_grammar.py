@@ -20,6 +20,7 @@ from cer_theory.formalisms.cel.parser import parse as parse_cel
 from cer_theory.formalisms.cel.parser import parse_predicate
 from cer_theory.formalisms.cel.printer import format as format_cel
 from cer_theory.formalisms.cel.printer import format_predicate
+from cer_theory.formalisms.ceql.parser import GRAMMAR_PATH as CEQL_GRAMMAR
 from cer_theory.formalisms.ceql.parser import parse as parse_ceql
 from cer_theory.formalisms.ceql.printer import format_filter
 from cer_theory.formalisms.socel import ast as socel_ast
@@ -87,12 +88,24 @@ def test_worked_example_reads_alike_everywhere():
     assert parse_predicate("value + 1 * 2 = r1.value - -3") == want
 
 
+def test_every_spelling_of_the_grammar_is_read_by_every_logic():
+    """The grammar's other spellings (``∧ ∨ ¬ ≠ ≤ ≥``, a unary ``+``) mean the same in CEL, SREMO and CEQL;
+    CEQL keeps CORE's own (``==``, ``<>``, lower-case keywords)."""
+    want = parse_predicate("NOT x >= 1 AND y != 2 OR z <= 3 + 1")
+    spelled = "¬ x ≥ 1 ∧ y ≠ 2 ∨ z ≤ +3 + 1"
+    assert parse_predicate(spelled) == want
+    assert parse_sremo(f"[{spelled}]").guard == want
+    ceql = parse_ceql(f"SELECT * FROM S WHERE R FILTER R[{spelled}]").pattern.condition.body
+    core = parse_ceql("SELECT * FROM S WHERE R FILTER R[not x >= 1 and y <> 2 or z <= +3 + 1]").pattern.condition.body
+    assert ceql == core == want
+
+
 def test_the_condition_grammar_is_in_every_importing_parsers_cache_key():
     """A parser's cached tables are keyed on the grammars it imports too: a changed condition grammar never meets
     the tables of the old one."""
     conditions = GRAMMAR_PATH.read_text(encoding="utf-8")
     for grammar, paths in ((CEL_GRAMMAR, (IMPORT_PATH,)), (SREMO_GRAMMAR, (IMPORT_PATH,)),
-                           (SOCEL_GRAMMAR, EXTENSION_IMPORT_PATHS)):
+                           (CEQL_GRAMMAR, (IMPORT_PATH,)), (SOCEL_GRAMMAR, EXTENSION_IMPORT_PATHS)):
         imported = imported_grammars(grammar.read_text(encoding="utf-8"), paths)
         assert conditions in imported, grammar
     assert CEL_GRAMMAR.read_text(encoding="utf-8") in imported_grammars(SOCEL_GRAMMAR.read_text(encoding="utf-8"),
