@@ -75,3 +75,15 @@ def test_run_on_a_file_from_columnar_from_bytes_goes_through_the_columns(tmp_pat
     assert {"numpy", "pyarrow.compute"} <= loaded
     _, by_rows = _loaded(["run", "--query", QUERY, "--stream", "-", "--positions-only"], stdin=_events(n))
     assert out == by_rows and len(out.splitlines()) > n
+
+
+def test_engine_on_a_list_of_dicts_loads_no_arrow() -> None:
+    """A list of dicts is cut into batches of dicts (streams.convert), never through Arrow: pyarrow is loaded only
+    for a DataFrame or a Table (streams.frames; docs/decisions.md D280)."""
+    probe = ("import sys\nfrom cer_theory.engines.core.engine import Engine\n"
+             f"rows = [{{'type': 'SELL' if k % 2 == 0 else 'BUY', 'time': k}} for k in range(10)]\n"
+             f"print(sum(1 for _ in Engine({QUERY!r}).process(rows)))\n"
+             "print(','.join(m for m in ('pandas', 'pyarrow', 'cer_theory.streams.frames') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == [str(MATCHES_OF_TEN), ""], done.stdout
