@@ -16,7 +16,6 @@ from cer_theory.automata.cea import CEA, State, Transition
 from cer_theory.automata.determinize.step import MoveTable, minterm_key, subset_moves
 from cer_theory.core import budget as work
 from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
-from cer_theory.core.predicates.solver import minterms, naive_minterms
 
 _NONE: frozenset = frozenset()
 
@@ -30,6 +29,8 @@ def io_determinize(cea: CEA, *, budget: int | None = DEFAULT_BUDGET, prune: bool
     states of ``cea``; raise :class:`SizeBudgetExceeded` past ``budget`` subsets, or past the active work budget
     (:mod:`cer_theory.core.budget`: each subset, transition, minterm and solver call is a unit).
     """
+    from cer_theory.core.predicates.solver import minterms, naive_minterms  # (Z3 on first use: D281)
+
     table = MoveTable.of(cea)
     types = [(m, minterm_key(m)) for m in (minterms if prune else naive_minterms)(table.predicates)]
     start = frozenset(cea.initial)
