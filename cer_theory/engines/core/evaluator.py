@@ -427,41 +427,55 @@ class Evaluator:
     def _output(self, j: int, tau: int) -> list[CoreComplexEvent] | Outputs:
         """OUTPUT(j, ε): Algorithm 2 on every final state's union-list. Enumerating the entries in order is
         enumerating ``merge(ul)`` (a right spine of unions over the entries) without creating its nodes. With
-        :attr:`chunk`, the CEs are enumerated as they are read, :attr:`chunk` at a time (:class:`Outputs`)."""
-        if self.chunk is not None and not self.instrument:
-            heads = self._heads(tau)
-            return Outputs(self, j, tau, heads) if heads else []
+        :attr:`chunk`, a position with more than :attr:`chunk` CEs returns the first :attr:`chunk` of them as an
+        :class:`Outputs` that enumerates the rest as it is read."""
         final = self.det.final
         tecs = self.tecs
         mx, b = tecs.mx, tecs.base
         out: list[CoreComplexEvent] = []
         left = -1 if self.limit is None else self.limit
         counted = self._stats.enumeration if self.instrument else None
+        size = self.chunk if counted is None else None
         for p, ul in self.table.items():
             if final[p]:
                 for n in ul:
                     if mx[n - b] < tau or left == 0:
                         break
-                    if counted is None:
-                        got = tecs.enumerate_into(n, j, tau, out, left)
-                        if left > 0:
-                            left -= got
-                    else:
+                    if counted is not None:
                         got = list(islice(tecs.enumerate_counted(n, j, tau, counted), left if left >= 0 else None))
                         out.extend(got)
                         if left > 0:
                             left -= len(got)
+                    elif size is None:
+                        got = tecs.enumerate_into(n, j, tau, out, left)
+                        if left > 0:
+                            left -= got
+                    else:  # (the same, stopping when a chunk is full: the rest is enumerated as it is read)
+                        dfs: tuple[list[int], list[int]] = ([n, 0], [])
+                        room = size - len(out)
+                        got = tecs.enumerate_into(n, j, tau, out, room if left < 0 or room < left else left, dfs)
+                        if left > 0:
+                            left -= got
+                        if len(out) == size and left != 0:
+                            rest = self._heads(tau, after=(p, n))
+                            if dfs[0] or rest:
+                                self._stats.outputs += size
+                                return Outputs(self, j, tau, out, [n, *rest], dfs, left)
         self._stats.outputs += len(out)
         return out
 
-    def _heads(self, tau: int) -> list[int]:
-        """The union-list entries OUTPUT(j, ε) enumerates, in order, up to the first expired one of each final
-        state's list (none when ``LIMIT 0``)."""
-        if self.limit == 0:
-            return []
+    def _heads(self, tau: int, after: tuple[int, int]) -> list[int]:
+        """The union-list entries OUTPUT(j, ε) enumerates after entry ``n`` of final state ``p`` (``after``), in
+        order, each final state's list up to its first expired entry."""
         final, mx, b = self.det.final, self.tecs.mx, self.tecs.base
-        heads = []
+        heads: list[int] = []
+        seen = False
         for p, ul in self.table.items():
+            if not seen:
+                if p != after[0]:
+                    continue
+                seen = True
+                ul = ul[ul.index(after[1]) + 1:]
             if final[p]:
                 for n in ul:
                     if mx[n - b] < tau:
@@ -532,31 +546,31 @@ class Evaluator:
 
 
 class Outputs:
-    """The CEs of one position (OUTPUT(j, ε) of Algorithm 1, the CORE paper §4.3), enumerated by Algorithm 2 as they
-    are read rather than gathered first: :meth:`chunks` yields lists of at most ``evaluator.chunk`` CEs, in
-    Algorithm 2's order, each from where the last stopped (:meth:`Tecs.enumerate_into` resumed), so a position
-    with exponentially many CEs is written in memory bounded by the chunk (docs/decisions.md D282). It is only
-    made when there is at least one CE (it is true), and must be read before the evaluator's next event (the
-    tECS it reads changes then); LIMIT stops the enumeration as on the list path."""
+    """The CEs of one position with more than ``evaluator.chunk`` of them (OUTPUT(j, ε) of Algorithm 1, the CORE
+    paper §4.3), the rest enumerated by Algorithm 2 as they are read rather than gathered first: :meth:`chunks`
+    yields ``first`` (a full chunk), then lists of at most ``evaluator.chunk`` CEs, in Algorithm 2's order, each
+    from where the last stopped (:meth:`Tecs.enumerate_into` resumed on ``dfs``, then the union-list entries
+    ``heads`` after the first), so a position with exponentially many CEs is written in memory bounded by the
+    chunk (docs/decisions.md D282). It must be read before the evaluator's next event (the tECS it reads changes
+    then); LIMIT (``left``: what is still allowed, -1 for no LIMIT) stops it as on the list path."""
 
-    __slots__ = ("evaluator", "end", "tau", "heads")
+    __slots__ = ("evaluator", "end", "tau", "first", "heads", "dfs", "left")
 
-    def __init__(self, evaluator: Evaluator, end: int, tau: int, heads: list[int]) -> None:
-        self.evaluator, self.end, self.tau, self.heads = evaluator, end, tau, heads
-
-    def __bool__(self) -> bool:
-        return True
+    def __init__(self, evaluator: Evaluator, end: int, tau: int, first: list[CoreComplexEvent], heads: list[int],
+                 dfs: tuple[list[int], list[int]], left: int) -> None:
+        self.evaluator, self.end, self.tau, self.first = evaluator, end, tau, first
+        self.heads, self.dfs, self.left = heads, dfs, left
 
     def chunks(self) -> Iterator[list[CoreComplexEvent]]:
+        yield self.first
         evaluator = self.evaluator
-        size, tecs, end, tau = evaluator.chunk, evaluator.tecs, self.end, self.tau
-        left = -1 if evaluator.limit is None else evaluator.limit
+        size, tecs, end, tau, left = evaluator.chunk, evaluator.tecs, self.end, self.tau, self.left
         out: list[CoreComplexEvent] = []
-        for n in self.heads:
-            dfs: tuple[list[int], list[int]] = ([n, 0], [])
+        for k, n in enumerate(self.heads):
+            dfs = self.dfs if k == 0 else ([n, 0], [])  # (the first entry's traversal resumes where it stopped)
             while dfs[0] and left != 0:
                 room = size - len(out)  # type: ignore[operator]
-                got = tecs.enumerate_into(n, end, tau, out, room if left < 0 else min(room, left), dfs)
+                got = tecs.enumerate_into(n, end, tau, out, room if left < 0 or room < left else left, dfs)
                 evaluator._stats.outputs += got
                 if left > 0:
                     left -= got
