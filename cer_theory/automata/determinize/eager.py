@@ -17,7 +17,6 @@ from cer_theory.automata.determinize.step import MoveTable, minterm_key, subset_
 from cer_theory.core import budget as work
 from cer_theory.core.drawing import Subset
 from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
-from cer_theory.core.predicates.solver import minterms, naive_minterms
 
 _NONE: frozenset = frozenset()
 
@@ -31,6 +30,8 @@ def io_determinize(cea: CEA, *, budget: int | None = DEFAULT_BUDGET, prune: bool
     states of ``cea`` (:class:`~cer_theory.core.drawing.Subset`: printed ``{0, 1}``, ``∅``); raise :class:`SizeBudgetExceeded` past ``budget`` subsets, or past the active work budget
     (:mod:`cer_theory.core.budget`: each subset, transition, minterm and solver call is a unit).
     """
+    from cer_theory.core.predicates.solver import minterms, naive_minterms  # (Z3 on first use: D281)
+
     table = MoveTable.of(cea)
     types = [(m, minterm_key(m)) for m in (minterms if prune else naive_minterms)(table.predicates)]
     start = Subset(cea.initial)  # states print as the paper writes subsets, {0, 1} (Subset)

@@ -160,16 +160,23 @@ class Engine(EngineState):
         for e in events:
             yield from self.process_event(e)
 
-    def report_to(self, sink: Report | None) -> None:
+    def report_to(self, sink: Report | None, *, chunk: int | None = None) -> None:
         """Hand the CEs reported at each position to ``sink(ces, partition)`` instead of building a :class:`Match`
         per CE; what it returns is what :meth:`process` yields from then on (None: Matches again). ``ces`` are in
         the order Matches would come, ``partition`` is what :attr:`Match.partition` would be, and the events at
         the CEs' positions are :meth:`event_at` during the call. A writer that needs text, not objects, saves
         the Match and the events tuple per CE (:meth:`~cer_theory.engines.core.output.MatchWriter.attach`;
-        docs/decisions.md D155). Not for a query with aggregates, whose matches are decoded first."""
+        docs/decisions.md D155). Not for a query with aggregates, whose matches are decoded first.
+
+        With ``chunk``, ``ces`` is a list or an :class:`~cer_theory.engines.core.evaluator.Outputs`, whose
+        ``chunks()`` enumerate the position's CEs at most ``chunk`` at a time while the sink reads them (the sink
+        must read them during the call): a position with exponentially many CEs never holds them all (D282)."""
         if self.plan.aggregation is not None and sink is not None:
             raise UnsupportedError("report_to: a query with aggregates reports AggregatedMatch objects")
         self.report = self.matches if sink is None else sink
+        self.plan.chunk = chunk if sink is not None else None
+        for evaluator, _ in self.partitions_table.evaluators.values():
+            evaluator.chunk = self.plan.chunk
 
     # ------------------------------------------------------------------ one event
 
