@@ -4,6 +4,7 @@ Spark."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import importlib
 import json
@@ -224,13 +225,29 @@ def cmd_spark(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     from cer_theory.spark import spark_session
+    from cer_theory.spark.job import interrupt_raises, stop_writing
 
-    def session():
-        t0 = time.perf_counter()
-        spark = spark_session(args.master)
-        emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in {time.perf_counter() - t0:.1f} s")
-        return spark
+    started = []
+    with contextlib.ExitStack() as held:
+        def session():
+            t0 = time.perf_counter()
+            spark = spark_session(args.master)
+            started.append(spark)
+            held.enter_context(interrupt_raises())  # (after the session: PySpark sets its own handler)
+            emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in "
+                 f"{time.perf_counter() - t0:.1f} s")
+            return spark
 
+        try:
+            return _spark_job(args, query, declarations, session, emit)
+        except KeyboardInterrupt:  # (Ctrl-C, SIGTERM: Spark's jobs stopped, its log quiet, before the one line)
+            for spark in started:
+                stop_writing(spark, quiet=True)
+            raise
+
+
+def _spark_job(args: argparse.Namespace, query, declarations: list, session, emit) -> int:
+    """The streaming or the batch job of ``cmd_spark``, on the session ``session()`` starts."""
     if args.stream:
         from cer_theory.core import durations
         from cer_theory.spark.streaming import stream_job
