@@ -31,26 +31,20 @@ def test_commit_replaces_the_old_folder_whole_and_leaves_nothing_aside(tmp_path:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-def test_discard_leaves_the_old_folder_and_removes_the_temporary_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("end", ["discard", "commit without replace"])
+def test_an_output_given_up_or_refused_leaves_the_old_folder_and_no_temporary_one(tmp_path: Path, end: str
+                                                                                  ) -> None:
     out = tmp_path / "out"
     out.mkdir()
     _fill(out, "old")
-    folder = OutputFolder(out, replace=True)
-    _fill(folder.partial, "half")  # type: ignore[arg-type]
-    folder.discard()
-    folder.discard()  # (idempotent)
-    assert (out / "part-0").read_text(encoding="utf-8") == "old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-
-
-def test_without_replace_an_existing_target_is_refused_and_kept(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    _fill(out, "old")
-    folder = OutputFolder(out, replace=False)
+    folder = OutputFolder(out, replace=end == "discard")
     _fill(folder.partial, "new")  # type: ignore[arg-type]
-    with pytest.raises(CerError, match="exists"):
-        folder.commit()
+    if end == "discard":
+        folder.discard()
+        folder.discard()  # (idempotent)
+    else:
+        with pytest.raises(CerError, match="exists"):
+            folder.commit()
     assert (out / "part-0").read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
