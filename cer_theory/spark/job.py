@@ -157,6 +157,23 @@ def stop_writing(spark: SparkSession, *, quiet: bool = False) -> None:
         pass
 
 
+def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
+    """Compare Spark's complex events with the single-process engine's over the same file (the rejected rows
+    left out, positions mapped back to the input's rows). Raises CerError on a difference."""
+    rejected = {r.position for r in result.rejected.filter("fatal").select("position").collect()}
+    accepted = [(row, event) for row, (_, event) in enumerate(iter_file(path)) if row not in rejected]
+    kept = [row for row, _ in accepted]  # engine position → input row
+    expected = Counter((kept[m.start], kept[m.end], tuple(kept[p] for p in m.positions))
+                       for m in run_stream(query, (e for _, e in accepted)))
+    rows = result.matches.select("start", "end", "positions").collect()
+    actual = Counter((r.start, r.end, tuple(r.positions)) for r in rows)
+    if actual != expected:
+        missing, extra = sorted(expected - actual)[:5], sorted(actual - expected)[:5]
+        raise CerError(f"Spark and the single-process engine differ: {sum((expected - actual).values())} missing "
+                       f"(e.g. {missing}), {sum((actual - expected).values())} extra (e.g. {extra})")
+    return f"the single-process engine finds the same {sum(expected.values()):,} complex events"
+
+
 @contextmanager
 def interrupt_raises() -> Iterator[None]:
     """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM raises the command line's ``Terminated``.
