@@ -175,20 +175,37 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
 
 
 @contextmanager
-def interrupt_raises() -> Iterator[None]:
+def interrupt_raises() -> Iterator[list[int]]:
     """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM raises the command line's ``Terminated``.
     PySpark's own SIGINT handler cancels the jobs from inside the handler, re-entering the Py4J call the main
     thread waits in (a second error, logged with its traceback); the job's clean-up cancels them instead
-    (:func:`stop_writing`). Only the main thread handles signals: elsewhere nothing changes."""
+    (:func:`stop_writing`). Yields the signals received, in order: a Py4J call interrupted half-way may fail
+    with a lost connection rather than the signal's exception, and the caller then re-raises the signal
+    (:func:`signal.raise_signal`). Only the main thread handles signals: elsewhere nothing changes."""
+    received: list[int] = []
     try:
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        nested = getattr(previous[signal.SIGINT], "records_signals", False)  # (an outer one records too)
+        handlers = {signal.SIGINT: previous[signal.SIGINT] if nested else signal.default_int_handler,
+                    signal.SIGTERM: previous[signal.SIGTERM]}
+
+        def record(signum: int, frame: object) -> None:
+            received.append(signum)
+            handler = handlers[signal.Signals(signum)]
+            if callable(handler):
+                handler(signum, frame)
+
+        record.records_signals = True  # type: ignore[attr-defined]
+        for s in previous:
+            signal.signal(s, record if callable(handlers[s]) else handlers[s])
     except ValueError:
-        yield
+        yield received
         return
     try:
-        yield
+        yield received
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fmt: str = "json",

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cer_theory.cli import main
+from cer_theory.spark.job import interrupt_raises
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -101,7 +102,7 @@ def test_sigterm_and_sigint_at_random_points_leave_the_old_output_or_the_new_one
         if proc.returncode == 0:  # (the job finished first: the new output complete)
             assert _read_back(out, fmt) == complete
         else:
-            assert proc.returncode == code, (sig, proc.returncode, err)
+            assert proc.returncode == code, f"{sig} {proc.returncode}\n{err}"
             assert err.strip().splitlines()[-1] == ("cer-theory spark: terminated" if code == 143 else
                                                     "cer-theory spark: interrupted"), err
             assert "Traceback" not in err, err
@@ -109,3 +110,25 @@ def test_sigterm_and_sigint_at_random_points_leave_the_old_output_or_the_new_one
             if now != old:  # (the signal came during the swap, which ends first: the new output complete)
                 assert _read_back(out, fmt) == complete, err
         assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "t.jsonl"], err
+
+
+def test_interrupt_raises_records_every_signal_also_nested_and_restores_the_handlers() -> None:
+    """The signals received during a job are recorded (a Py4J call cut by one may fail with a lost connection,
+    and the command then re-raises the signal), by every nested level, each signal still raising its own
+    exception; the handlers before are restored after."""
+    def term(signum: int, frame: object) -> None:
+        raise SystemExit("terminated")
+
+    before = signal.signal(signal.SIGTERM, term)
+    try:
+        with interrupt_raises() as outer:
+            with interrupt_raises() as inner:
+                with pytest.raises(KeyboardInterrupt):
+                    signal.raise_signal(signal.SIGINT)
+                with pytest.raises(SystemExit):
+                    signal.raise_signal(signal.SIGTERM)
+            assert inner == outer == [signal.SIGINT, signal.SIGTERM]
+        assert signal.getsignal(signal.SIGTERM) is term
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGTERM, before)
