@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import json
 import sys
@@ -15,13 +16,16 @@ from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.streams.rows import iter_file, rereadable
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
-from cer_theory.formalisms.sremo.srt import SRT
 
 from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
 
 
-TRIMMED_DRAWINGS = (CEA, SRT)
-"""The models whose drawings leave useless states out unless ``--all-states`` (``trim=False``) asks for them."""
+def draws_trimmed(model: object) -> bool:
+    """Whether ``model``'s drawing leaves useless states out unless ``--all-states`` (``trim=False``) asks for them:
+    every CEA (UCEA included), and any model whose ``diagram`` takes ``trim`` (SREMO's SRT). Asked of the model, not
+    of a list of classes, so that ``run`` does not load every formalism's automaton to draw none."""
+    diagram = getattr(model, "diagram", None)
+    return isinstance(model, CEA) or (diagram is not None and "trim" in inspect.signature(diagram).parameters)
 
 
 class _Events:
@@ -127,7 +131,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
             raise UnsupportedError(f"--trim: {logic.name}'s automaton ({type(automaton).__name__}) has no trimming")
         automaton = automaton.trim().relabel_states()
     title = args.title or logic.format(ast)
-    if args.all_states and not isinstance(automaton, TRIMMED_DRAWINGS):
+    if args.all_states and not draws_trimmed(automaton):
         raise UnsupportedError(f"--all-states is for complex event automata and symbolic register transducers; "
                                f"{type(automaton).__name__} drawings show every state")
     dot = automaton.to_dot(title=title, trim=False) if args.all_states else automaton.to_dot(title=title)
