@@ -16,9 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.signals import Handler, stop_signals
 from cer_theory.streams.rows import iter_file
 from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.ast import Query
@@ -183,29 +185,22 @@ def interrupt_raises() -> Iterator[list[int]]:
     with a lost connection rather than the signal's exception, and the caller then re-raises the signal
     (:func:`signal.raise_signal`). Only the main thread handles signals: elsewhere nothing changes."""
     received: list[int] = []
-    try:
-        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-        nested = getattr(previous[signal.SIGINT], "records_signals", False)  # (an outer one records too)
-        handlers = {signal.SIGINT: previous[signal.SIGINT] if nested else signal.default_int_handler,
-                    signal.SIGTERM: previous[signal.SIGTERM]}
 
-        def record(signum: int, frame: object) -> None:
+    def recording(s: signal.Signals, previous: Handler) -> Handler:
+        nested = getattr(previous, "records_signals", False)  # (an outer one records too)
+        handler = previous if s != signal.SIGINT or nested else signal.default_int_handler
+        if not callable(handler):  # (SIGTERM's default: the process ends, nothing to record)
+            return handler
+
+        def record(signum: int, frame: FrameType | None) -> None:
             received.append(signum)
-            handler = handlers[signal.Signals(signum)]
-            if callable(handler):
-                handler(signum, frame)
+            handler(signum, frame)
 
         record.records_signals = True  # type: ignore[attr-defined]
-        for s in previous:
-            signal.signal(s, record if callable(handlers[s]) else handlers[s])
-    except ValueError:
+        return record
+
+    with stop_signals(recording):
         yield received
-        return
-    try:
-        yield received
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fmt: str = "json",

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.signals import Handler, stop_signals
 
 FORMATS = ("jsonl", "csv", "parquet")
 """The output formats."""
@@ -97,23 +98,16 @@ def _aside(target: Path, suffix: str = ".partial") -> dict[str, str]:
 @contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM held until the block ends, then delivered: a short step that must not stop half-way
-    (an output folder's swap) ends first. Python runs signal handlers in the main thread only, so the handlers are
-    swapped there; elsewhere (embedded use) nothing is held."""
+    (an output folder's swap) ends first. Outside the main thread nothing is held (:mod:`cer_theory.core.signals`)."""
     received: list[int] = []
 
-    def hold(signum: int, frame: object) -> None:
-        received.append(signum)
+    def hold(s: signal.Signals, previous: Handler) -> Handler:
+        return lambda signum, frame: received.append(signum)
 
     try:
-        previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
+        with stop_signals(hold):
+            yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
         if received:
             signal.raise_signal(received[0])  # (its own handler now: Ctrl-C's KeyboardInterrupt, SIGTERM's …)
 
