@@ -58,7 +58,7 @@ from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.core.windows import window_value
 from cer_theory.engines.core.evaluator import Evaluator
-from cer_theory.engines.core.loop import event_cursor, fast_loop
+from cer_theory.engines.core.loop import fast_loop
 from cer_theory.engines.core.matches import AggregatedMatch, Match
 from cer_theory.engines.core.partitions import partition_key
 from cer_theory.engines.core.plan import SELECT_STRATEGIES, QueryPlan
@@ -152,10 +152,7 @@ class Engine(EngineState):
     def _process_events(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
         """Events and dicts one at a time: the fast loop where the plan allows it, else the one step."""
         if self.plan.fast:
-            plan = self.plan
-            cursor = event_cursor(events, self.position, self.det.mask, plan.time_attribute,
-                                  plan.partition_attributes)
-            yield from fast_loop(self, cursor, events=True)
+            yield from fast_loop(self, events, events=True)
             return
         for e in events:
             yield from self.process_event(e)
