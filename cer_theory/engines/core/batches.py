@@ -168,8 +168,10 @@ def column_cursor(rows: Rows, masks: list[int], times: list | None, parts: list[
         n = len(masks)
         return zip(range(first, first + n), repeat(None), masks, repeat(None) if times is None else times,
                    repeat(None) if not parts else zip(*parts))
-    return ((first + k, None, masks[k], None if times is None else times[k],
-             None if not parts else tuple([c[k] for c in parts])) for k in visit)
+    ks = list(visit)  # (the columns picked by C-level maps, as above: no generator frame per visited row)
+    return zip(map(first.__add__, ks), repeat(None), map(masks.__getitem__, ks),
+               repeat(None) if times is None else map(times.__getitem__, ks),
+               repeat(None) if not parts else zip(*[map(c.__getitem__, ks) for c in parts]))
 
 
 def column_loop(state: EngineState, columns: Columns) -> Iterator[Match]:
