@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run demo test figures docs clean
+.PHONY: run demo test figures docs notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,10 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+
+# The notebooks executed top to bottom, their outputs stored in place (the documentation site shows them).
+notebooks: $(VENV)/.installed-test
+	$(BIN)/python notebooks/execute.py
 
 figures: $(VENV)/.installed
 	$(BIN)/cer-theory figures

@@ -7,6 +7,9 @@ exponentially many complex events at each C. Each format (JSON Lines, CSV, Parqu
 with ``--max-output``, and a large output that does not explode (``A ; B+ ; C WITHIN 10 EVENTS``) without; the report gives its peak resident set size (``ru_maxrss`` of the child), its wall time,
 how it ended (exit status 2 and the ``--max-output`` message when the bound was passed) and the output size. A
 control run of a query with a small, non-exploding output shows the baseline (interpreter, imports, engine).
+The last rows run the exploding query without a bound on ``A B…B C`` (``--one-position K`` Bs): 2^K − 1 complex
+events at one position, which the engine hands to the writer as it enumerates them (docs/decisions.md D282), so
+the peak stays that of the control run however large K is.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ def write_stream(path: Path, events: int, seed: int) -> None:
         for k in range(events):
             f.write(json.dumps({"type": rng.choices("ABC", weights=(1, 8, 1))[0], "time": k, "x": rng.randrange(100)})
                     + "\n")
+
+
+def write_one_position(path: Path, k: int) -> None:
+    """``A``, k ``B``, ``C``: 2^k − 1 complex events of the exploding query at the last position."""
+    with path.open("w", encoding="utf-8") as f:
+        for k_, kind in enumerate(["A"] + ["B"] * k + ["C"]):
+            f.write(json.dumps({"type": kind, "time": k_}) + "\n")
 
 
 def measure(query: str, stream: Path, fmt: str, out: Path, max_output: int | None) -> dict:
@@ -76,7 +86,7 @@ def render(report: dict) -> str:
              f"{meta['load_after']} (a shared, loaded machine: times are indicative only).", "",
              "| query | format | exit | peak RSS (MiB) | seconds | output bytes | last line |", "|---|---|---|---|---|---|---|"]
     for r in report["results"]:
-        lines.append(f"| `{r['query']}` | {r['format']} | {r['exit']} | {r['peak_rss_mib']} | {r['seconds']} | "
+        lines.append(f"| `{r['query']}`{' (' + r['stream'] + ')' if 'stream' in r else ''} | {r['format']} | {r['exit']} | {r['peak_rss_mib']} | {r['seconds']} | "
                      f"{r['output_bytes']:,} | {r['message']} |")
     return "\n".join(lines) + "\n"
 
@@ -89,11 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--max-output", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--one-position", type=int, default=16, metavar="K",
+                        help="the Bs of the one-position stream (2^K - 1 complex events at its C)")
     parser.add_argument("--out", default="benchmarks/results_output_memory.json")
     args = parser.parse_args(args_in)
     report: dict = {"meta": {"command": "python -m benchmarks.output_memory " + " ".join(args_in),
                              "date": _dt.datetime.now().isoformat(timespec="seconds"), "events": args.events,
-                             "max_output": args.max_output, "load_before": [round(x, 2) for x in os.getloadavg()]},
+                             "max_output": args.max_output, "one_position": args.one_position,
+                             "load_before": [round(x, 2) for x in os.getloadavg()]},
                     "results": []}
     with tempfile.TemporaryDirectory(prefix="cer_output_memory_") as tmp:
         stream = Path(tmp) / "s.jsonl"
@@ -105,6 +118,14 @@ def main(argv: list[str] | None = None) -> int:
                 out.unlink(missing_ok=True)
                 report["results"].append(result)
                 print(json.dumps(result), flush=True)
+        one = Path(tmp) / "one.jsonl"
+        write_one_position(one, args.one_position)
+        for fmt in FORMATS:
+            out = Path(tmp) / f"out.{fmt}"
+            result = {**measure(EXPLODING, one, fmt, out, None), "stream": f"one position, K={args.one_position}"}
+            out.unlink(missing_ok=True)
+            report["results"].append(result)
+            print(json.dumps(result), flush=True)
     report["meta"]["load_after"] = [round(x, 2) for x in os.getloadavg()]
     out_path = Path(args.out)
     out_path.write_text(json.dumps(report, indent=1) + "\n")

@@ -15,9 +15,10 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
+from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
+from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate, disj
 
 State = Hashable
@@ -43,6 +44,9 @@ class Transition:
     def sort_key(self) -> tuple:
         return (repr(self.source), repr(self.target), sorted(self.labels), self.predicate.text())
 
+    def __repr__(self) -> str:
+        return f"Transition({shown(self.source)} --{self.label()}--> {shown(self.target)})"
+
 
 def marks(labels: frozenset[str]) -> str:
     """A transition's variable set as the paper's figures write it: ``{A,B}``, ``∅`` when non-marking."""
@@ -60,7 +64,7 @@ class CEA(Drawable):
 
     def __init__(self, states: Iterable[State], transitions: Iterable[Transition | tuple],
                  initial: Iterable[State], final: Iterable[State], *, name: str = "") -> None:
-        states_f = frozenset(states)
+        states_f = Subset(states)  # Q, I and F print as the paper writes sets: {0, 1}
         trans: dict[Transition, None] = {}
         for t in transitions:
             if not isinstance(t, Transition):
@@ -69,7 +73,7 @@ class CEA(Drawable):
                 t = Transition(t[0], t[1], _frozen_labels(t[2]), t[3])
             self._check(t, states_f)
             trans[t] = None
-        initial_f, final_f = frozenset(initial), frozenset(final)
+        initial_f, final_f = Subset(initial), Subset(final)
         for role, group in (("initial", initial_f), ("final", final_f)):
             if not group <= states_f:
                 raise AutomatonError(f"{role} states {sorted(map(repr, group - states_f))} are not states")
@@ -137,10 +141,13 @@ class CEA(Drawable):
                 f"{len(self.transitions)} transitions)")
 
     def describe(self) -> str:
-        """A readable listing: states, initial, final, one transition per line."""
-        lines = [repr(self), f"  initial: {sorted(map(repr, self.initial))}",
-                 f"  final:   {sorted(map(repr, self.final))}"]
-        lines += [f"  {t.source!r} --{t.label()}--> {t.target!r}"
+        """A readable listing: initial and final states, one transition per line, states and sets written as in
+        the drawings (:func:`~cer_theory.core.drawing.shown`)."""
+        def states(group: Iterable[State]) -> str:
+            return ", ".join(shown(q) for q in sorted(group, key=repr)) or "none"
+
+        lines = [repr(self), f"  initial: {states(self.initial)}", f"  final:   {states(self.final)}"]
+        lines += [f"  {shown(t.source)} --{t.label()}--> {shown(t.target)}"
                   for t in sorted(self.transitions, key=Transition.sort_key)]
         return "\n".join(lines)
 
@@ -172,25 +179,12 @@ class CEA(Drawable):
         return order
 
     def reachable(self) -> frozenset[State]:
-        seen, stack = set(self.initial), list(self.initial)
-        while stack:
-            for t in self._out[stack.pop()]:
-                if t.target not in seen:
-                    seen.add(t.target)
-                    stack.append(t.target)
-        return frozenset(seen)
+        """The states some run reaches from I."""
+        return reach(self.initial, ((t.source, t.target) for t in self.transitions))
 
     def coreachable(self) -> frozenset[State]:
-        back: dict[State, list[State]] = {q: [] for q in self.states}
-        for t in self.transitions:
-            back[t.target].append(t.source)
-        seen, stack = set(self.final), list(self.final)
-        while stack:
-            for p in back[stack.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    stack.append(p)
-        return frozenset(seen)
+        """The states from which some run reaches F."""
+        return reach(self.final, ((t.target, t.source) for t in self.transitions))
 
     def restrict(self, keep: Iterable[State]) -> CEA:
         """The sub-automaton on ``keep`` (transitions with both ends kept)."""

@@ -95,19 +95,27 @@ class DistinguishingWord:
             return Valuation(grouped)
         return ComplexEvent(k for k, marked in enumerate(self.labels) if marked)
 
+    def letter(self, k: int) -> str:
+        """Letter k as the drawings write it: its type and its label set (``∅`` unmarked), or ``•``/``∘``
+        (marked or not) at the level of complex events."""
+        lab = self.labels[k]
+        if self.level == "valuations":
+            marks = "{" + ",".join(sorted(lab)) + "}" if lab else "∅"  # type: ignore[arg-type]
+        else:
+            marks = "•" if lab else "∘"
+        return f"{self.types[k].label()} / {marks}"
+
+    def __repr__(self) -> str:
+        letters = ", ".join(self.letter(k) for k in range(len(self.types)))
+        path = " → ".join(shown(pair) for pair in self.path)
+        return (f"DistinguishingWord({self.level}: {letters}; left {'accepts' if self.left else 'rejects'}, right "
+                f"{'accepts' if self.right else 'rejects'}; subsets {path})")
+
     def diagram(self, left_name: str = "A", right_name: str = "B") -> Diagram:
         """The product path that distinguishes the automata: pairs of subsets joined by the letters read; the
         last pair is drawn final (doubled) whichever side accepts there."""
-        def letter(k: int) -> str:
-            lab = self.labels[k]
-            if self.level == "valuations":
-                marks = "{" + ",".join(sorted(lab)) + "}" if lab else "∅"  # type: ignore[arg-type]
-            else:
-                marks = "•" if lab else "∘"
-            return f"{self.types[k].label()} / {marks}"
-
         states = {k: f"{left_name}: {shown(a)}\n{right_name}: {shown(b)}" for k, (a, b) in enumerate(self.path)}
-        edges = [(k, k + 1, letter(k)) for k in range(len(self.types))]
+        edges = [(k, k + 1, self.letter(k)) for k in range(len(self.types))]
         who = left_name if self.left else right_name
         return state_diagram(name="product", states=states, initial=[0], final={len(self.path) - 1},
                              edges=edges, title=f"shortest distinguishing word: only {who} accepts at the end")

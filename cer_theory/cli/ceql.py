@@ -4,9 +4,11 @@ Spark."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import importlib
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -14,6 +16,7 @@ from pathlib import Path
 from cer_theory.core.errors import CerError
 from cer_theory.core.textfiles import read_text_file
 from cer_theory.cli.options import seconds, whole_number
+from cer_theory.cli.relay import StderrRelay
 
 
 QUERY_HELP = ("CEQL text, or @FILE to read it from a file (a value without spaces is read as a file name too, as "
@@ -224,13 +227,41 @@ def cmd_spark(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     from cer_theory.spark import spark_session
+    from cer_theory.spark.job import interrupt_raises, stop_writing
 
-    def session():
-        t0 = time.perf_counter()
-        spark = spark_session(args.master)
-        emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in {time.perf_counter() - t0:.1f} s")
-        return spark
+    from py4j.protocol import Py4JError
 
+    started, received, relay = [], [], StderrRelay()
+    with contextlib.ExitStack() as held:
+        def session():
+            t0 = time.perf_counter()
+            with relay.children():  # (Spark's JVM: its output stops before the line saying why the command stops)
+                spark = spark_session(args.master)
+            started.append(spark)
+            received.append(held.enter_context(interrupt_raises()))  # (after the session: PySpark sets its own)
+            emit(f"spark: session on {spark.sparkContext.master} ({spark.version}) in "
+                 f"{time.perf_counter() - t0:.1f} s")
+            return spark
+
+        try:
+            return _spark_job(args, query, declarations, session, emit)
+        except KeyboardInterrupt:  # (Ctrl-C, SIGTERM: Spark's jobs stopped, its log quiet, before the one line)
+            for spark in started:
+                stop_writing(spark, quiet=True)
+            relay.mute()
+            raise
+        except Py4JError as exc:  # (a call cut by a signal may lose its connection: the signal is the news)
+            signals = [s for r in received for s in r]
+            if signals:
+                for spark in started:
+                    stop_writing(spark, quiet=True)
+                relay.mute()
+                signal.raise_signal(signals[0])
+            raise CerError(f"Spark stopped answering: {str(exc).splitlines()[0]}") from None
+
+
+def _spark_job(args: argparse.Namespace, query, declarations: list, session, emit) -> int:
+    """The streaming or the batch job of ``cmd_spark``, on the session ``session()`` starts."""
     if args.stream:
         from cer_theory.core import durations
         from cer_theory.spark.streaming import stream_job

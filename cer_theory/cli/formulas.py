@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import json
 import sys
@@ -17,6 +18,14 @@ from cer_theory.streams.rows import iter_file, rereadable
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
 from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
+
+
+def draws_trimmed(model: object) -> bool:
+    """Whether ``model``'s drawing leaves useless states out unless ``--all-states`` (``trim=False``) asks for them:
+    every CEA (UCEA included), and any model whose ``diagram`` takes ``trim`` (SREMO's SRT). Asked of the model, not
+    of a list of classes, so that ``run`` does not load every formalism's automaton to draw none."""
+    diagram = getattr(model, "diagram", None)
+    return isinstance(model, CEA) or (diagram is not None and "trim" in inspect.signature(diagram).parameters)
 
 
 class _Events:
@@ -122,9 +131,9 @@ def cmd_draw(args: argparse.Namespace) -> int:
             raise UnsupportedError(f"--trim: {logic.name}'s automaton ({type(automaton).__name__}) has no trimming")
         automaton = automaton.trim().relabel_states()
     title = args.title or logic.format(ast)
-    if args.all_states and not isinstance(automaton, CEA):
-        raise UnsupportedError(f"--all-states is for complex event automata; {type(automaton).__name__} drawings "
-                               f"show every state")
+    if args.all_states and not draws_trimmed(automaton):
+        raise UnsupportedError(f"--all-states is for complex event automata and symbolic register transducers; "
+                               f"{type(automaton).__name__} drawings show every state")
     dot = automaton.to_dot(title=title, trim=False) if args.all_states else automaton.to_dot(title=title)
     if args.output in (None, "-"):
         sys.stdout.write(dot)
@@ -187,7 +196,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
                                                        "the others (drawings leave them out anyway)")
     d.add_argument("--all-states", action="store_true",
-                   help="draw every state, also those no accepting run visits (left out by default)")
+                   help="draw every state, also those no accepting run visits (left out by default; CEA, UCEA and SRT)")
     add_budget_option(d)
     d.set_defaults(func=cmd_draw)
 

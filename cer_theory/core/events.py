@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Union, overload
+from typing import Any, Union, overload
 
 from cer_theory.core.errors import StreamFormatError
 
@@ -26,7 +26,7 @@ TYPE_KEY = "type"
 """The reserved key that holds the event type in JSON Lines, CSV and predicates (``X.type``)."""
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]  # (what json.dumps uses)
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii  # (what json.dumps uses)
 
 
 def _check_value(name: str, value: object, *, source: str | None, line: int | None) -> Value:
@@ -67,7 +67,7 @@ class Event:
 
     def _fill(self, type: str, attrs: Mapping[str, Value], ordered: bool = False) -> None:
         object.__setattr__(self, "type", type)
-        values = attrs if ordered else dict(sorted(attrs.items()))  # type: ignore[assignment]
+        values = attrs if ordered else dict(sorted(attrs.items()))
         object.__setattr__(self, "_values", values)
         # The hash is computed on first use: most events (a columnar batch's reported rows) are never hashed.
 
@@ -150,12 +150,14 @@ class Event:
 def json_value_text(value: Value) -> str:
     """``json.dumps(value)`` for an attribute value, byte for byte and faster (docs/decisions.md D155): strings
     escaped to ASCII, ``int.__repr__``, ``float.__repr__`` (json's own, for finite floats), ``true``/``false``."""
+    # Exact class tests, not isinstance: bool is an int, and this runs once per reported value. mypy does not
+    # narrow on ``__class__ is``, hence the ignores.
     c = value.__class__
     if c is str:
-        return _json_string(value)
+        return _json_string(value)  # type: ignore[arg-type]
     if c is int:
         return int.__repr__(value)
-    if c is float and value - value == 0.0:  # (finite: json writes infinities as Infinity)
+    if c is float and value - value == 0.0:  # type: ignore[operator]  # (finite: json writes infinities as Infinity)
         return float.__repr__(value)
     if c is bool:
         return "true" if value else "false"
@@ -191,9 +193,10 @@ def row_json_text(names: tuple[str, ...]) -> Callable[..., Callable[[int], str]]
     body.append("        return out + '}'")
     source = "\n".join([f"def make(types, {', '.join(cells + [''])}js=js, jv=jv, ir=ir, fr=fr):", *body,
                          "    return text"])
-    namespace: dict = {"js": _json_string, "jv": json_value_text, "ir": int.__repr__, "fr": float.__repr__}
+    namespace: dict[str, Any] = {"js": _json_string, "jv": json_value_text, "ir": int.__repr__, "fr": float.__repr__}
     exec(compile(source, f"<row_json_text {' '.join(names)}>", "exec"), namespace)  # noqa: S102 (names checked)
-    return namespace["make"]
+    make: Callable[..., Callable[[int], str]] = namespace["make"]
+    return make
 
 
 def _typed(attrs: Mapping[str, Value]) -> tuple[tuple[str, type, Value], ...]:
@@ -272,7 +275,7 @@ def huge_int_error(digits: int, *, source: str | None, line: int | None, field: 
                              f"give it as a string", source=source, line=line, field=field)
 
 
-class ComplexEvent(frozenset):
+class ComplexEvent(frozenset[int]):
     """A complex event: a finite, possibly empty set of stream positions (the CEL paper, §4)."""
 
     __slots__ = ()
@@ -297,7 +300,7 @@ class ComplexEvent(frozenset):
         return "{" + ",".join(map(str, self.positions)) + "}"
 
 
-class Valuation(Mapping[str, frozenset]):
+class Valuation(Mapping[str, frozenset[int]]):
     """A valuation μ: variables → finite sets of positions (the CEL paper, §4); variables absent map to ∅.
 
     Immutable and hashable; empty entries are dropped so that equal valuations compare equal.
@@ -320,7 +323,7 @@ class Valuation(Mapping[str, frozenset]):
         """``A ↦ C``."""
         return cls({var: positions})
 
-    def __getitem__(self, var: str) -> frozenset:
+    def __getitem__(self, var: str) -> frozenset[int]:
         return self._map.get(var, frozenset())
 
     def __contains__(self, var: object) -> bool:
@@ -369,7 +372,7 @@ class Valuation(Mapping[str, frozenset]):
     def to_json(self) -> dict[str, list[int]]:
         return {v: sorted(self._map[v]) for v in sorted(self._map)}
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         return tuple((v, tuple(sorted(self._map[v]))) for v in sorted(self._map))
 
     def __repr__(self) -> str:
@@ -387,8 +390,8 @@ class CoreComplexEvent:
     end: int
     positions: tuple[int, ...] = field(default=())
 
-    def to_json(self, stream: Sequence[Event] | None = None) -> dict:
-        out: dict = {"start": self.start, "end": self.end, "positions": list(self.positions)}
+    def to_json(self, stream: Sequence[Event] | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"start": self.start, "end": self.end, "positions": list(self.positions)}
         if stream is not None:
             out["events"] = [stream[p].to_dict() for p in self.positions]
         return out

@@ -9,6 +9,7 @@ asking the parser which terminals it would have accepted at that point, and buil
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -17,17 +18,17 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import lark
-from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
-from cer_theory.core.errors import FormulaTooDeep, SyntaxErrorCER
+from cer_theory.core.errors import CerError, FormulaTooDeep, SyntaxErrorCER
 from cer_theory.core.tree import MAX_NESTING, nesting_depth
 from cer_theory.core.user_cache import cache_dir, owned_and_private, safe_to_trust
 
@@ -219,7 +220,8 @@ def _decode(d: dict[str, Any]) -> Any:
     return d
 
 
-def cached_lalr(grammar: str, name: str, **options: Any) -> Lark:
+def cached_lalr(grammar: str, name: str, *, imported: str = "", transformer: Transformer | None = None,
+                **options: Any) -> Lark:
     """The LALR parser of ``grammar``, its tables loaded from the user's cache when a previous process built
     them, else built and saved there (D121, D200).
 
@@ -229,22 +231,40 @@ def cached_lalr(grammar: str, name: str, **options: Any) -> Lark:
     tables. A file that is not this user's, is writable by others, or does not load (truncated, garbled, another
     key) is ignored and the tables are rebuilt; the new file is written aside and renamed into place, so a
     concurrent reader sees the old file or the new one, never half of one.
+
+    ``imported`` is the text of the grammars ``grammar`` imports (:func:`imported_grammars`), hashed into the key
+    so that a changed condition grammar rebuilds every logic's tables. ``transformer`` runs inline (it is not part
+    of the tables: the same file serves the parser with it and without it).
     """
-    key = hashlib.sha256(f"{grammar}\0{sorted(options.items())!r}\0{lark.__version__}\0"
+    options = {k: [str(p) for p in v] if k == "import_paths" else v for k, v in options.items()}
+    key = hashlib.sha256(f"{grammar}\0{imported}\0{sorted(options.items())!r}\0{lark.__version__}\0"
                          f"{sys.version_info[:2]}".encode()).hexdigest()[:20]
     folder = cache_folder()
     path = folder / f"{name}-lalr-{key}.json" if folder is not None else None
     if path is not None:
-        loaded = _load_tables(path, key)
+        loaded = _load_tables(path, key, transformer)
         if loaded is not None:
             return loaded
-    parser = Lark(grammar, parser="lalr", **options)
+    if transformer is None:
+        parser = Lark(grammar, parser="lalr", **options)
+        if path is not None:
+            _save_tables(parser, path, key)
+        return parser
+    plain = Lark(grammar, parser="lalr", **options)
+    data, memo = plain.memo_serialize([TerminalDef, Rule])
     if path is not None:
-        _save_tables(parser, path, key)
-    return parser
+        _save_tables(plain, path, key)
+    return _from_tables(data, memo, transformer)
 
 
-def _load_tables(path: Path, key: str) -> Lark | None:
+def _from_tables(data: Any, memo: Any, transformer: Transformer | None) -> Lark:
+    """A parser from serialized tables, with ``transformer`` inline. Lark's public ``Lark.load`` takes no options;
+    its ``_load`` takes those a loaded parser may change (the transformer among them)."""
+    parser = Lark.__new__(Lark)
+    return parser._load({"data": data, "memo": memo}, **({"transformer": transformer} if transformer else {}))
+
+
+def _load_tables(path: Path, key: str, transformer: Transformer | None = None) -> Lark | None:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -257,7 +277,7 @@ def _load_tables(path: Path, key: str) -> Lark | None:
             stored = json.loads(f.read().decode("utf-8"), object_hook=_decode)
         if not isinstance(stored, dict) or stored.get("key") != key:
             return None
-        parser = Lark.load({"data": stored["data"], "memo": stored["memo"]})
+        parser = _from_tables(stored["data"], stored["memo"], transformer)
         LOG.debug("loaded parser tables from %s", path)
         return parser
     except Exception as e:  # noqa: BLE001 - any damage (truncated, garbled, hand-edited) only costs a rebuild
@@ -280,3 +300,167 @@ def _save_tables(parser: Lark, path: Path, key: str) -> None:
         LOG.debug("saved parser tables to %s", path)
     except OSError as e:  # a full or read-only disk only costs the rebuild next time
         LOG.debug("cannot save parser tables to %s (%s)", path, e)
+
+
+# ---------------------------------------------------------------------------------------------- the parser scaffold
+
+_IMPORT = re.compile(r"^%import\s+([A-Za-z_][\w.]*)", re.M)
+"""An import statement's dotted path: a grammar (``%import conditions (...)``, ``%import cel.cel (...)``) or a
+grammar and one name in it (``%import conditions.NUMBER``)."""
+
+
+def imported_grammars(grammar: str, import_paths: Sequence[Path]) -> str:
+    """The text of every grammar ``grammar`` imports, directly or through another import, in a fixed order: the
+    part of a parser's cache key that its own text does not show (``%import conditions (...)`` reads
+    ``conditions.lark`` from one of ``import_paths``; ``%import cel.cel (...)`` reads ``cel/cel.lark``)."""
+    seen: dict[Path, str] = {}
+
+    def visit(text: str) -> None:
+        for m in _IMPORT.finditer(text):
+            dotted = m.group(1)
+            for candidate in dict.fromkeys((dotted, dotted.rsplit(".", 1)[0])):
+                found = next((base / (candidate.replace(".", "/") + ".lark") for base in import_paths
+                              if (base / (candidate.replace(".", "/") + ".lark")).is_file()), None)
+                if found is not None:
+                    if found not in seen:
+                        seen[found] = found.read_text(encoding="utf-8")
+                        visit(seen[found])
+                    break
+
+    visit(grammar)
+    return "\0".join(f"{path.name}\0{text}" for path, text in sorted(seen.items()))
+
+
+class Located(CerError):
+    """A mistake a parser's transformer finds in a well-formed text (an unknown aggregate, a variable FILTER
+    cannot see), reported at ``token`` (or, without one, at the first token of the rule that raised it)."""
+
+    def __init__(self, message: str, token: Token | None = None) -> None:
+        super().__init__(message)
+        self.message, self.token = message, token
+
+
+SyntaxErrorOf = Callable[[str, str, UnexpectedInput], SyntaxErrorCER]
+"""A parser's wording of Lark's error: ``(text, start symbol, error) → SyntaxErrorCER``."""
+
+
+class LalrParser:
+    """One formalism's parser: a Lark LALR parser of ``grammar`` built once, on first use, its tables from the
+    user's cache (:func:`cached_lalr`), with the house's nesting guard and error reporting. A formalism's
+    ``parser.py`` keeps only its transformer and its error wording (``syntax_error``).
+
+    With ``inline=True`` the transformer ``builder()`` runs inside the parser (no parse tree is built) and the
+    result's nesting is checked afterwards; otherwise the parse tree's nesting is checked before the (recursive)
+    transformer runs on it, and ``parse`` may be given a fresh transformer per parse (one that keeps per-parse
+    state). Every failure is a :class:`~cer_theory.core.errors.SyntaxErrorCER` naming line and column: Lark's
+    errors in the parser's own words, a :class:`Located` error at its token, any other
+    :class:`~cer_theory.core.errors.CerError` a transformer raises at line 1, column 1 (or, with
+    ``errors_at_node``, at the first token of the rule whose callback raised it). ``nested_part`` picks the part
+    of a result whose nesting is limited (a query's pattern), the whole result by default.
+    """
+
+    def __init__(self, grammar: Path, *, name: str, syntax_error: SyntaxErrorOf,
+                 builder: Callable[[], Transformer] | None = None, inline: bool = False,
+                 start: Sequence[str] = ("start",), lexer: str = "basic", import_paths: Sequence[Path] = (),
+                 what: str | Mapping[str, str] = "formula", errors_at_node: bool = False,
+                 nested_part: Callable[[Any], object] | None = None) -> None:
+        self.grammar, self.name, self.syntax_error = grammar, name, syntax_error
+        self.builder, self.inline, self.start, self.lexer = builder, inline, tuple(start), lexer
+        self.import_paths, self.what, self.errors_at_node = tuple(import_paths), what, errors_at_node
+        self.nested_part = nested_part
+
+    def what_of(self, start: str) -> str:
+        """What an error calls the text parsed from ``start`` ("formula", "query", ...)."""
+        return self.what if isinstance(self.what, str) else self.what[start]
+
+    @functools.cached_property
+    def _text(self) -> tuple[str, str]:
+        text = self.grammar.read_text(encoding="utf-8")
+        return text, imported_grammars(text, self.import_paths)
+
+    def _build(self, transformer: Transformer | None) -> Lark:
+        text, imported = self._text
+        options: dict[str, Any] = dict(lexer=self.lexer, start=list(self.start), maybe_placeholders=False)
+        if self.import_paths:
+            options["import_paths"] = list(self.import_paths)
+        return cached_lalr(text, self.name, imported=imported, transformer=transformer, **options)
+
+    @functools.cached_property
+    def lark(self) -> Lark:
+        """The parser that builds the result (with the inline transformer when ``inline``)."""
+        if self.inline:
+            assert self.builder is not None, "an inline parser needs its builder"
+            return self._build(self.builder())
+        return self.plain
+
+    @functools.cached_property
+    def plain(self) -> Lark:
+        """The parser without an inline transformer: the one that diagnoses errors and builds parse trees."""
+        return self._build(None)
+
+    def parse(self, text: str, start: str | None = None, *, builder: Transformer | None = None) -> Any:
+        """The result of parsing ``text`` from ``start`` (the first start symbol by default)."""
+        start = start or self.start[0]
+        try:
+            if self.inline:
+                result = self.lark.parse(text, start=start)
+            else:
+                result = self.plain.parse(text, start=start)
+                check_nesting(result, self.what_of(start), parse_tree=True)  # before the recursive transformer
+                transformer = builder or (self.builder() if self.builder is not None else None)
+                if transformer is not None:
+                    result = transformer.transform(result)
+        except FormulaTooDeep:
+            raise
+        except UnexpectedInput as e:
+            raise self.syntax_error(text, start, e) from None
+        except VisitError as e:
+            raise located(text, e.orig_exc, e.obj, at_node=self.errors_at_node) from None
+        except (CerError, LarkError) as e:
+            raise located(text, e) from None
+        except RecursionError:
+            raise SyntaxErrorCER(f"the {self.what_of(start)} is nested too deeply", line=1, column=1,
+                                 text=text) from None
+        check_nesting(self.nested_part(result) if self.nested_part else result, self.what_of(start))
+        return result
+
+
+def located(text: str, error: BaseException, where: object = None, *, at_node: bool = False) -> SyntaxErrorCER:
+    """``error`` (raised by a transformer while building a node ``where``) as a :class:`SyntaxErrorCER` on
+    ``text``: a syntax error keeps its place, a :class:`Located` error is placed at its token or the node's first
+    token, any other error of the toolkit at line 1, column 1."""
+    if isinstance(error, SyntaxErrorCER):
+        if error.text:
+            return error
+        return SyntaxErrorCER(str(error).split(": ", 1)[-1].split("\n", 1)[0], line=error.line, column=error.column,
+                              text=text, expected=error.expected)
+    if isinstance(error, Located):
+        line, column = _place(error.token or first_token(where))
+        return SyntaxErrorCER(error.message, line=line, column=column, text=text)
+    if isinstance(error, CerError):
+        line, column = _place(first_token(where) if at_node else None)
+        return SyntaxErrorCER(str(error), line=line, column=column, text=text)
+    if isinstance(error, LarkError):  # pragma: no cover - defensive: no other lark exception escapes
+        return SyntaxErrorCER(str(error), line=1, column=1, text=text)
+    raise error
+
+
+def _place(token: Token | None) -> tuple[int, int]:
+    """A token's (line, column); (1, 1) without one."""
+    if token is None or token.line is None or token.column is None:
+        return 1, 1
+    return token.line, token.column
+
+
+def first_token(x: object) -> Token | None:
+    """The first token in a node's children (nested lists, tuples and trees included), if any."""
+    if isinstance(x, Token):
+        return x
+    if isinstance(x, Tree):
+        return first_token(x.children)
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            t = first_token(y)
+            if t is not None:
+                return t
+    return None

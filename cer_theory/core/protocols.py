@@ -28,7 +28,7 @@ from cer_theory.core.errors import RegistryError, UnsupportedError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.lazy import Ref, resolve
 
-Outputs = Sequence[frozenset]
+Outputs = Sequence[frozenset[Any]]
 """Per-position outputs ``[out_0, out_1, …]``: ``out_n`` is the set of outputs at position n (valuations,
 complex events, interval complex events, … as the formalism defines them)."""
 
@@ -84,11 +84,11 @@ class Level:
     """Print one JSON object per output (sorted by ``sort_key`` over the whole stream) instead of one per position:
     outputs that carry their own interval, as ACEL's complex events (the ACEL paper) do."""
 
-    def outputs(self, outputs: Outputs) -> list[frozenset]:
+    def outputs(self, outputs: Outputs) -> list[frozenset[Any]]:
         """Every position's outputs seen at this level."""
         return [frozenset(self.project(x) for x in out) for out in outputs]
 
-    def json_line(self, n: int, out: frozenset) -> dict[str, Any]:
+    def json_line(self, n: int, out: frozenset[Any]) -> dict[str, Any]:
         """The JSON object ``{"n": n, key: [...]}`` of position n (outputs sorted by ``sort_key``)."""
         return {self.position: n, self.key: [self.to_json(x) for x in sorted(out, key=self.sort_key)]}
 
@@ -119,7 +119,7 @@ class Evaluator:
     accepts: Ref | Callable[[Any], bool] | None = None
     options: tuple[str, ...] = ()
     """Keyword options ``run`` accepts besides (ast, stream), e.g. ACEL's ``bind`` (``eval --bind``)."""
-    iterate: Ref | Callable[[Any, Iterable[Event]], Iterator[tuple[int, frozenset]]] | None = None
+    iterate: Ref | Callable[[Any, Iterable[Event]], Iterator[tuple[int, frozenset[Any]]]] | None = None
     """The same outputs read as a stream, when the evaluator is a streaming one: ``iterate(ast, events)`` takes the
     events one at a time and yields ``(n, out_n)`` for each position n with outputs as soon as they are known, so
     ``eval`` prints in memory bounded by the evaluator's state rather than by the stream (D183)."""
@@ -132,15 +132,20 @@ class Evaluator:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise RegistryError(f"evaluator {self.name!r} takes no option {', '.join(unknown)}")
+        # resolve() gives Any (a reference is a string until now): the typed locals say what the record promises.
         if self.compile is not None:
-            return resolve(self.compile)(ast).run(stream)
-        return resolve(self.run)(ast, stream, **options)  # type: ignore[arg-type]
+            automaton: Automaton = resolve(self.compile)(ast)
+            return automaton.run(stream)
+        assert self.run is not None  # (__post_init__: exactly one of run= and compile=)
+        run: Callable[..., Outputs] = resolve(self.run)
+        return run(ast, stream, **options)
 
-    def stream(self, ast: Any, events: Iterable[Event], **options: Any) -> Iterator[tuple[int, frozenset]]:
+    def stream(self, ast: Any, events: Iterable[Event], **options: Any) -> Iterator[tuple[int, frozenset[Any]]]:
         """``(n, out_n)`` for each position with outputs, in order: by ``iterate`` as the events arrive, else from
         the whole stream at once."""
         if self.iterate is not None and not options:
-            return resolve(self.iterate)(ast, events)
+            iterate: Callable[[Any, Iterable[Event]], Iterator[tuple[int, frozenset[Any]]]] = resolve(self.iterate)
+            return iterate(ast, events)
         outputs = self(ast, Stream(events), **options)
         return ((n, out) for n, out in enumerate(outputs) if out)
 
@@ -293,13 +298,15 @@ class Formalism:
             others = [r.name for r in records() if r.supports(name)]
             raise UnsupportedError(f"--logic {self.name}: {name} is not available for this formalism: "
                                    f"{target.reason} (available for: {', '.join(others) or 'none'})")
-        return resolve(target)
+        construct: Callable[..., Any] = resolve(target)
+        return construct
 
     def automaton(self, ast: Any) -> Automaton:
         """The automaton of ``ast`` by the paper's compilation."""
         if self.compile is None:
             raise RegistryError(f"{self.name} has no automaton model")
-        return resolve(self.compile)(ast)
+        automaton: Automaton = resolve(self.compile)(ast)
+        return automaton
 
     def formulas(self) -> Any:
         return resolve(self.strategies.formulas)()

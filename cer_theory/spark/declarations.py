@@ -1,6 +1,6 @@
 """The declaration Spark checks rows against when the command line gives none: the schema ``cer-theory run``
-infers from the same local CSV or JSON Lines input (docs/decisions.md D100), merged so that one column has one
-type, as a Spark column must."""
+infers from the same local CSV or JSON Lines input (docs/decisions.md D100), unified so that one column has one
+type, as a Spark column must (:func:`cer_theory.streams.schema.one_kind_per_column`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from cer_theory.formalisms.ceql.ast import StreamDeclaration
 from cer_theory.formalisms.ceql.declarations import declaration_of
 from cer_theory.streams.rows import iter_file, stream_format
-from cer_theory.streams.schema import Schema
+from cer_theory.streams.schema import Schema, one_kind_per_column
 
 _ROW_FORMATS = {"json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl", "csv": "csv"}
 
@@ -50,15 +50,8 @@ def run_schema(input_path: str, input_format: str | None, declarations: Sequence
                 spans_lines = any(isinstance(v, str) and "\n" in v for v in event.attributes.values())
     if declared is not None:
         return declared, spans_lines
-    by_attribute: dict[str, set] = {}
-    for attrs in schema.kinds.values():
-        for name, k in attrs.items():
-            by_attribute.setdefault(name, set()).add(k)
-    for attrs in schema.kinds.values():
-        for name in attrs:
-            if len(by_attribute[name]) > 1:
-                attrs[name] = None
-    return [declaration_of(schema)], spans_lines
+    columns, _ = one_kind_per_column(schema)
+    return [declaration_of(columns)], spans_lines
 
 
 __all__ = ["local_path", "run_schema"]

@@ -7,20 +7,25 @@ The main job (``make run``) is this command on the bundled sample: 10,000 stock 
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.signals import Handler, stop_signals
 from cer_theory.streams.rows import iter_file
 from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.spark.batch import SparkRun, run
+from cer_theory.streams.writers import OutputFolder, signals_held
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -88,16 +93,35 @@ def own_output(folder: Path) -> bool:
     return folder.is_dir() and (not any(folder.iterdir()) or (folder / OUTPUT_MARKER).is_file())
 
 
+def _local_folder(path: str) -> Path | None:
+    """A local output folder (``file://`` stripped); None for a remote one (hdfs://, s3a://, …)."""
+    rest = path.removeprefix("file://")
+    return None if "://" in rest else Path(rest).expanduser()
+
+
+def output_folder(path: str, *, overwrite: bool) -> OutputFolder | None:
+    """A local output written aside and renamed into place (docs/decisions.md D300); None for a remote output,
+    which Spark's own commit protocol writes in place."""
+    local = _local_folder(path)
+    return None if local is None else OutputFolder(local, replace=overwrite)
+
+
+def _write_to(folder: OutputFolder | None, path: str) -> str:
+    """Where Spark writes an output: the local folder's temporary twin, or the remote path itself."""
+    return path if folder is None else str(folder.partial)
+
+
 def _mark(folder: str) -> None:
     """Leave the marker in a local output folder (remote ones are not checked)."""
-    local = Path(folder.removeprefix("file://")).expanduser()
-    if "://" not in folder.removeprefix("file://") and local.is_dir():
+    local = _local_folder(folder)
+    if local is not None and local.is_dir():
         (local / OUTPUT_MARKER).write_text("written by cer-theory spark; --overwrite may replace this folder\n")
 
 
 def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = True) -> int:
     """The matches sorted by (end, start, positions) into ``output`` (replaced with ``overwrite``, else an error
-    if it exists); returns how many."""
+    if it exists), with the marker; returns how many. ``output`` is written in place: :func:`run_job` passes the
+    temporary twin of a local output."""
     matches = result.matches.orderBy("end", "start", "positions").persist()
     writer = matches.write.mode("overwrite" if overwrite else "errorifexists")
     if fmt == "json":
@@ -110,6 +134,29 @@ def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = 
     count = matches.count()
     matches.unpersist()
     return count
+
+
+STOP_WAIT = 10.0
+"""The most seconds an interrupted job waits for Spark's cancelled tasks to end before its temporary folders go."""
+
+
+def stop_writing(spark: SparkSession, *, quiet: bool = False) -> None:
+    """Cancel Spark's running jobs and wait (at most :data:`STOP_WAIT` seconds) until none runs: a task still
+    writing would recreate a temporary folder after it is removed. ``quiet`` (an interrupt, which the command
+    line reports in one line): Spark's log is switched off first, so that the cancelled tasks and the JVM's
+    shutdown print no stack traces after it. Best effort, as it runs while the program is being stopped: a
+    session that no longer answers is left to end with the program."""
+    try:
+        context = spark.sparkContext
+        if quiet:
+            context.setLogLevel("OFF")
+        context.cancelAllJobs()
+        tracker = context.statusTracker()
+        deadline = time.monotonic() + STOP_WAIT
+        while time.monotonic() < deadline and (tracker.getActiveJobsIds() or tracker.getActiveStageIds()):
+            time.sleep(0.05)
+    except Exception:  # noqa: BLE001 - the session is broken or gone: nothing more to stop
+        pass
 
 
 def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
@@ -129,24 +176,75 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
     return f"the single-process engine finds the same {sum(expected.values()):,} complex events"
 
 
+@contextmanager
+def interrupt_raises() -> Iterator[list[int]]:
+    """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM raises the command line's ``Terminated``.
+    PySpark's own SIGINT handler cancels the jobs from inside the handler, re-entering the Py4J call the main
+    thread waits in (a second error, logged with its traceback); the job's clean-up cancels them instead
+    (:func:`stop_writing`). Yields the signals received, in order: a Py4J call interrupted half-way may fail
+    with a lost connection rather than the signal's exception, and the caller then re-raises the signal
+    (:func:`signal.raise_signal`). Only the main thread handles signals: elsewhere nothing changes."""
+    received: list[int] = []
+
+    def recording(s: signal.Signals, previous: Handler) -> Handler:
+        nested = getattr(previous, "records_signals", False)  # (an outer one records too)
+        handler = previous if s != signal.SIGINT or nested else signal.default_int_handler
+        if not callable(handler):  # (SIGTERM's default: the process ends, nothing to record)
+            return handler
+
+        def record(signum: int, frame: FrameType | None) -> None:
+            received.append(signum)
+            handler(signum, frame)
+
+        record.records_signals = True  # type: ignore[attr-defined]
+        return record
+
+    with stop_signals(recording):
+        yield received
+
+
 def run_job(spark: SparkSession, df: DataFrame, query: Query, *, output: str, fmt: str = "json",
             rejected_output: str | None = None, check_path: str | None = None, progress: float = 5.0,
             emit: Callable[[str], None] = print, overwrite: bool = True, **options: object) -> JobReport:
-    """Evaluate, write the matches (and the rejected rows, if any), optionally check against the engine."""
+    """Evaluate, write the matches (and the rejected rows, if any), optionally check against the engine.
+
+    A local output folder (and the rejected rows') is written aside and both are renamed into place together at
+    the end (docs/decisions.md D300): whatever stops the job (an error, Ctrl-C, SIGTERM), Spark's jobs are
+    cancelled, the temporary folders removed and the old outputs left as they were."""
     t0 = time.perf_counter()
-    with Progress(spark, progress, emit):
-        result = run(spark, df, query, **options)  # type: ignore[arg-type]
-        emit(f"spark: plan {result.plan.describe()} ({result.tasks} task(s))")
-        count = write_matches(result, output, fmt, overwrite=overwrite)
-        wrote_rejected = None
-        if result.bad_rows or result.unpartitioned:
-            wrote_rejected = rejected_output or f"{output.rstrip('/')}.rejected"
-            result.rejected.orderBy("position").write.mode("overwrite" if overwrite else "errorifexists"
-                                                           ).json(wrote_rejected)
-            _mark(wrote_rejected)
+    spark.sparkContext.setInterruptOnCancel(True)  # (a cancelled task stops at once, not at its next row)
+    folders: list[OutputFolder] = []
+    with interrupt_raises():
+        try:
+            with Progress(spark, progress, emit):
+                result = run(spark, df, query, **options)  # type: ignore[arg-type]
+                emit(f"spark: plan {result.plan.describe()} ({result.tasks} task(s))")
+                matches_folder = output_folder(output, overwrite=overwrite)
+                folders += [matches_folder] if matches_folder else []
+                count = write_matches(result, _write_to(matches_folder, output), fmt, overwrite=True)
+                wrote_rejected = None
+                if result.bad_rows or result.unpartitioned:
+                    wrote_rejected = rejected_output or f"{output.rstrip('/')}.rejected"
+                    rejected_folder = output_folder(wrote_rejected, overwrite=overwrite)
+                    folders += [rejected_folder] if rejected_folder else []
+                    place = _write_to(rejected_folder, wrote_rejected)
+                    result.rejected.orderBy("position").write.mode(
+                        "overwrite" if overwrite or rejected_folder else "errorifexists").json(place)
+                    _mark(place)
+            with signals_held():  # (the matches and the rejected rows of one run, or neither)
+                for folder in folders:
+                    folder.commit()
+        except BaseException as exc:
+            try:
+                stop_writing(spark, quiet=isinstance(exc, KeyboardInterrupt))
+            finally:  # (a second Ctrl-C while waiting: the temporary folders go all the same)
+                with signals_held():
+                    for folder in folders:
+                        folder.discard()
+            raise
     report = JobReport(result.rows, result.bad_rows, result.unpartitioned, count, time.perf_counter() - t0,
                        result.plan.describe(), output, wrote_rejected)
-    if check_path is not None:
+    if check_path is not None:  # (after the commit: a difference is reported with the output kept to look at)
         report.check = check_against_engine(query, check_path, result)
     result.close()
     return report
@@ -170,4 +268,5 @@ def local_file(path: str) -> bool:
     return "://" not in path or path.startswith("file://")
 
 
-__all__ = ["JobReport", "Progress", "check_against_engine", "local_file", "run_job", "sample_paths", "summary"]
+__all__ = ["JobReport", "Progress", "check_against_engine", "interrupt_raises", "local_file", "output_folder", "run_job", "sample_paths",
+           "stop_writing", "summary"]

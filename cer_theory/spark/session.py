@@ -8,6 +8,7 @@ session knows its cores), unless ``conf`` says otherwise. On a cluster, install
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -20,12 +21,27 @@ DEFAULT_MASTER = "local[*]"
 """The embedded default: Spark inside this process's JVM, one worker thread per core."""
 
 
+class _QuietPy4J(logging.Filter):
+    """Py4J logs a call interrupted by Ctrl-C or SIGTERM, and the connections it then closes, with their
+    tracebacks, partly on the root logger. PySpark raises every failure of a call as an exception, and the
+    command line reports an interrupt in one line (``interrupted``, ``terminated``): Py4J's own records are
+    dropped (docs/decisions.md D300)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.name.startswith("py4j") or f"{os.sep}py4j{os.sep}" in record.pathname)
+
+
+_QUIET_PY4J = _QuietPy4J()
+
+
 def spark_session(master: str | None = None, *, app_name: str = "cer_theory",
                   conf: Mapping[str, str] | None = None) -> SparkSession:
     """Get or create a SparkSession on ``master`` (default: ``$CER_SPARK_MASTER``; under ``spark-submit``, the
     submitted master; else ``local[*]``)."""
     from pyspark.sql import SparkSession
 
+    logging.getLogger().addFilter(_QUIET_PY4J)  # (adding one filter twice keeps one)
+    logging.getLogger("py4j").propagate = False  # (its loggers' records never reach the root's handlers)
     master = master or os.environ.get("CER_SPARK_MASTER")
     if master is None:
         active = SparkSession.getActiveSession()

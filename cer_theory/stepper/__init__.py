@@ -7,9 +7,15 @@ self-contained HTML page.
 * :mod:`~cer_theory.stepper.page` — the HTML page (inline SVG, keyboard navigation, no network).
 """
 
-from cer_theory.stepper.frames import MAX_POSITIONS, MAX_ROWS, Frame, Row, Run
-from cer_theory.stepper.models import (STEPPERS, acea_run, cces_run, cea_run, event_text, srt_run, step, tecs_run,
-                                       valuation_text)
+from cer_theory.core.lazy import lazy_exports
 
-__all__ = ["MAX_POSITIONS", "MAX_ROWS", "STEPPERS", "Frame", "Row", "Run", "acea_run", "cces_run", "cea_run",
-           "event_text", "srt_run", "step", "tecs_run", "valuation_text"]
+_EXPORTS = {"MAX_POSITIONS": "frames", "MAX_ROWS": "frames", "Frame": "frames", "Row": "frames", "Run": "frames",
+            "STEPPERS": "models", "acea_run": "models", "cces_run": "models", "cea_run": "models",
+            "event_text": "models", "srt_run": "models", "step": "models", "tecs_run": "models",
+            "valuation_text": "models"}
+"""The front door is lazy: the frames' limits (read by every command line start-up) do not load the models and
+their engines."""
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = sorted(_EXPORTS)

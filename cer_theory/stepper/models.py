@@ -139,10 +139,12 @@ def _bags(mu: Iterable[tuple[str, object]]) -> dict[str, list]:
 def srt_run(srt: SRT, stream: Sequence[Event], *, title: str | None = None, max_positions: int = MAX_POSITIONS,
             max_rows: int = MAX_ROWS) -> Run:
     """The run pool of Alg. 1 (the SRT paper §4.3) over ``stream``: after each event, the runs ``(q, registers,
-    marked positions)`` that go on, and the matches reported at this position."""
+    marked positions)`` that go on, the transitions the runs took to read it (Def. 23: the ε-transitions from the
+    run's state to the source of the consuming transition, then that transition; :attr:`Recognizer.steps`), and
+    the matches reported at this position."""
     check_budget(len(stream), max_positions)
     ids = state_ids(range(srt.states))
-    svg = render_svg(srt.to_dot(title=title))
+    svg = render_svg(srt.to_dot(title=title, trim=False))  # every state, so that every run can be shaded
     recognizer = Recognizer(srt)
 
     def rows() -> tuple[Row, ...]:
@@ -155,8 +157,12 @@ def srt_run(srt: SRT, stream: Sequence[Event], *, title: str | None = None, max_
     for k, event in enumerate(stream):
         matches = recognizer.feed(event)
         check_rows(len(recognizer.runs), k, max_rows)
-        frames.append(Frame(k, frozenset(ids[q] for q, _, _ in recognizer.runs), frozenset(), rows(),
-                            tuple(sorted(shown(m) for m in matches)), work=f"{len(recognizer.runs)} runs go on"))
+        taken = {(ids[d.source], ids[d.target])
+                 for q, t in recognizer.steps for d in (*srt.epsilon_path(q, t.source), t)}
+        frames.append(Frame(k, frozenset(ids[q] for q, _, _ in recognizer.runs), frozenset(taken), rows(),
+                            tuple(sorted(shown(m) for m in matches)),
+                            work=f"{len({t for _, t in recognizer.steps})} transitions read the event, "
+                                 f"{len(recognizer.runs)} runs go on"))
     return Run("SRT", title or "SRT", tuple(map(event_text, stream)), tuple(frames), svg)
 
 

@@ -1,26 +1,29 @@
-"""In-memory inputs as batches: dicts, pandas DataFrames and Arrow tables cut into
-:class:`~cer_theory.streams.batch.Rows` (columns checked at once, docs/decisions.md D89), or, for a batch that
-cannot be read exactly, its Events built lazily by :meth:`~cer_theory.core.events.Event.from_dict` with the Event
-path's errors. pandas is never imported here: a DataFrame is recognised by its module and converted by Arrow.
+"""In-memory inputs as batches: a list of dicts cut into :class:`~cer_theory.streams.batch.DictRows` (checked
+per batch, docs/decisions.md D89), or, for a batch that cannot be read exactly, its Events built lazily by
+:meth:`~cer_theory.core.events.Event.from_dict` with the Event path's errors; a pandas DataFrame or a pyarrow Table
+goes to :mod:`cer_theory.streams.frames`, which is loaded only then: dicts never load Arrow (D280).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from itertools import chain, repeat
 from typing import Any
 
-import pyarrow as pa
-
 from cer_theory.core.events import TYPE_KEY, Event
-from cer_theory.streams.arrow import table_rows
-from cer_theory.streams.batch import DictRows, Fallback, Rows
+from cer_theory.streams.batch import DictRows, Rows
 
 BATCH_ROWS = 8192
 """The default rows per batch of an in-memory input (and of a Parquet file)."""
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_table(data: Any) -> bool:
+    """Whether ``data`` is a pandas DataFrame or a pyarrow Table/RecordBatch (recognised by its module: pandas and
+    Arrow are not imported to ask)."""
+    return type(data).__module__.startswith(("pandas", "pyarrow"))
 
 
 def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: int = BATCH_ROWS
@@ -29,22 +32,10 @@ def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: i
     when the batch is columnar, else the batch's Events built lazily by :meth:`Event.from_dict` (the row path: its
     errors, line = global position as for ``Engine.process_event``). ``validate``: dicts always the row way.
     ``first_line`` is the position of the first row; ``rows`` the most rows per batch."""
-    module = type(data).__module__
-    if module.startswith("pandas"):
-        try:  # the whole frame at once (Arrow's conversion is column-wise), else chunk by chunk
-            whole = pa.Table.from_pandas(data, preserve_index=False)
-        except (pa.ArrowException, TypeError, ValueError):
-            whole = None
-        for start in range(0, len(data), rows):
-            if whole is not None:
-                yield _table_batch(whole.slice(start, rows), first_line + start)
-            else:
-                yield _frame_rows(data.iloc[start:start + rows], first_line + start)
-        return
-    if module.startswith("pyarrow"):
-        table = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        for start in range(0, table.num_rows, rows):
-            yield _table_batch(table.slice(start, rows), first_line + start)
+    if is_table(data):
+        from cer_theory.streams.frames import table_batches  # (Arrow, for a table only: D174, D280)
+
+        yield from table_batches(data, first_line, rows)
         return
     batch: list = []
     position = first_line
@@ -56,32 +47,6 @@ def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: i
             batch = []
     if batch:
         yield _dict_batch(batch, position, validate)
-
-
-def _row_dict(row: Mapping[str, Any]) -> dict:
-    """A DataFrame/Table row as ``Event.from_dict`` input: None, NaN and NA cells are absent, numpy scalars are
-    Python values."""
-    out = {}
-    for k, v in row.items():
-        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType"):
-            continue
-        out[str(k)] = v.item() if hasattr(v, "item") else v
-    return out
-
-
-def _table_batch(table: pa.Table, first: int) -> Rows | Iterator[Event]:
-    try:  # (NaN and None cells: absent attributes, in the columns as in _row_dict)
-        return table_rows(table, nan_missing=True)
-    except Fallback:
-        return (Event.from_dict(_row_dict(r), line=first + k) for k, r in enumerate(table.to_pylist()))
-
-
-def _frame_rows(chunk: Any, first: int) -> Rows | Iterator[Event]:
-    try:
-        table = pa.Table.from_pandas(chunk, preserve_index=False)
-    except (pa.ArrowException, TypeError, ValueError):
-        return (Event.from_dict(_row_dict(r), line=first + k) for k, r in enumerate(chunk.to_dict("records")))
-    return _table_batch(table, first)
 
 
 def _dict_batch(batch: list, first: int, validate: bool) -> Rows | Iterator[Event]:
@@ -134,19 +99,13 @@ def as_rows(data: Any) -> Rows:
     frame or table that is not exactly columnar is read row by row (None, NaN and NA cells are absent)."""
     if isinstance(data, Rows):
         return data
-    module = type(data).__module__
-    if module.startswith("pandas"):
-        try:
-            data, module = pa.Table.from_pandas(data, preserve_index=False), "pyarrow"
-        except (pa.ArrowException, TypeError, ValueError):  # (a column of mixed kinds: row by row)
-            data = [Event.from_dict(_row_dict(r), line=k) for k, r in enumerate(data.to_dict("records"))]
-    if module.startswith("pyarrow"):
-        table = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        try:
-            return table_rows(table, nan_missing=True)
-        except Fallback:
-            data = [Event.from_dict(_row_dict(r), line=k) for k, r in enumerate(table.to_pylist())]
+    if is_table(data):
+        from cer_theory.streams.frames import table_as_rows  # (Arrow, for a table only: D174, D280)
+
+        data = table_as_rows(data)
+        if isinstance(data, Rows):
+            return data
     return Rows.from_events(data)
 
 
-__all__ = ["BATCH_ROWS", "as_rows", "frame_batches"]
+__all__ = ["BATCH_ROWS", "as_rows", "frame_batches", "is_table"]

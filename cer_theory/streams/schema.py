@@ -9,11 +9,16 @@ the same kind. A missing attribute is NULL and allowed. A mismatch is a
 :class:`~cer_theory.core.errors.StreamFormatError` naming the line and the field: nothing is dropped silently.
 Inferred, each (type, attribute) takes the kind it first has; a later different kind is an error naming the line
 where the first was seen (docs/decisions.md D88).
+
+Schemas are unified (:func:`unify`: the schemas of several files, or of several event types read as one table's
+columns, :func:`one_kind_per_column`) into the least schema every one of them accepts; an attribute of different
+kinds is left of any kind and named as a :class:`Conflict` (docs/decisions.md D301).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import Event
@@ -101,4 +106,53 @@ class Schema:
             yield line, event
 
 
-__all__ = ["KIND_NAMES", "Schema"]
+@dataclass(frozen=True, order=True)
+class Conflict:
+    """An attribute with different kinds in the schemas unified: of event type ``type``, or (``type`` None) a
+    column shared by several event types."""
+
+    type: str | None
+    attribute: str
+    kinds: tuple[str, ...]
+    """The kinds met, sorted."""
+
+    def __str__(self) -> str:
+        where = f"{self.type}.{self.attribute}" if self.type is not None else f"column {self.attribute!r}"
+        return f"{where} is {' and '.join(KIND_NAMES[k] for k in self.kinds)}: left of any kind"
+
+
+def unify(*schemas: Schema) -> tuple[Schema, list[Conflict]]:
+    """The least schema every given schema's events match: each event type of any of them, with each attribute
+    any of them declares for it; an attribute of one kind everywhere keeps it, one of any kind (None) anywhere
+    stays of any kind, and one of different kinds becomes of any kind and is a :class:`Conflict`. Commutative,
+    associative and idempotent up to the order of the conflicts, which are sorted."""
+    met: dict[str, dict[str, set[str | None]]] = {}
+    for schema in schemas:
+        for type, attrs in schema.kinds.items():
+            for_type = met.setdefault(type, {})
+            for name, k in attrs.items():
+                for_type.setdefault(name, set()).add(k)
+    kinds: dict[str, dict[str, str | None]] = {}
+    conflicts = []
+    for type in sorted(met):
+        kinds[type] = {}
+        for name in sorted(met[type]):
+            seen = met[type][name]
+            kinds[type][name] = next(iter(seen)) if len(seen) == 1 else None
+            concrete = sorted(k for k in seen if k is not None)
+            if len(concrete) > 1:
+                conflicts.append(Conflict(type, name, tuple(concrete)))
+    return Schema(kinds), conflicts
+
+
+def one_kind_per_column(schema: Schema) -> tuple[Schema, list[Conflict]]:
+    """``schema`` read as one table whose columns are the attributes of every event type (Spark's DataFrame: one
+    column, one type): an attribute of different kinds in different event types is left of any kind in every
+    type, and named as a :class:`Conflict` of that column."""
+    columns, conflicts = unify(*(Schema({"": attrs}) for attrs in schema.kinds.values()))
+    column_kinds = columns.kinds.get("", {})
+    kinds = {type: {name: column_kinds[name] for name in attrs} for type, attrs in schema.kinds.items()}
+    return Schema(kinds), [Conflict(None, c.attribute, c.kinds) for c in conflicts]
+
+
+__all__ = ["KIND_NAMES", "Conflict", "Schema", "one_kind_per_column", "unify"]

@@ -1,11 +1,16 @@
 """Output files: rows of complex events written as JSON Lines, CSV or Parquet, to a file written aside and renamed
-into place, in bounded memory.
+into place, in bounded memory; and output folders (Spark's part files), written aside and renamed into place the
+same way.
 
 * **Nothing half-written** (docs/decisions.md D161). A file output is written to a temporary file in the same
   folder (``.<name>.<random>.partial``) and renamed over the target only by :meth:`OutputFile.commit`, after its
   last byte (and Parquet's footer) is written. A target that exists and is not a regular file (``/dev/null``, a
   FIFO) is written in place: there is nothing to rename, and it must never be replaced. :meth:`OutputFile.discard` (an error, Ctrl-C, SIGTERM) removes the
   temporary file: a reader of the target sees the old file or the new complete one, never a part.
+* **Folders too** (docs/decisions.md D300). :class:`OutputFolder` is a new folder beside the target
+  (``.<name>.<random>.partial``, the same rules), filled by the caller and renamed over the target by
+  :meth:`OutputFolder.commit`, the old folder first moved aside and then removed, with SIGINT and SIGTERM held
+  (:func:`signals_held`) so that no signal stops the swap half-way.
 * **Bounded memory** (docs/decisions.md D162). Parquet rows are buffered into row groups of at most
   :data:`GROUP_ROWS` rows and about :data:`GROUP_BYTES` bytes of text; JSON Lines and CSV text is written in
   pieces of at most :data:`CHUNK_ROWS` rows, so a position that reports a million complex events is never one
@@ -25,9 +30,12 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
+import signal
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -36,6 +44,7 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.signals import Handler, stop_signals
 
 FORMATS = ("jsonl", "csv", "parquet")
 """The output formats."""
@@ -79,6 +88,30 @@ os.umask(_UMASK)  # (read once: the only way to know it is to set it)
 Row = tuple[int, int, Sequence[int], "str | None", "str | None", "str | None"]
 
 
+def _aside(target: Path, suffix: str = ".partial") -> dict[str, str]:
+    """Where a temporary file or folder for ``target`` is made (``tempfile.mkstemp``/``mkdtemp`` arguments): in
+    the target's own folder, so that renaming it over the target is atomic (one file system), hidden, and named
+    after the target with a random part, so that it collides with nothing."""
+    return {"prefix": f".{target.name}.", "suffix": suffix, "dir": str(target.parent) if str(target.parent) else "."}
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held until the block ends, then delivered: a short step that must not stop half-way
+    (an output folder's swap) ends first. Outside the main thread nothing is held (:mod:`cer_theory.core.signals`)."""
+    received: list[int] = []
+
+    def hold(s: signal.Signals, previous: Handler) -> Handler:
+        return lambda signum, frame: received.append(signum)
+
+    try:
+        with stop_signals(hold):
+            yield
+    finally:
+        if received:
+            signal.raise_signal(received[0])  # (its own handler now: Ctrl-C's KeyboardInterrupt, SIGTERM's …)
+
+
 class OutputFile:
     """One output in format ``fmt``: a text stream given (``jsonl``/``csv``: written through, never closed here)
     or a path (any format), written aside and renamed into place by :meth:`commit`."""
@@ -103,8 +136,7 @@ class OutputFile:
                 raise CerError("--output-format parquet needs --output FILE")
             self.text: IO[str] = out  # type: ignore[assignment]
         else:
-            fd, name = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".partial",
-                                        dir=self.target.parent if str(self.target.parent) else ".")
+            fd, name = tempfile.mkstemp(**_aside(self.target))
             self._partial = Path(name)
             os.chmod(fd, 0o666 & ~_UMASK)  # (mkstemp makes it private; an output gets an ordinary file's mode)
             if fmt == "parquet":
@@ -189,4 +221,48 @@ class OutputFile:
         self._partial = None
 
 
-__all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "parquet_schema"]
+class OutputFolder:
+    """A folder output (Spark's part files) written aside: :attr:`partial`, a new empty folder beside
+    ``target``, is filled by the caller; :meth:`commit` renames it over the target, :meth:`discard` removes it.
+    The target is replaced only with ``replace`` (the caller decides whose folder may be replaced,
+    docs/decisions.md D160)."""
+
+    def __init__(self, target: str | os.PathLike, *, replace: bool) -> None:
+        self.target = Path(target)
+        self.replace = replace
+        self.partial: Path | None = Path(tempfile.mkdtemp(**_aside(self.target)))
+        os.chmod(self.partial, 0o777 & ~_UMASK)  # (mkdtemp makes it private; an output gets a new folder's mode)
+
+    def commit(self) -> None:
+        """Rename the filled folder over the target. An existing target is first renamed aside (onto an empty
+        folder made for it: renaming a folder over an empty one is atomic) and removed once the new one is in
+        place; SIGINT and SIGTERM wait until all of it is done, so a reader finds the old folder or the new
+        one, and no temporary folder is left."""
+        assert self.partial is not None, "committed or discarded already"
+        with signals_held():
+            old = None
+            if self.target.exists() or self.target.is_symlink():
+                if not self.replace:
+                    self.discard()
+                    raise CerError(f"{self.target} exists: pass --overwrite to replace it")
+                old = Path(tempfile.mkdtemp(**_aside(self.target, ".old")))
+                os.replace(self.target, old)
+            try:
+                os.replace(self.partial, self.target)
+            except OSError:
+                if old is not None:
+                    os.replace(old, self.target)  # (put the old one back: nothing lost)
+                raise
+            self.partial = None
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Give up: the temporary folder is removed and the target left as it was (idempotent)."""
+        if self.partial is not None:
+            shutil.rmtree(self.partial, ignore_errors=True)
+            self.partial = None
+
+
+__all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "OutputFolder",
+           "parquet_schema", "signals_held"]

@@ -14,6 +14,7 @@ import lark
 import pytest
 from lark import Lark
 
+from cer_theory.core.conditions import IMPORT_PATH
 from cer_theory.formalisms.ceql.parser import GRAMMAR_PATH
 
 _QUERY = "SELECT * FROM S WHERE (T as t; H+ as h) FILTER t[temp > 40] WITHIN 5 EVENTS"
@@ -64,7 +65,8 @@ class _Payload:
         return (os.system, (f"touch {self.marker}",))
 
 
-_OPTIONS = dict(parser="lalr", lexer="basic", start=["query_start", "declarations_start"], maybe_placeholders=False)
+_OPTIONS = dict(parser="lalr", lexer="basic", start=["query_start", "declarations_start"], maybe_placeholders=False,
+                import_paths=[IMPORT_PATH])  # CEQL's grammar imports the one condition grammar
 
 
 def _lark_header(tmp_path: Path) -> bytes:

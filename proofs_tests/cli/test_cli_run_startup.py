@@ -75,3 +75,41 @@ def test_run_on_a_file_from_columnar_from_bytes_goes_through_the_columns(tmp_pat
     assert {"numpy", "pyarrow.compute"} <= loaded
     _, by_rows = _loaded(["run", "--query", QUERY, "--stream", "-", "--positions-only"], stdin=_events(n))
     assert out == by_rows and len(out.splitlines()) > n
+
+
+def test_engine_on_a_list_of_dicts_loads_no_arrow() -> None:
+    """A list of dicts is cut into batches of dicts (streams.convert), never through Arrow: pyarrow is loaded only
+    for a DataFrame or a Table (streams.frames; docs/decisions.md D280)."""
+    probe = ("import sys\nfrom cer_theory.engines.core.engine import Engine\n"
+             f"rows = [{{'type': 'SELL' if k % 2 == 0 else 'BUY', 'time': k}} for k in range(10)]\n"
+             f"print(sum(1 for _ in Engine({QUERY!r}).process(rows)))\n"
+             "print(','.join(m for m in ('pandas', 'pyarrow', 'cer_theory.streams.frames') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == [str(MATCHES_OF_TEN), ""], done.stdout
+
+
+NOT_ON_THE_RUN_PATH = (
+    "z3", "sympy", "networkx", "pandas", "numpy", "pyarrow", "wasmtime", "importlib.metadata",
+    "cer_theory.core.predicates.solver", "cer_theory.stepper.models", "cer_theory.engines.cces",
+    "cer_theory.formalisms.socel", "cer_theory.formalisms.acel", "cer_theory.formalisms.sremo",
+    "cer_theory.formalisms.rpr", "cer_theory.spark", "cer_theory.conformance", "cer_theory.exercises",
+    "cer_theory.examples")
+"""What ``run`` on a small JSON Lines file has no use for (docs/decisions.md D281): the solver and Z3 (the engine's
+determinizer works on bit vectors), the other formalisms, the stepper's models, the drawing back ends, the
+installed-distribution metadata (read for ``--version`` only), and numpy, pandas and Arrow (the row readers)."""
+
+
+def test_run_on_a_small_file_loads_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
+    stream = tmp_path / "ten.jsonl"
+    stream.write_text(_events(10))
+    probe = ("import sys\nfrom cer_theory.cli import main\n"
+             f"code = main(['run', '--query', {QUERY!r}, '--stream', {str(stream)!r}])\n"
+             f"names = {NOT_ON_THE_RUN_PATH!r}\n"
+             "print(','.join(n for n in names if any(m == n or m.startswith(n + '.') for m in sys.modules)),"
+             " file=sys.stderr)\nsys.exit(code)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == MATCHES_OF_TEN
+    loaded = [n for n in done.stderr.splitlines()[-1].split(",") if n]
+    assert len(loaded) == 0, f"run loaded {len(loaded)} modules it does not need: {loaded}"

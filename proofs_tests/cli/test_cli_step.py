@@ -76,5 +76,12 @@ def test_draw_leaves_useless_states_out_unless_asked(capsys) -> None:
     full = capsys.readouterr().out
     assert full.count("shape=circle") + full.count("shape=doublecircle") == 5
     assert trimmed.count("shape=circle") + trimmed.count("shape=doublecircle") == 4
-    assert main(["draw", "--logic", "sremo", '<type = "A">', "--all-states"]) == 2
+    # SREMO's SRT too: the branch EMPTY of a union is a pair of states no run crosses.
+    assert main(["draw", "--logic", "sremo", 'EMPTY | <type = "A">']) == 0
+    trimmed = capsys.readouterr().out
+    assert main(["draw", "--logic", "sremo", 'EMPTY | <type = "A">', "--all-states"]) == 0
+    full = capsys.readouterr().out
+    assert full.count("shape=circle") + full.count("shape=doublecircle") == 6 + 1  # + the default node style
+    assert trimmed.count("shape=circle") + trimmed.count("shape=doublecircle") == 4 + 1
+    assert main(["draw", "--logic", "acel", "A AS X", "--all-states"]) == 2
     assert "--all-states is for complex event automata" in capsys.readouterr().err

@@ -224,7 +224,7 @@ def test_mimebundle_has_the_drawing_and_the_text(no_dot: None) -> None:
     assert "seen R" in _svg_texts(bundle["image/svg+xml"])
     text = bundle["text/plain"]
     assert text == a.describe() and text.splitlines()[0] == repr(a)
-    assert "'idle' --R / {x}--> 'seen R'" in text and "initial: [\"'idle'\"]" in text
+    assert "  idle --R / {x}--> seen R" in text and "  initial: idle\n" in text  # states as drawn, no reprs
 
 
 def test_mimebundle_never_raises_and_falls_back_to_text(fake_dot: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,7 +41,7 @@ FORMALISM_IMPORTS = {"cel": set(), "ceql": {"cel"}, "socel": {"cel"}, "acel": {"
 LAZY_IMPORTS_ALLOWED = "cer_theory.cli"  # the package and its command modules
 COMPUTED_IMPORTS_ALLOWED = {"cer_theory.core.lazy"}  # resolve(): the one import by a computed name
 HEAVY = {"cer_theory.core.predicates.solver", "cer_theory.core.predicates.z3enc", "cer_theory.core.predicates.printing",
-         "cer_theory.core.predicates.vectorized", "cer_theory.streams.convert",
+         "cer_theory.core.predicates.vectorized", "cer_theory.streams.convert", "cer_theory.streams.frames",
          # numpy and Arrow, loaded with the first batch, not by a run that reads events one at a time (D174)
          "cer_theory.engines.core.batches", "cer_theory.streams.blocks",
          "cer_theory.streams.batch", "cer_theory.streams.schema_check"}

@@ -246,3 +246,16 @@ def test_the_match_writer_writes_aggregates_in_every_format(tmp_path):
         got = ([r["aggregates"] for r in csv.DictReader(out.open(encoding="utf-8", newline=""))] if fmt == "csv"
                else pq.read_table(out).column("aggregates").to_pylist())
         assert got == expected, fmt
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(evaluable_aggregated_queries(), timed_streams(max_length=10))
+def test_the_update_over_letters_finds_the_complex_events_of_the_plain_update(q, stream):
+    """The two update loops of Algorithm 1 (``Evaluator._update``, one •-successor per det-state, and
+    ``LabelledEvaluator._update``, one per letter; docs/decisions.md D283) agree: without HAVING, the complex
+    events of the records over letters are, position by position, those of the same query without aggregates."""
+    q = replace(q, having=None, limit=None, select=None)  # (SELECT *: every position of a CE, not a projection)
+    plain = replace(q, aggregates=())
+    by_letters = [frozenset(ce for ce, _ in records) for records in evaluate_query(q, stream)]
+    expected = evaluate_query(plain, stream)
+    assert by_letters == expected, report(plain, stream, expected, by_letters, candidate="letters")

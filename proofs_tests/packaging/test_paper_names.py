@@ -1,5 +1,5 @@
 """The papers are called by their short names (docs/papers.md: the CEL, CORE, SRT, ACEL and SO-CEL papers) wherever
-a reader sees them: the README, the documentation, the notebooks and the command line's help. Module and file names
+a reader sees them: the README, the documentation, the notebooks, the exercise banks and the command line's help. Module and file names
 (``cer_theory.examples.seed000``) are code, not names."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from cer_theory.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED_NAME = re.compile(r"\b[Ss]eeds?[ -]\d{3}\b")
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "notebooks").glob("*.ipynb"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "notebooks").glob("*.ipynb")),
+         *sorted((ROOT / "cer_theory").rglob("data/*.*"))]  # (the exercise banks' statements, the bundled data)
 PAGES = [p for p in PAGES if "_build" not in p.parts]
 
 

@@ -12,7 +12,8 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-FRONT_DOOR = ["cer_theory/__init__.py", "cer_theory/formalisms/formula.py", "cer_theory/examples/streams.py"]
+FRONT_DOOR = ["cer_theory/__init__.py", "cer_theory/formalisms/formula.py", "cer_theory/examples/streams.py",
+              "cer_theory/core/events.py", "cer_theory/core/protocols.py"]
 
 
 def mypy(*args: str) -> subprocess.CompletedProcess[str]:

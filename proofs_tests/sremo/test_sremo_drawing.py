@@ -3,6 +3,7 @@ Alg. 7 as a driver of the one subset step (docs/decisions.md D57)."""
 
 import xml.etree.ElementTree as ET
 
+import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -133,3 +134,60 @@ def test_steps_grow_to_the_determinized_sra():
     sizes = [len(s.transitions) for s in stages]
     assert sizes == sorted(sizes) and sizes[0] > 0
     assert all(a.states <= b.states for a, b in zip(stages, stages[1:]))
+
+
+# ------------------------------------------------------------------------------------------ useless states
+
+FIG12 = '[TRUE]* . [TRUE] -> r1 . [TRUE]* . <type = r1.type>'
+E2 = '(<type = "B" AND price < 10> -> r1 | <type = "B" AND price > 500> -> r1) . <type = "S" AND id = r1.id>'
+PRODUCT = '(<TRUE> . <TRUE>) & ([TRUE] . <TRUE>)'  # §4.5's intersection: outputs never agree, no final reachable
+WITH_EMPTY = 'EMPTY | <type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
+
+
+def _figures() -> dict[str, SRT]:
+    """The SRT paper's figures (rebuilt from its prose) and two of its constructions with useless states."""
+    thm38 = compile_automaton(parse(THM38))
+    d = determinize_windowed(parse(f"({THM38}) WITHIN 3"))
+    return {"Fig. 1 (eq. 2)": compile_automaton(parse(E1)), "Fig. 3 (eq. 4)": compile_automaton(parse(E2)),
+            "Figs. 4 and 13 (Thm 38)": thm38, "Fig. 5 (w = 2)": unroll(thm38, 2), "Fig. 5 (w = 3)": unroll(thm38, 3),
+            "Fig. 12 (Thm 35)": compile_automaton(parse(FIG12)), "Thm 41 (dSRA, w = 3)": d,
+            "Cor. 43 (complement)": complement(d), "Thm 34 (§4.5 product)": compile_automaton(parse(PRODUCT)),
+            "EMPTY in a union": compile_automaton(parse(WITH_EMPTY))}
+
+
+def _useful(t: SRT) -> set[int]:
+    """Written out from Def. 24 with networkx: on a path from q_s to a final state (q_s always drawn)."""
+    g = nx.MultiDiGraph()
+    g.add_nodes_from(range(t.states))
+    g.add_edges_from((d.source, d.target) for d in t.transitions)
+    forward = nx.descendants(g, t.start) | {t.start}
+    backward = set().union(*(nx.ancestors(g, f) | {f} for f in t.finals))
+    return forward & backward | {t.start}
+
+
+def _drawn(t: SRT, **options) -> tuple[set[int], set[tuple[int, int]]]:
+    """The states a drawing shows (by their numbers, the first line of each node) and its edges, as states."""
+    d = t.diagram(**options)
+    number = {n.id: int(n.label.split("\n")[0]) for n in d.nodes if n.label is not None}
+    return set(number.values()), {(number[e.source], number[e.target]) for e in d.edges if e.source in number}
+
+
+@pytest.mark.parametrize("name", list(_figures()))
+def test_drawings_show_exactly_the_useful_states_unless_asked(name):
+    t = _figures()[name]
+    useful = _useful(t)
+    states, edges = _drawn(t)
+    assert states == useful, f"{name}: drawn {sorted(states)}, useful {sorted(useful)}"
+    assert edges == {(d.source, d.target) for d in t.transitions if d.source in useful and d.target in useful}
+    every, all_edges = _drawn(t, trim=False)
+    assert every == set(range(t.states)) and all_edges == {(d.source, d.target) for d in t.transitions}
+    assert t.to_dot().count("doublecircle") == len(t.finals & useful)
+
+
+def test_constructions_with_useless_states_are_drawn_without_them():
+    """The regression: the product of §4.5 and a union with EMPTY have states no accepting run visits."""
+    figures = _figures()
+    for name in ("Thm 34 (§4.5 product)", "EMPTY in a union"):
+        t = figures[name]
+        assert _useful(t) < set(range(t.states)), name
+        assert _drawn(t)[0] < _drawn(t, trim=False)[0], name

@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import require
 
+from cer_theory.core.events import Event
 from cer_theory.examples.seed000 import fire_stream, formula
 from cer_theory.formalisms.cel.compile import compile_automaton
-from cer_theory.stepper import Run, cea_run, tecs_run
+from cer_theory.formalisms.sremo.compile import compile_automaton as compile_srt
+from cer_theory.formalisms.sremo.parser import parse as parse_sremo
+from cer_theory.stepper import Run, cea_run, srt_run, tecs_run
 from cer_theory.testing.browser import Browser, find_chromium
 
 SHOWN = """(() => ({
@@ -80,3 +83,17 @@ def test_the_tecs_grows_in_the_browser(browser: Browser, tmp_path: Path) -> None
         shown = browser.evaluate(SHOWN)
         _check(shown, run, k)
     assert any(f.new for f in run.frames)
+
+
+def test_the_srt_run_emphasises_the_transitions_taken(browser: Browser, tmp_path: Path) -> None:
+    """The edges the page emphasises are the frame's ``taken`` (the SRT paper's e₁; its runs are checked against
+    Def. 23 in proofs_tests/sremo/test_sremo_stepper.py)."""
+    srt = compile_srt(parse_sremo('<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'))
+    run = srt_run(srt, [Event("B", id=1), Event("B", id=2), Event("S", id=1), Event("S", id=2)])
+    page = tmp_path / "srt.html"
+    run.write_html(str(page))
+    browser.open(page)
+    for k in range(1, len(run.frames)):
+        browser.press("ArrowRight")
+        _check(browser.evaluate(SHOWN), run, k)
+    assert all(frame.taken for frame in run.frames[1:])

@@ -15,8 +15,8 @@ from collections import deque
 from cer_theory.automata.cea import CEA, State, Transition
 from cer_theory.automata.determinize.step import MoveTable, minterm_key, subset_moves
 from cer_theory.core import budget as work
+from cer_theory.core.drawing import Subset
 from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
-from cer_theory.core.predicates.solver import minterms, naive_minterms
 
 _NONE: frozenset = frozenset()
 
@@ -27,12 +27,14 @@ def io_determinize(cea: CEA, *, budget: int | None = DEFAULT_BUDGET, prune: bool
 
     ``prune=False`` uses all 2^k sign vectors (the naive oracle) instead of Z3-pruned minterms.
     ``complete=False`` omits transitions into the empty subset. States of the result are frozensets of
-    states of ``cea``; raise :class:`SizeBudgetExceeded` past ``budget`` subsets, or past the active work budget
+    states of ``cea`` (:class:`~cer_theory.core.drawing.Subset`: printed ``{0, 1}``, ``∅``); raise :class:`SizeBudgetExceeded` past ``budget`` subsets, or past the active work budget
     (:mod:`cer_theory.core.budget`: each subset, transition, minterm and solver call is a unit).
     """
+    from cer_theory.core.predicates.solver import minterms, naive_minterms  # (Z3 on first use: D281)
+
     table = MoveTable.of(cea)
     types = [(m, minterm_key(m)) for m in (minterms if prune else naive_minterms)(table.predicates)]
-    start = frozenset(cea.initial)
+    start = Subset(cea.initial)  # states print as the paper writes subsets, {0, 1} (Subset)
     seen: dict[frozenset[State], None] = {start: None}
     queue = deque([start])
     transitions: list[Transition] = []
@@ -42,7 +44,7 @@ def io_determinize(cea: CEA, *, budget: int | None = DEFAULT_BUDGET, prune: bool
             by_label = subset_moves(table, subset, key).by_label
             work.charge("I/O-determinization", 1 + len(table.labels))  # the step and its transitions
             for L in table.labels:  # ℒ: the label sets of Δ (none when Δ is empty)
-                target = by_label.get(L, _NONE)
+                target = Subset(by_label.get(L, _NONE))
                 if not target and not complete:
                     continue
                 transitions.append(Transition(subset, m.predicate, L, target))

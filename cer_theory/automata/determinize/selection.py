@@ -27,7 +27,6 @@ from cer_theory.automata.determinize.step import (Key, Label, MoveTable, SubsetS
                                                   strict_successor)
 from cer_theory.core import budget as work
 from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
-from cer_theory.core.predicates.solver import minterms
 from cer_theory.core.strategies import Strategy
 
 _NONE: frozenset = frozenset()
@@ -40,6 +39,8 @@ def _build(cea: CEA, step: SubsetStep, start: tuple, successor: Successor, is_fi
            *, name: str, budget: int | None, complete: bool, relabel: bool) -> CEA:
     """Breadth-first construction over reachable states and Z3-pruned types; ``successor`` returns None for a
     dead target."""
+    from cer_theory.core.predicates.solver import minterms  # (Z3 on first use: D281)
+
     types = [(m.predicate, minterm_key(m)) for m in minterms(step.table.predicates)]
     labels = step.table.labels
     seen: dict[Hashable, None] = {start: None}

@@ -28,12 +28,14 @@ minterms), :mod:`.lazy` (Prop. 5.5 per tuple), :mod:`.bitmask` (CORE's cached de
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.predicates.ast import Predicate
-from cer_theory.core.predicates.solver import Minterm
 from cer_theory.core.strategies import Strategy
+
+if TYPE_CHECKING:  # (a type only: the solver loads Z3, which the bit-vector determinizer never needs)
+    from cer_theory.core.predicates.solver import Minterm
 
 Label = Hashable
 """A label set of Δ, or a driver's abstraction of one (CORE only asks whether a transition marks)."""

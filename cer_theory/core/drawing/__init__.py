@@ -2,7 +2,8 @@
 fallback.
 
 * :mod:`~cer_theory.core.drawing.dot` — :class:`Diagram`, :func:`state_diagram` (automata as in the papers'
-  figures) and the DOT quoting helpers :func:`quote` and :func:`dot_id`;
+  figures), the DOT quoting helpers :func:`quote` and :func:`dot_id`, and how values are written (:func:`shown`,
+  :class:`Subset`);
 * :mod:`~cer_theory.core.drawing.render` — the renderers (the ``dot`` program, else Graphviz in WebAssembly),
   :func:`render_svg` and :func:`write_drawing`;
 * :mod:`~cer_theory.core.drawing.drawable` — the :class:`Drawable` mixin: ``_repr_mimebundle_`` for Jupyter.
@@ -10,10 +11,11 @@ fallback.
 Nothing here imports an automaton or a formalism: they describe themselves to it.
 """
 
-from cer_theory.core.drawing.dot import Diagram, Edge, Node, dot_id, quote, shown, state_diagram, state_ids
+from cer_theory.core.drawing.dot import (Diagram, Edge, Node, Subset, dot_id, quote, shown, state_diagram,
+                                         state_ids)
 from cer_theory.core.drawing.drawable import Drawable
 from cer_theory.core.drawing.render import (RENDERERS, SWITCH, available_renderers, graphviz_available,
                                             render_svg, write_drawing)
 
-__all__ = ["RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node", "available_renderers", "dot_id",
+__all__ = ["RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node", "Subset", "available_renderers", "dot_id",
            "graphviz_available", "quote", "render_svg", "shown", "state_diagram", "state_ids", "write_drawing"]

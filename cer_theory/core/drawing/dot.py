@@ -45,6 +45,19 @@ def shown(value: object) -> str:
     return str(value)
 
 
+class Subset(frozenset):
+    """A frozenset that prints as the papers write sets (:func:`shown`: ``{0, 1}``, ``∅``), for sets a person
+    reads as values: the states of a subset construction, the label set of a letter. It equals and hashes as
+    the frozenset of its elements; set operations on it give plain frozensets."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return shown(self)
+
+    __str__ = __repr__
+
+
 def _natural(text: str) -> tuple:
     """Sort key putting ``2`` before ``10``."""
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text))

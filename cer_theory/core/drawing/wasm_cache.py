@@ -14,10 +14,7 @@ upgrade of either compiles afresh.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import os
-import platform
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +27,12 @@ if TYPE_CHECKING:
 
 def cache_file(wasm_path: Path, folder: Path) -> Path:
     """Where the compiled form of ``wasm_path`` lives: keyed by its bytes, wasmtime's version and the machine."""
+    # (imported here, where a drawing is rendered: hashlib, importlib.metadata and platform cost every command
+    # line start-up about 0.05 s otherwise, drawing or not; docs/decisions.md D281)
+    import hashlib
+    import importlib.metadata
+    import platform
+
     digest = hashlib.sha256(wasm_path.read_bytes())
     digest.update(importlib.metadata.version("wasmtime").encode())
     digest.update(platform.machine().encode())

@@ -58,7 +58,7 @@ from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.core.windows import window_value
 from cer_theory.engines.core.evaluator import Evaluator
-from cer_theory.engines.core.loop import event_cursor, fast_loop
+from cer_theory.engines.core.loop import fast_loop
 from cer_theory.engines.core.matches import AggregatedMatch, Match
 from cer_theory.engines.core.partitions import partition_key
 from cer_theory.engines.core.plan import SELECT_STRATEGIES, QueryPlan
@@ -152,24 +152,28 @@ class Engine(EngineState):
     def _process_events(self, events: Iterable[Event | Mapping[str, Any]]) -> Iterator[Match]:
         """Events and dicts one at a time: the fast loop where the plan allows it, else the one step."""
         if self.plan.fast:
-            plan = self.plan
-            cursor = event_cursor(events, self.position, self.det.mask, plan.time_attribute,
-                                  plan.partition_attributes)
-            yield from fast_loop(self, cursor, events=True)
+            yield from fast_loop(self, events, events=True)
             return
         for e in events:
             yield from self.process_event(e)
 
-    def report_to(self, sink: Report | None) -> None:
+    def report_to(self, sink: Report | None, *, chunk: int | None = None) -> None:
         """Hand the CEs reported at each position to ``sink(ces, partition)`` instead of building a :class:`Match`
         per CE; what it returns is what :meth:`process` yields from then on (None: Matches again). ``ces`` are in
         the order Matches would come, ``partition`` is what :attr:`Match.partition` would be, and the events at
         the CEs' positions are :meth:`event_at` during the call. A writer that needs text, not objects, saves
         the Match and the events tuple per CE (:meth:`~cer_theory.engines.core.output.MatchWriter.attach`;
-        docs/decisions.md D155). Not for a query with aggregates, whose matches are decoded first."""
+        docs/decisions.md D155). Not for a query with aggregates, whose matches are decoded first.
+
+        With ``chunk``, ``ces`` is a list or an :class:`~cer_theory.engines.core.evaluator.Outputs`, whose
+        ``chunks()`` enumerate the position's CEs at most ``chunk`` at a time while the sink reads them (the sink
+        must read them during the call): a position with exponentially many CEs never holds them all (D282)."""
         if self.plan.aggregation is not None and sink is not None:
             raise UnsupportedError("report_to: a query with aggregates reports AggregatedMatch objects")
         self.report = self.matches if sink is None else sink
+        self.plan.chunk = chunk if sink is not None else None
+        for evaluator, _ in self.partitions_table.evaluators.values():
+            evaluator.chunk = self.plan.chunk
 
     # ------------------------------------------------------------------ one event
 

@@ -118,7 +118,7 @@ class Evaluator:
     PARTITION BY) and must increase. ``determinizer`` may be shared between evaluators of the same CEA.
     ``compact_min`` is the smallest expired prefix worth compacting (tests lower it to exercise dangling right
     children). ``limit`` caps the CEs reported per position (CEQL ``LIMIT n``: the first n in Algorithm 2's order; the
-    enumeration stops there). ``debug=True`` checks every tECS invariant after every event (the CORE paper §4.1–4.2,
+    enumeration stops there). ``chunk``: see :attr:`chunk`. ``debug=True`` checks every tECS invariant after every event (the CORE paper §4.1–4.2,
     App. B.3); ``instrument=True`` counts node visits per output and union-list lengths (the CORE paper Theorem 2, App. B.1).
     """
 
@@ -128,7 +128,7 @@ class Evaluator:
     def __init__(self, cea: CEA | None = None, window: Window | None = None, *,
                  determinizer: Determinizer | None = None, budget: int | None = DEFAULT_BUDGET,
                  limit: int | None = None, debug: bool = False, instrument: bool = False,
-                 keep_per_event: bool = False, compact_min: int = COMPACT_MIN) -> None:
+                 keep_per_event: bool = False, compact_min: int = COMPACT_MIN, chunk: int | None = None) -> None:
         if determinizer is None:
             if cea is None:
                 raise TypeError("Evaluator needs a CEA or a Determinizer")
@@ -138,6 +138,9 @@ class Evaluator:
         self.window = window
         self.limit = limit
         self.compact_min = compact_min
+        self.chunk = chunk
+        """None: :meth:`advance` returns a position's CEs as a list; else as :class:`Outputs`, enumerated
+        ``chunk`` at a time while they are read (a writer's bounded memory, docs/decisions.md D282)."""
         self.debug = debug
         self.instrument = instrument or debug
         self.tecs = Tecs(debug=debug)
@@ -224,20 +227,20 @@ class Evaluator:
             self.last_key = key
             tau = self._advance_window(key)
         self.position = j
+        updated = False
         if tau == _NOTHING:  # the window admits nothing, not even [j, j]: nothing is ever stored
             self.table = {}
             self._stats.events += 1
-            out = []
         elif self.table or self.det.successors(self.initial, mask) is not NO_MOVE:
             self._update(j, mask, tau, key)
-            out = self._output(j, tau) if self.table else []
+            updated = True
         else:  # nothing active and no run starts here: T stays empty (the common case of selective queries)
             self._stats.events += 1
-            out = []
-        if window is not None:
+        if window is not None:  # (before the output, which reads the tECS and may be read after this call)
             dead = tau - self.tecs.base
             if dead >= self.compact_min and dead >= len(self.tecs) - dead:
                 self.tecs.compact(tau)
+        out = self._output(j, tau) if updated and self.table else []
         if self.debug:
             if claim is not None and (out or self._snapshot() != claim):
                 raise TecsError(f"event {j} was quiet for T = {list(self.table)} but the update changed something")
@@ -421,31 +424,64 @@ class Evaluator:
         if st.per_event is not None:
             st.per_event.append((created, live, len(new)))
 
-    def _output(self, j: int, tau: int) -> list[CoreComplexEvent]:
+    def _output(self, j: int, tau: int) -> list[CoreComplexEvent] | Outputs:
         """OUTPUT(j, ε): Algorithm 2 on every final state's union-list. Enumerating the entries in order is
-        enumerating ``merge(ul)`` (a right spine of unions over the entries) without creating its nodes."""
+        enumerating ``merge(ul)`` (a right spine of unions over the entries) without creating its nodes. With
+        :attr:`chunk`, a position with more than :attr:`chunk` CEs returns the first :attr:`chunk` of them as an
+        :class:`Outputs` that enumerates the rest as it is read."""
         final = self.det.final
         tecs = self.tecs
         mx, b = tecs.mx, tecs.base
         out: list[CoreComplexEvent] = []
         left = -1 if self.limit is None else self.limit
         counted = self._stats.enumeration if self.instrument else None
+        size = self.chunk if counted is None else None
         for p, ul in self.table.items():
             if final[p]:
                 for n in ul:
                     if mx[n - b] < tau or left == 0:
                         break
-                    if counted is None:
-                        got = tecs.enumerate_into(n, j, tau, out, left)
-                        if left > 0:
-                            left -= got
-                    else:
+                    if counted is not None:
                         got = list(islice(tecs.enumerate_counted(n, j, tau, counted), left if left >= 0 else None))
                         out.extend(got)
                         if left > 0:
                             left -= len(got)
+                    elif size is None:
+                        got = tecs.enumerate_into(n, j, tau, out, left)
+                        if left > 0:
+                            left -= got
+                    else:  # (the same, stopping when a chunk is full: the rest is enumerated as it is read)
+                        dfs: tuple[list[int], list[int]] = ([n, 0], [])
+                        room = size - len(out)
+                        got = tecs.enumerate_into(n, j, tau, out, room if left < 0 or room < left else left, dfs)
+                        if left > 0:
+                            left -= got
+                        if len(out) == size and left != 0:
+                            rest = self._heads(tau, after=(p, n))
+                            if dfs[0] or rest:
+                                self._stats.outputs += size
+                                return Outputs(self, j, tau, out, [n, *rest], dfs, left)
         self._stats.outputs += len(out)
         return out
+
+    def _heads(self, tau: int, after: tuple[int, int]) -> list[int]:
+        """The union-list entries OUTPUT(j, ε) enumerates after entry ``n`` of final state ``p`` (``after``), in
+        order, each final state's list up to its first expired entry."""
+        final, mx, b = self.det.final, self.tecs.mx, self.tecs.base
+        heads: list[int] = []
+        seen = False
+        for p, ul in self.table.items():
+            if not seen:
+                if p != after[0]:
+                    continue
+                seen = True
+                ul = ul[ul.index(after[1]) + 1:]
+            if final[p]:
+                for n in ul:
+                    if mx[n - b] < tau:
+                        break
+                    heads.append(n)
+        return heads
 
     def keeps_after_inert(self, key: float, spent: Sequence[bool]) -> bool:
         """Whether T would still hold a det-state after inert events (:mod:`cer_theory.engines.core.inert`) up
@@ -509,4 +545,44 @@ class Evaluator:
             previous = head
 
 
-__all__ = ["Determinizer", "Evaluator", "EvaluatorStats", "NO_MOVE"]
+class Outputs:
+    """The CEs of one position with more than ``evaluator.chunk`` of them (OUTPUT(j, ε) of Algorithm 1, the CORE
+    paper §4.3), the rest enumerated by Algorithm 2 as they are read rather than gathered first: :meth:`chunks`
+    yields ``first`` (a full chunk), then lists of at most ``evaluator.chunk`` CEs, in Algorithm 2's order, each
+    from where the last stopped (:meth:`Tecs.enumerate_into` resumed on ``dfs``, then the union-list entries
+    ``heads`` after the first), so a position with exponentially many CEs is written in memory bounded by the
+    chunk (docs/decisions.md D282). It must be read before the evaluator's next event (the tECS it reads changes
+    then); LIMIT (``left``: what is still allowed, -1 for no LIMIT) stops it as on the list path."""
+
+    __slots__ = ("evaluator", "end", "tau", "first", "heads", "dfs", "left")
+
+    def __init__(self, evaluator: Evaluator, end: int, tau: int, first: list[CoreComplexEvent], heads: list[int],
+                 dfs: tuple[list[int], list[int]], left: int) -> None:
+        self.evaluator, self.end, self.tau, self.first = evaluator, end, tau, first
+        self.heads, self.dfs, self.left = heads, dfs, left
+
+    def chunks(self) -> Iterator[list[CoreComplexEvent]]:
+        yield self.first
+        evaluator = self.evaluator
+        size, tecs, end, tau, left = evaluator.chunk, evaluator.tecs, self.end, self.tau, self.left
+        out: list[CoreComplexEvent] = []
+        for k, n in enumerate(self.heads):
+            dfs = self.dfs if k == 0 else ([n, 0], [])  # (the first entry's traversal resumes where it stopped)
+            while dfs[0] and left != 0:
+                room = size - len(out)  # type: ignore[operator]
+                got = tecs.enumerate_into(n, end, tau, out, room if left < 0 or room < left else left, dfs)
+                evaluator._stats.outputs += got
+                if left > 0:
+                    left -= got
+                if len(out) == size:
+                    yield out
+                    out = []
+        if out:
+            yield out
+
+    def __iter__(self) -> Iterator[CoreComplexEvent]:
+        for chunk in self.chunks():
+            yield from chunk
+
+
+__all__ = ["Determinizer", "Evaluator", "EvaluatorStats", "NO_MOVE", "Outputs"]

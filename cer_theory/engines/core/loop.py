@@ -1,29 +1,30 @@
 """The one fast loop of the CORE engine: CORE's Algorithm 1 around the clauses of CEQL (the CORE paper, *CORE: a Complex
 Event Recognition Engine*, §2.2 and §4), with every per-event call of the readable step (``Engine._step``)
-inlined, over a **cursor** of ``(position, event, bit vector, window value, partition values)``.
+inlined. It reads one of two sources (docs/decisions.md D51):
 
-Two cursors feed it (docs/decisions.md D51):
-
-* :func:`event_cursor` — Events and dicts, one at a time (a live source yields each match as soon as its last
-  event is read); the loop keeps each Event in the event buffer.
-* :func:`~cer_theory.engines.core.batches.column_cursor` — the rows of a columnar batch, whose bit vectors, window keys and partition values were
-  computed column-wise; the batch is already in the event buffer as one span. Rows skipped in bulk
-  (:func:`~cer_theory.engines.core.batches.skip_plan`, D120) are absent from the cursor: the loop catches them up
-  (:class:`Skipped`) when the next visited row comes.
+* Events and dicts, one at a time (a live source yields each match as soon as its last event is read): the loop
+  reads each one's bit vector, window value and partition values itself and keeps the Event in the event buffer.
+  (Through a generator of ``(position, event, …)`` tuples, as the rows below, each event cost about 5% more on
+  the CORE paper's P3, D311.)
+* a **cursor** of ``(position, None, bit vector, window value, partition values)`` per row of a columnar batch
+  (:func:`~cer_theory.engines.core.batches.column_cursor`), computed column-wise; the batch is already in the
+  event buffer as one span. Rows skipped in bulk (:func:`~cer_theory.engines.core.batches.skip_plan`, D120) are
+  absent from the cursor: the loop catches them up (:class:`Skipped`) when the next visited row comes.
 
 The loop applies where :attr:`QueryPlan.fast` says so (no strategy history, window and partition keys read from
 attributes). It makes the same checks and effects in the same order as ``Engine._step``;
 ``test_engine_fast_paths_equal_the_one_step`` checks it against the step on generated queries and streams, for
-every input path (matches, errors and bookkeeping). The engine's position, last window key and buffer base
-live in locals, written back before every yield and on exit and read again after a yield (the caller may use
-the engine meanwhile). The event buffer's positions expire before a yield, every :data:`EXPIRE_EVERY` positions
-and when the loop ends, each time at the key of then: expiry is monotone in the key, so that is where a per-row
-expiry would get to, and memory stays bounded by the window.
+every input path (matches, errors and bookkeeping). The engine's position and last window key live in locals,
+written back before every yield and on exit and read again after a yield (the caller may use the engine
+meanwhile). The event buffer's positions expire every :data:`EXPIRE_EVERY` positions and when the loop ends, each
+time at the key of then: expiry is monotone in the key, so that is where a per-row expiry would get to, and memory
+stays bounded by the window and :data:`EXPIRE_EVERY` positions. (Not also at every position that reports
+matches: on the CORE paper's P3, where one position in twenty does, that cost about 6% of the rate.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.events import Event
@@ -37,25 +38,13 @@ from cer_theory.engines.core.state import EngineState, decreasing
 if TYPE_CHECKING:  # (a batch reaches the loop only through cer_theory.engines.core.batches)
     from cer_theory.streams.batch import Rows
 
-Cursor = Iterable[tuple[int, "Event | None", int, Any, "Sequence | None"]]
-"""``(position, event or None, bit vector, window value or None, partition values or None)`` per event."""
+Cursor = Iterable[tuple[int, None, int, Any, "Sequence | None"]]
+"""``(position, None, bit vector, window value or None, partition values or None)`` per row of a batch."""
 
 EXPIRE_EVERY = 1024
 """Positions read between two expiries of the event buffer when no match is reported."""
 
 _INF = float("inf")
-
-
-def event_cursor(events: Iterable[Event | dict], position: int, mask: Callable[[Event], int],
-                 time_attribute: str | None, partition_attributes: tuple[str, ...]) -> Iterator[tuple]:
-    """Events and dicts read one at a time (a dict becomes an Event, checked, with its position as the line; the
-    position counts from ``position``, the engine's when the cursor starts)."""
-    for j, e in enumerate(events, position):
-        if e.__class__ is not Event and not isinstance(e, Event):
-            e = Event.from_dict(e, line=j)
-        values = e._values
-        yield (j, e, mask(e), None if time_attribute is None else values.get(time_attribute),
-               [values.get(a) for a in partition_attributes] if partition_attributes else None)
 
 
 class Skipped:
@@ -76,13 +65,14 @@ class Skipped:
         return self.keys[hi - 1 - first]
 
 
-def fast_loop(state: EngineState, cursor: Cursor, *, events: bool, skipped: Skipped | None = None
-              ) -> Generator[Match, None, int | None]:
-    """Run the events of ``cursor`` (Events to keep in the buffer if ``events``, else rows of the batch that is
-    the buffer's last span, with ``skipped`` the rows left out). Returns the position to resume from without
-    skipping if a det-state mixing sinks and waiting states appears (:meth:`Inertness.refresh`), else None."""
+def fast_loop(state: EngineState, source: Iterable[Event | Mapping[str, Any]] | Cursor, *, events: bool,
+              skipped: Skipped | None = None) -> Generator[Match, None, int | None]:
+    """Run ``source``: Events and dicts if ``events`` (a dict becomes an Event, checked, with its position as
+    the line; each Event is kept in the buffer), else the cursor of the rows of the batch that is the buffer's
+    last span, with ``skipped`` the rows left out. Returns the position to resume from without skipping if a
+    det-state mixing sinks and waiting states appears (:meth:`Inertness.refresh`), else None."""
     plan = state.plan
-    initial_moves = plan.det.initial_moves
+    mask, initial_moves = plan.det.mask, plan.det.initial_moves
     attr, window, consume, attrs = plan.time_attribute, plan.window, plan.consume, plan.partition_attributes
     aggregation = plan.aggregation
     table = state.partitions_table
@@ -97,20 +87,30 @@ def fast_loop(state: EngineState, cursor: Cursor, *, events: bool, skipped: Skip
     subsets = plan.det.subsets
     known = len(subsets)
     position, last = state.position, state.last_key
-    add_event = add_key = None
+    add_event = add_key = span = None
+    spans = buffer.spans
     if events:
         span = buffer.event_span(position)
         add_event, add_key = span.items.append, span.keys.append  # type: ignore[union-attr]
     next_expiry = position + EXPIRE_EVERY
     try:
-        for j, e, m, time, values in cursor:
-            if e is not None:
+        for item in source:
+            if events:
+                e = item
+                if e.__class__ is not Event and not isinstance(e, Event):
+                    e = Event.from_dict(e, line=position)  # type: ignore[arg-type]
                 j = position  # (the next position, whatever the caller did meanwhile)
-            elif j != position:  # rows position..j-1 were skipped in bulk: already in the batch's span
-                last = skipped.over(state, position, j)  # type: ignore[union-attr]
-                if not attrs and evaluators and not evaluators[()][0].keeps_after_inert(
-                        last, inert.spent):  # type: ignore[union-attr]
-                    table.discard(())  # where the skipped rows' updates emptied the one evaluator
+                m = mask(e)  # type: ignore[arg-type]
+                found = e._values  # type: ignore[union-attr]
+                time = None if attr is None else found.get(attr)
+                values = [found.get(a) for a in attrs] if attrs else None
+            else:
+                j, e, m, time, values = item  # type: ignore[misc]
+                if j != position:  # rows position..j-1 were skipped in bulk: already in the batch's span
+                    last = skipped.over(state, position, j)  # type: ignore[union-attr]
+                    if not attrs and evaluators and not evaluators[()][0].keeps_after_inert(
+                            last, inert.spent):  # type: ignore[union-attr]
+                        table.discard(())  # where the skipped rows' updates emptied the one evaluator
             position = j + 1
             pkey: tuple | None = ()
             if attrs:  # partition_key, inlined
@@ -167,17 +167,14 @@ def fast_loop(state: EngineState, cursor: Cursor, *, events: bool, skipped: Skip
                     del evaluators[next(iter(evaluators))]
                     table.discarded += 1
             if ces:
-                if window is not None:
-                    buffer.expire(key, window, position)
-                    next_expiry = position + EXPIRE_EVERY
                 state.position, state.last_key = position, last
                 yield from (ces if aggregation is not None else  # type: ignore[misc]
                             state.report(ces, entry[1] if attrs else None))  # type: ignore[index]
                 position, last = state.position, state.last_key
-                if events:  # (the caller may have run a batch meanwhile: keep appending to the newest span)
+                if events and spans[-1] is not span:  # (the caller ran a batch meanwhile: append to the newest span)
                     span = buffer.event_span(position)
                     add_event, add_key = span.items.append, span.keys.append  # type: ignore[union-attr]
-            elif position >= next_expiry and window is not None:
+            if position >= next_expiry and window is not None:
                 buffer.expire(key, window, position)
                 next_expiry = position + EXPIRE_EVERY
             if inert is not None and len(subsets) != known:
@@ -201,4 +198,4 @@ def fast_loop(state: EngineState, cursor: Cursor, *, events: bool, skipped: Skip
     return None
 
 
-__all__ = ["Cursor", "EXPIRE_EVERY", "Skipped", "event_cursor", "fast_loop"]
+__all__ = ["Cursor", "EXPIRE_EVERY", "Skipped", "fast_loop"]

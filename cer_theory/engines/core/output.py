@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from cer_theory.core.aggregates import json_value
 from cer_theory.core.errors import CerError, UnsupportedError
+from cer_theory.engines.core.evaluator import Outputs
 from cer_theory.streams.writers import CHUNK_ROWS, OutputFile
 
 _CACHE_LIMIT = 1 << 16
@@ -104,14 +105,18 @@ class MatchWriter:
         Matches. The engine then yields nothing; :attr:`count` counts what was written. False (and nothing
         changed) for a query with aggregates: write its Matches."""
         try:
-            engine.report_to(self._report)
+            engine.report_to(self._report, chunk=CHUNK_ROWS)
         except UnsupportedError:
             return False
         self._texts = _PositionTexts(engine)
         return True
 
-    def _report(self, ces: list, partition: tuple | None) -> tuple:
-        if len(ces) > CHUNK_ROWS:  # (bounded pieces: a position may report millions)
+    def _report(self, ces: list | Outputs, partition: tuple | None) -> tuple:
+        if isinstance(ces, Outputs):  # (bounded pieces, enumerated as they are written: a position may report
+            for chunk in ces.chunks():  # millions, D282)
+                self._report(chunk, partition)
+            return ()
+        if len(ces) > CHUNK_ROWS:  # (a list handed over whole: written in bounded pieces all the same)
             for k in range(0, len(ces), CHUNK_ROWS):
                 self._report(ces[k:k + CHUNK_ROWS], partition)
             return ()

@@ -66,6 +66,8 @@ class QueryPlan:
         self.time_attribute: str | None = (None if self.window is None or self.window.kind == "events"
                                            else self.window.attribute or "time")
         self._options = {"debug": debug, "instrument": instrument}
+        self.chunk: int | None = None
+        """CEs per piece in which new evaluators hand over a position's output (None: one list; D282)."""
         self.fast = (not self.select and self.time_attribute != TYPE_KEY
                      and TYPE_KEY not in self.partition_attributes)
         self.inert: Inertness | None = None
@@ -81,8 +83,9 @@ class QueryPlan:
             return LabelledEvaluator(determinizer=self.det, window=self.window, **self._options)
         if self.select:
             return SelectEvaluator(determinizer=self.det, window=self.window, limit=self.limit,  # type: ignore
-                                   **self._options)
-        return Evaluator(determinizer=self.det, window=self.window, limit=self.limit, **self._options)
+                                   chunk=self.chunk, **self._options)
+        return Evaluator(determinizer=self.det, window=self.window, limit=self.limit, chunk=self.chunk,
+                         **self._options)
 
 
 __all__ = ["QueryPlan", "SELECT_STRATEGIES"]

@@ -10,14 +10,15 @@ from collections.abc import Callable, Sequence
 from cer_theory.core.errors import StreamFormatError
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.engines.core.buffer import EventBuffer
-from cer_theory.engines.core.evaluator import Evaluator
+from cer_theory.engines.core.evaluator import Evaluator, Outputs
 from cer_theory.engines.core.inert import Inertness
 from cer_theory.engines.core.matches import Match, make_match
 from cer_theory.engines.core.partitions import PartitionTable
 from cer_theory.engines.core.plan import QueryPlan
 
-Report = Callable[[list[CoreComplexEvent], "tuple | None"], Sequence]
-"""What becomes of the CEs reported at one position (with the partition values): Matches, or what a sink returns."""
+Report = Callable[["list[CoreComplexEvent] | Outputs", "tuple | None"], Sequence]
+"""What becomes of the CEs reported at one position (with the partition values): Matches, or what a sink returns
+(a sink given a ``chunk`` may be handed the position's :class:`Outputs`, read in pieces: D282)."""
 
 
 class EngineState:

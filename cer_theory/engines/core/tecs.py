@@ -217,13 +217,18 @@ class Tecs(Drawable):
         same traversal, inlined for the evaluator's hot path (no generator frame per output)."""
         return self.enumerate_counted(n, end, tau, None)
 
-    def enumerate_into(self, n: int, end: int, tau: int, out: list[CoreComplexEvent], limit: int = -1) -> int:
+    def enumerate_into(self, n: int, end: int, tau: int, out: list[CoreComplexEvent], limit: int = -1,
+                       dfs: tuple[list[int], list[int]] | None = None) -> int:
         """Algorithm 2 appending ⟦n⟧^ε(end) to ``out`` in its order; stops after ``limit`` outputs if ≥ 0.
         Returns the number of outputs.
 
         A left-first DFS with an explicit stack that pushes a right child only if its max is ≥ τ, so each pop
         descends straight to an output (output-linear delay, Theorem 2). The current path is one shared list of
         positions truncated on backtrack, so a push is O(1) and no work is repeated.
+
+        ``dfs``: the traversal's ``(stack, path)`` — ``([n, 0], [])`` to start — given again to resume it after a
+        stop at ``limit``; its stack is empty once every output is out. A position's outputs
+        are handed over in pieces that way, in bounded memory (:class:`~cer_theory.engines.core.evaluator.Outputs`).
         """
         b, pos, nxt, rgt, mx = self.base, self.pos, self.nxt, self.rgt, self.mx
         if mx[n - b] < tau or limit == 0:
@@ -231,8 +236,7 @@ class Tecs(Drawable):
         emit = out.append
         new, set_start, set_end, set_positions = _new, _set_start, _set_end, _set_positions
         count = 0
-        stack = [n, 0]
-        path: list[int] = []
+        stack, path = ([n, 0], []) if dfs is None else dfs
         pop, push, add = stack.pop, stack.append, path.append
         while stack:
             plen = pop()

@@ -388,7 +388,7 @@ class ACEA(Drawable):
                              final=self.final, edges=[(s, d, "\n\n".join(ls)) for (s, d), ls in edges.items()])
 
     def describe(self) -> str:
-        lines = [f"{self!r} {self.name}: q0 = {self.initial}, F = {sorted(self.final)}"]
+        lines = [f"{self!r} {self.name}: q0 = {self.initial}, F = {shown(self.final)}"]
         lines += [f"  {t.source} → {t.target}: {t.label()}" for t in self.transitions]
         return "\n".join(lines)
 

@@ -10,20 +10,18 @@ unknown aggregate or a filter literal reading two variables is reported at its p
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
-from lark import Lark
 from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.aggregates import aggregator
+from cer_theory.core.conditions import to_predicate
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.formalisms.acel.ast import (Agg, AggSpec, Conj, As, Atom, AttrProj, Contig, CPlus, Filter, Formula,
                                             Multiset, Disj, Plus, Proj, Seq)
 from cer_theory.formalisms.cel import parser as cel_parser
 
 GRAMMAR_PATH = Path(__file__).with_name("acel.lark")
-_strip = cel_parser.strip_imported
 ORDER_KINDS = ("increasing", "decreasing")
 
 
@@ -38,7 +36,7 @@ class _Builder(cel_parser.ConditionBuilder):
         return As(c[0], str(c[1]))
 
     def filter(self, c: list) -> Formula:
-        cond = c[1] if isinstance(c[1], Multiset) else cel_parser.to_predicate(_strip(c[1]))
+        cond = c[1] if isinstance(c[1], Multiset) else to_predicate(c[1])
         try:
             return Filter(c[0], cond)
         except CerError as e:
@@ -103,25 +101,13 @@ class _Builder(cel_parser.ConditionBuilder):
         return Conj(c[0], c[1])
 
 
-cel_parser.install_condition_callbacks(_Builder)
-
-
-@functools.cache
-def _lark() -> Lark:
-    return cel_parser.load_extension(GRAMMAR_PATH, _Builder())
-
-
-@functools.cache
-def _lark_plain() -> Lark:
-    """The same grammar without the inline transformer: used only to diagnose errors."""
-    return cel_parser.load_extension(GRAMMAR_PATH)
 
 
 def parse(text: str) -> Formula:
     """Parse ACEL text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
     if not isinstance(text, str):
         raise TypeError(f"expected ACEL text (str), got {type(text).__name__}")
-    result = cel_parser.run_extension(text, _lark(), _syntax_error)
+    result = PARSER.parse(text)
     assert isinstance(result, Formula)
     return result
 
@@ -134,8 +120,12 @@ _OWN = {"_LARROW": "'<-' (as in b <- sum(X.a))", "_AGG": "AGG"}
 
 
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    return cel_parser.extension_syntax_error(text, e, plain=_lark_plain(), formula_start=_FORMULA_START,
+    return cel_parser.extension_syntax_error(text, e, plain=PARSER.plain, formula_start=_FORMULA_START,
                                              formula_start_text=_FORMULA_START_TEXT, own=_OWN)
 
 
 __all__ = ["GRAMMAR_PATH", "ORDER_KINDS", "parse"]
+
+
+PARSER = cel_parser.extension_parser(GRAMMAR_PATH, "acel", _Builder, _syntax_error)
+"""The ACEL parser (CEL's conditions, imported)."""

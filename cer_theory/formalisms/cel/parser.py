@@ -17,7 +17,8 @@ level                                   operators                    associativi
 ``( )``/``[ ]`` groups are atomic. A FILTER condition is one literal (``T.x > 1``, ``1 < T.x``, ``H.id = T.id``,
 ``T.type = "R"``, ``T[x > 1 AND type = "R"]``, ``NOT`` literal, ``TRUE``, ``FALSE``) or a parenthesized or
 bracketed boolean expression (NOT > AND > OR; aliases ``¬ ∧ ∨``). So ``φ FILTER T.x > 1 AND H`` is
-``(φ FILTER T.x > 1) AND H``.
+``(φ FILTER T.x > 1) AND H``. Conditions are the toolkit's one condition grammar (:mod:`cer_theory.core.conditions`),
+instantiated with CEL's attributes and atoms.
 
 :func:`parse` returns a :class:`~cer_theory.formalisms.cel.ast.Formula`; :func:`parse_predicate` returns a
 :class:`~cer_theory.core.predicates.Predicate` in the unqualified syntax (``tmp > 40 AND type = "H"``), which also
@@ -32,14 +33,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Lark, Token
+from lark.exceptions import UnexpectedInput, UnexpectedToken
 
-from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.predicates.ast import (FALSE, TRUE, And, Arith, Attr, Cmp, Const, IsType, Not, On, Or, Predicate,
-                                            term_attrs)
-from cer_theory.core.parsing import check_nesting, describe_token, number, position, syntax_error, unescape
+from cer_theory.core.conditions import ConditionBuilder as SharedConditionBuilder
+from cer_theory.core.conditions import IMPORT_PATH, base_name, to_predicate, unprefixed
+from cer_theory.core.errors import SyntaxErrorCER
+from cer_theory.core.predicates.ast import Attr, On, Predicate
+from cer_theory.core.parsing import LalrParser, describe_token, position, syntax_error
 from cer_theory.formalisms.cel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Select, Seq, Start,
                       Strategy, Unless, variables)
 
@@ -49,32 +50,15 @@ KEYWORDS = ("IN", "AS", "FILTER", "OR", "AND", "ALL", "UNLESS", "START", "PI", "
             "NOT", "TRUE", "FALSE")
 """Reserved words (UPPERCASE, case-sensitive); ``true``/``false`` are reserved too (boolean constants)."""
 
-_UNICODE_OPS = {"≠": "!=", "≤": "<=", "≥": ">="}
-
 
 # ---------------------------------------------------------------------------------------------- AST building
 
 
-def _const(tok: Token) -> Const:
-    if tok.type == "NUMBER":
-        return Const(number(tok))
-    if tok.type == "BOOL":
-        return Const(tok == "true")
-    return Const(unescape(tok[1:-1]))  # STRING
+class _Builder(SharedConditionBuilder):
+    """Tree → AST. Runs inline in the LALR parser (no parse tree is built); conditions are built by the shared
+    :class:`~cer_theory.core.conditions.ConditionBuilder`, so they mean what they mean in every logic."""
 
-
-def _term(x: Any) -> Attr | Const | Arith:
-    return _const(x) if isinstance(x, Token) else x
-
-
-def _pred(x: Any) -> Predicate:
-    if isinstance(x, Token):  # a bare TRUE / FALSE keyword
-        return TRUE if x.type == "TRUE" else FALSE
-    return x
-
-
-class _Builder(Transformer):
-    """Tree → AST. Runs inline in the LALR parser (no parse tree is built)."""
+    needs_attribute = "an attribute such as T.x (a comparison needs one)"
 
     # formulas
     def atom(self, c: list) -> Formula:
@@ -84,7 +68,7 @@ class _Builder(Transformer):
         return In(c[0], str(c[1]))
 
     def filter(self, c: list) -> Formula:
-        return Filter(c[0], _pred(c[1]))
+        return Filter(c[0], to_predicate(c[1]))
 
     def seq(self, c: list) -> Formula:
         return Seq(c[0], c[1])
@@ -129,63 +113,11 @@ class _Builder(Transformer):
     def qattr(self, c: list) -> Attr:
         return Attr(str(c[1]), str(c[0]))
 
-    def cmp(self, c: list) -> Predicate:
-        left, right = _term(c[0]), _term(c[2])
-        if not term_attrs(left) and not term_attrs(right):  # the grammar's terms allow it; a comparison does not
-            tok = c[2] if isinstance(c[2], Token) else c[1]
-            raise SyntaxErrorCER(f"unexpected {_describe_token(tok)}; expected {_NEEDS_ATTRIBUTE}", line=tok.line,
-                                 column=tok.column, expected=(_NEEDS_ATTRIBUTE,))
-        op = _UNICODE_OPS.get(str(c[1]), str(c[1]))
-        if (isinstance(left, Attr) and left.name == TYPE_KEY and op in ("=", "!=")
-                and isinstance(right, Const) and isinstance(right.value, str)):
-            t = IsType(right.value, left.slot)
-            return t if op == "=" else Not(t)
-        return Cmp(left, op, right)
-
     def on(self, c: list) -> Predicate:
-        return On(str(c[0]), _pred(c[1]))
+        return On(str(c[0]), to_predicate(c[1]))
 
-    # arithmetic terms: CEQL's operators and precedence (the CORE paper), one condition language for every logic
-    def arith_add(self, c: list) -> Arith:
-        return Arith("+", _term(c[0]), _term(c[1]))
-
-    def arith_sub(self, c: list) -> Arith:
-        return Arith("-", _term(c[0]), _term(c[1]))
-
-    def arith_mul(self, c: list) -> Arith:
-        return Arith("*", _term(c[0]), _term(c[1]))
-
-    def arith_div(self, c: list) -> Arith:
-        return Arith("/", _term(c[0]), _term(c[1]))
-
-    def arith_neg(self, c: list) -> Attr | Const | Arith:
-        operand = _term(c[0])
-        if isinstance(operand, Const) and not isinstance(operand.value, (bool, str)):
-            return Const(-operand.value)  # a negative literal, as -1 always read
-        return Arith("-", Const(0), operand)
-
-    def not_(self, c: list) -> Predicate:
-        return Not(_pred(c[-1]))
-
-    def and_(self, c: list) -> Predicate:
-        return And(tuple(_pred(x) for x in c))
-
-    def or_(self, c: list) -> Predicate:
-        return Or(tuple(_pred(x) for x in c))
-
-
-@functools.cache
-def _lark() -> Lark:
-    """The LALR parser, built once (both start symbols share the tables)."""
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
-                start=["formula_start", "predicate_start"], transformer=_Builder(), maybe_placeholders=False)
-
-
-@functools.cache
-def _lark_plain() -> Lark:
-    """The same grammar without the inline transformer: used only to diagnose errors."""
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
-                start=["formula_start", "predicate_start"], maybe_placeholders=False)
+    def describe(self, tok: Token) -> str:
+        return _describe_token(tok)
 
 
 # ---------------------------------------------------------------------------------------------- entry points
@@ -230,34 +162,18 @@ def is_name(text: str) -> bool:
 
 @functools.cache
 def _name_pattern() -> str:
-    return _lark_plain().get_terminal("NAME").pattern.to_regexp()
+    return PARSER.plain.get_terminal("NAME").pattern.to_regexp()
 
 
 def parse_predicate(text: str) -> Predicate:
     """Parse a predicate: ``tmp > 40 AND type = "H"`` (unqualified) or with ``T.x`` / ``T[...]`` atoms."""
-    return _pred(_run(text, "predicate_start"))
+    return to_predicate(_run(text, "predicate_start"))
 
 
 def _run(text: str, start: str) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"expected CEL text (str), got {type(text).__name__}")
-    try:
-        result = _lark().parse(text, start=start)
-    except UnexpectedInput as e:
-        raise _syntax_error(text, start, e) from None
-    except VisitError as e:  # a callback refused a node (should not happen: the grammar prevents it)
-        raise SyntaxErrorCER(str(e.orig_exc), line=1, column=1, text=text) from None
-    except SyntaxErrorCER as e:
-        if e.text:
-            raise
-        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text,
-                             expected=e.expected) from None
-    except CerError as e:
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-    check_nesting(result, "formula" if start == "formula_start" else "predicate")
-    return result
+    return PARSER.parse(text, start)
 
 
 # ---------------------------------------------------------------------------------------------- error messages
@@ -278,7 +194,7 @@ _OPS_ORDER = ["_SEMI", "_COLON", "_PLUS", "_CPLUS", "_IN", "_FILTER", "_OR", "_A
 _ALIASES = {"_AS": "_IN", "_PI_SYM": "_PI", "_WEDGE": "_AND", "_VEE": "_OR", "_NEG": "_NOT"}
 _CONSTANTS = {"NUMBER", "STRING", "BOOL"}
 _ARITH = {"_PLUS", "_MINUS", "_STAR", "_SLASH"}
-_NEEDS_ATTRIBUTE = "an attribute such as T.x (a comparison needs one)"
+_NEEDS_ATTRIBUTE = _Builder.needs_attribute
 """After a term, its arithmetic operators (``+`` is also the formulas' postfix plus, but never where ``*`` is)."""
 _ORDER = ["NAME", "_NOT", "TRUE", "FALSE", "_LPAR", "_LSQB", "CMP_OP", "_DOT", "_COMMA", "_RPAR", "_RSQB", "$END"]
 
@@ -353,69 +269,38 @@ def _hint(e: UnexpectedInput, acc: set[str]) -> str:
 
 
 def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    return syntax_error(text, start, e, plain=_lark_plain(), describe_token=_describe_token,
+    return syntax_error(text, start, e, plain=PARSER.plain, describe_token=_describe_token,
                         describe_expected=_describe_expected, hint=_hint)
 
 
+PARSER = LalrParser(GRAMMAR_PATH, name="cel", builder=_Builder, inline=True,
+                    start=("formula_start", "predicate_start"), import_paths=(IMPORT_PATH,),
+                    what={"formula_start": "formula", "predicate_start": "predicate"}, syntax_error=_syntax_error)
+"""CEL's parser (both start symbols share the tables)."""
+
+
 # ------------------------------------------------------------------------- for grammars that import cel.lark
-# SO-CEL's grammar (formalisms/socel/socel.lark) imports CEL's FILTER conditions; its parser builds them with
-# CEL's builder and words its errors with CEL's describers, so conditions and messages are CEL's exactly. These
-# are the public names it uses (docs/decisions.md, D54); CEL itself keeps using the private ones.
+# SO-CEL's and ACEL's grammars (formalisms/socel/socel.lark, formalisms/acel/acel.lark) import CEL's FILTER
+# conditions; their parsers build them with CEL's builder and word their errors with CEL's describers, so
+# conditions and messages are CEL's exactly (docs/decisions.md, D54). Lark prefixes what a grammar imports
+# (``cel__cel__on``); the builder finds its callbacks under any prefix (core.conditions.ConditionBuilder).
 
 ConditionBuilder = _Builder
 """The inline transformer of ``cel.lark``; an extending grammar subclasses it (conditions are CEL's)."""
-to_predicate = _pred
-"""A condition node (or a bare TRUE/FALSE keyword token) as a :class:`Predicate`."""
-describe_cel_token = _describe_token
-"""How an error message names a token of ``cel.lark`` ("keyword FILTER", "name 'x'", ...)."""
-describe_cel_expected = _describe_expected
-"""How an error message lists the acceptable terminals of ``cel.lark`` after a token."""
-cel_hint = _hint
-"""The extra hint of an error message (reserved keyword used as a name, qualified attribute inside ``T[...]``)."""
+EXTENSION_IMPORT_PATHS = (GRAMMAR_PATH.parent.parent, IMPORT_PATH)
+"""Where a grammar beside ``cel/`` finds ``cel.cel`` and the condition grammar it imports."""
 
 
-# ------------------------------------------------------------------------------ shared with extending grammars
-# ACEL and SO-CEL grammars import CEL's conditions from ``cel.lark``; Lark prefixes what they import. These are
-# the one way for such a grammar to reuse CEL's condition builder and to run its parser with CEL's error shape.
-
-IMPORTED_PREFIX = "cel__cel__"
-
-
-def strip_imported(x: Any) -> Any:
-    """A token of CEL's grammar under its own terminal name (``cel__cel__NUMBER`` → ``NUMBER``)."""
-    if isinstance(x, Token) and x.type.startswith(IMPORTED_PREFIX):
-        return Token(x.type[len(IMPORTED_PREFIX):], x.value, x.start_pos, x.line, x.column, x.end_line,
-                     x.end_column, x.end_pos)
-    return x
+def extension_parser(grammar_path: Path, name: str, builder: type, syntax_error_of: Any) -> LalrParser:
+    """The parser of a grammar beside ``cel/`` that imports ``cel.cel`` (start symbol ``formula_start``);
+    ``syntax_error_of(text, e)`` words Lark's errors (see :func:`extension_syntax_error`)."""
+    return LalrParser(grammar_path, name=name, builder=builder, inline=True, start=("formula_start",),
+                      import_paths=EXTENSION_IMPORT_PATHS,
+                      syntax_error=lambda text, start, e: syntax_error_of(text, e))
 
 
-def strip_imported_names(names: set[str]) -> set[str]:
-    """Terminal names with the import prefix removed."""
-    return {t[len(IMPORTED_PREFIX):] if t.startswith(IMPORTED_PREFIX) else t for t in names}
-
-
-def _delegate(name: str) -> Any:
-    base = getattr(ConditionBuilder, name)
-
-    def callback(self: Any, c: list) -> Any:
-        return base(self, [strip_imported(x) for x in c])
-
-    callback.__name__ = IMPORTED_PREFIX + name
-    return callback
-
-
-def install_condition_callbacks(builder: type) -> type:
-    """Give ``builder`` CEL's condition callbacks under the imported (prefixed) rule names."""
-    for name in ("uattr", "qattr", "cmp", "on", "not_", "and_", "or_", "arith_add", "arith_sub", "arith_mul",
-                 "arith_div", "arith_neg"):
-        setattr(builder, IMPORTED_PREFIX + name, _delegate(name))
-    return builder
-
-
-def load_extension(grammar_path: Path, transformer: Any = None) -> Lark:
-    """The LALR parser of a grammar beside ``cel/`` that imports ``cel.cel`` (start symbol ``formula_start``)."""
-    return Lark(grammar_path.read_text(encoding="utf-8"), parser="lalr", lexer="basic", start="formula_start",
-                transformer=transformer, maybe_placeholders=False, import_paths=[str(grammar_path.parent.parent)])
+def _unprefixed_names(names: set[str]) -> set[str]:
+    return {base_name(t) for t in names}
 
 
 def extension_syntax_error(text: str, e: UnexpectedInput, *, plain: Lark, formula_start: set[str],
@@ -424,52 +309,27 @@ def extension_syntax_error(text: str, e: UnexpectedInput, *, plain: Lark, formul
     with) is named once as ``formula_start_text``, and the grammar's ``own`` terminals by their text."""
 
     def describe_token(tok: Token) -> str:
-        return f"'{tok.value}'" if tok.type in own else _describe_token(strip_imported(tok))
+        return f"'{tok.value}'" if tok.type in own else _describe_token(unprefixed(tok))
 
     def describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
-        acc = strip_imported_names(acc)
+        acc = _unprefixed_names(acc)
         out: list[str] = []
         if formula_start <= acc:
             out.append(formula_start_text)
             acc -= formula_start
         mine = [words for t, words in own.items() if t in acc]
         acc -= set(own)
-        out += _describe_expected(acc, strip_imported(prev), start) if acc else []
+        out += _describe_expected(acc, unprefixed(prev), start) if acc else []
         return out + mine
 
     def hint(e: UnexpectedInput, acc: set[str]) -> str:
-        return _hint(e, strip_imported_names(acc))
+        return _hint(e, _unprefixed_names(acc))
 
     if hasattr(e, "token"):
-        e.token = strip_imported(e.token)  # type: ignore[attr-defined]
+        e.token = unprefixed(e.token)  # type: ignore[attr-defined]
     return syntax_error(text, "formula_start", e, plain=plain, describe_token=describe_token,
                         describe_expected=describe_expected, hint=hint)
 
 
-def run_extension(text: str, lark: Lark, syntax_error_of: Any) -> Any:
-    """Parse ``text`` from ``formula_start`` with ``lark``; every failure becomes a :class:`SyntaxErrorCER`.
-
-    ``syntax_error_of(text, e)`` turns Lark's ``UnexpectedInput`` into the grammar's own message.
-    """
-    try:
-        return lark.parse(text, start="formula_start")
-    except UnexpectedInput as e:
-        raise syntax_error_of(text, e) from None
-    except VisitError as e:
-        orig = e.orig_exc
-        if isinstance(orig, SyntaxErrorCER):
-            raise SyntaxErrorCER(str(orig).split(": ", 1)[-1], line=orig.line, column=orig.column,
-                                 text=text) from None
-        raise SyntaxErrorCER(str(orig), line=1, column=1, text=text) from None
-    except SyntaxErrorCER as e:
-        raise SyntaxErrorCER(str(e).split(": ", 1)[-1], line=e.line, column=e.column, text=text,
-                             expected=e.expected) from None
-    except CerError as e:
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-    except LarkError as e:  # pragma: no cover - defensive: no lark exception escapes
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-
-
-__all__ = ["IMPORTED_PREFIX", "install_condition_callbacks", "load_extension", "extension_syntax_error", "run_extension", "strip_imported",
-           "strip_imported_names", "parse", "parse_predicate", "is_name", "KEYWORDS", "GRAMMAR_PATH", "ConditionBuilder", "to_predicate",
-           "describe_cel_token", "describe_cel_expected", "cel_hint"]
+__all__ = ["extension_parser", "extension_syntax_error", "EXTENSION_IMPORT_PATHS", "parse", "parse_predicate",
+           "is_name", "KEYWORDS", "GRAMMAR_PATH", "PARSER", "ConditionBuilder"]

@@ -45,15 +45,16 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, Tree
-from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Token
+from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from cer_theory.core.aggregates import aggregator
 from cer_theory.core.durations import unit_seconds
+from cer_theory.core.conditions import IMPORT_PATH, ConditionBuilder
 from cer_theory.core.errors import CerError, SyntaxErrorCER
 from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.parsing import cached_lalr, check_nesting, describe_token, number, syntax_error, unescape
-from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, Not, On, Or,
+from cer_theory.core.parsing import LalrParser, Located, describe_token, number, syntax_error, unescape
+from cer_theory.core.predicates.ast import (And, Arith, Attr, Cmp, Const, InRange, InSet, IsType, Like, On, Or,
                                             Predicate)
 from cer_theory.core.windows import Window
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq, variables
@@ -65,43 +66,28 @@ GRAMMAR_PATH = Path(__file__).with_name("ceql.lark")
 # ---------------------------------------------------------------------------------------------- AST building
 
 
-class _Positioned(Exception):
-    """A semantic error found while building the AST, located at a token."""
-
-    def __init__(self, message: str, tok: Token | None) -> None:
-        super().__init__(message)
-        self.message, self.tok = message, tok
-
-
 def _unquote_name(tok: Token) -> Token:
     if tok.type == "QNAME":
         value = tok[1:-1].replace("``", "`")
         if not value:
-            raise _Positioned("an empty name", tok)
+            raise Located("an empty name", tok)
         return Token.new_borrow_pos("NAME", value, tok)
     return tok
 
 
 def _string(tok: Token) -> str:
     """CORE's ``'…'`` (no escapes, ``''`` is a quote) or ``"…"`` (backslash escapes, as in CEL)."""
-    if tok.type == "SQSTRING":
+    if tok.startswith("'"):
         return tok[1:-1].replace("''", "'")
     return unescape(tok[1:-1])
 
 
-def _first_token(x: Any) -> Token | None:
-    if isinstance(x, Token):
-        return x
-    if isinstance(x, (list, tuple)):
-        for y in x:
-            t = _first_token(y)
-            if t is not None:
-                return t
-    return None
+class _Builder(ConditionBuilder):
+    """Parse tree → AST; one instance per parse (it records where FILTER variables were written). Expressions are
+    built by the shared :class:`~cer_theory.core.conditions.ConditionBuilder`, so they mean what they mean in
+    every logic; CEQL adds its atoms (LIKE, IN) and reads its ``'…'`` strings."""
 
-
-class _Builder(Transformer):
-    """Parse tree → AST; one instance per parse (it records where FILTER variables were written)."""
+    needs_attribute = None  # a comparison without attributes is refused by the AST, at its operator
 
     def __init__(self, check_variables: bool) -> None:
         super().__init__()
@@ -121,7 +107,7 @@ class _Builder(Transformer):
         return c[0].upper()
 
     def select_star(self, c: list) -> tuple[str, Any]:
-        return ("select", (None, c[1:]))
+        return ("select", (None, c))
 
     def select_none(self, c: list) -> tuple[str, Any]:
         return ("select", ((), c[1:]))
@@ -134,7 +120,7 @@ class _Builder(Transformer):
         try:
             aggregator(str(tok))
         except CerError as e:
-            raise _Positioned(str(e), tok) from None
+            raise Located(str(e), tok) from None
         return tok
 
     def aggregate(self, c: list) -> tuple[AggregateItem, Token]:
@@ -143,7 +129,7 @@ class _Builder(Transformer):
         try:
             item = AggregateItem(str(function), str(variable), attribute, str(c[-1]))
         except ValueError as e:
-            raise _Positioned(str(e), function) from None
+            raise Located(str(e), function) from None
         return item, variable
 
     def having(self, c: list) -> tuple[str, Any]:
@@ -161,7 +147,7 @@ class _Builder(Transformer):
     def within_events(self, c: list) -> tuple[str, Any]:
         n = number(c[0])
         if not isinstance(n, int):
-            raise _Positioned(f"a window of EVENTS needs a whole number, got {c[0]}", c[0])
+            raise Located(f"a window of EVENTS needs a whole number, got {c[0]}", c[0])
         return ("within", Window("events", n))
 
     def within_attribute(self, c: list) -> tuple[str, Any]:
@@ -182,7 +168,7 @@ class _Builder(Transformer):
     def limit(self, c: list) -> tuple[str, Any]:
         n = number(c[0])
         if not isinstance(n, int):
-            raise _Positioned(f"LIMIT needs a whole number, got {c[0]}", c[0])
+            raise Located(f"LIMIT needs a whole number, got {c[0]}", c[0])
         return ("limit", n)
 
     def query(self, c: list) -> Query:
@@ -210,23 +196,23 @@ class _Builder(Transformer):
             bound = variables(pattern)
             for tok in select_tokens:
                 if str(tok) not in bound:
-                    raise _Positioned(f"SELECT names {str(tok)!r}, which the pattern does not bind "
+                    raise Located(f"SELECT names {str(tok)!r}, which the pattern does not bind "
                                       f"(it binds {', '.join(sorted(bound))})", tok)
             for item, tok in aggregates:
                 if item.variable not in bound:
-                    raise _Positioned(f"{item.function}({item.variable}…) aggregates the variable {item.variable!r}, "
+                    raise Located(f"{item.function}({item.variable}…) aggregates the variable {item.variable!r}, "
                                       f"which the pattern does not bind (it binds {', '.join(sorted(bound))})", tok)
         seen: set[str] = set()
         for item, tok in aggregates:
             if item.alias in seen:
-                raise _Positioned(f"the alias {item.alias!r} names two aggregates", tok)
+                raise Located(f"the alias {item.alias!r} names two aggregates", tok)
             seen.add(item.alias)
         having = fields.get("having")
         if having is not None:
             for name in sorted(having_names(having)):
                 if name not in seen:
                     known = ", ".join(sorted(seen)) or "none: SELECT has no aggregate"
-                    raise _Positioned(f"HAVING names {name!r}, which is not an aggregate alias (aliases: {known})",
+                    raise Located(f"HAVING names {name!r}, which is not an aggregate alias (aliases: {known})",
                                       self.having_tokens.get(name))
         return Query(pattern=pattern, aggregates=tuple(item for item, _ in aggregates), **fields)
 
@@ -235,6 +221,9 @@ class _Builder(Transformer):
         return Atom(str(c[0]))
 
     def stream_atom(self, c: list) -> Formula:
+        if str(c[1]) != ">":
+            raise Located(f"unexpected {str(c[1])!r}; expected '>' (as in S>T, events of type T from stream S)",
+                          c[1])
         stream, etype = str(c[0]), str(c[2])
         return Filter(Atom(etype), On(etype, Cmp(Attr(STREAM_ATTRIBUTE), "=", Const(stream))))
 
@@ -262,7 +251,7 @@ class _Builder(Transformer):
             bound = variables(body)
             for on in _filter_atoms(cond):
                 if on.var not in bound:
-                    raise _Positioned(f"FILTER names the variable {on.var!r}, which the filtered pattern does "
+                    raise Located(f"FILTER names the variable {on.var!r}, which the filtered pattern does "
                                       f"not bind (it binds {', '.join(sorted(bound))})",
                                       self.on_tokens.get(id(on)))
         return Filter(body, cond)
@@ -278,30 +267,13 @@ class _Builder(Transformer):
     def f_or(self, c: list) -> Predicate:
         return Or(tuple(c))
 
-    # expressions
-    def or_(self, c: list) -> Predicate:
-        return Or(tuple(c))
-
-    def and_(self, c: list) -> Predicate:
-        return And(tuple(c))
-
-    def not_(self, c: list) -> Predicate:
-        return Not(c[0])
-
-    def cmp_op(self, c: list) -> Token:
-        return c[0]
-
-    def cmp(self, c: list) -> Predicate:
-        left, op_tok, right = c
-        op = {"==": "=", "<>": "!="}.get(str(op_tok), str(op_tok))
-        if (isinstance(left, Attr) and left.name == TYPE_KEY and op in ("=", "!=")
-                and isinstance(right, Const) and isinstance(right.value, str)):
-            t = IsType(right.value)
-            return t if op == "=" else Not(t)
-        try:
-            return Cmp(left, op, right)
-        except CerError as e:
-            raise _Positioned(str(e), op_tok) from None
+    # expressions: the shared builder's, plus CEQL's atoms and constants
+    def term(self, x: Any) -> Attr | Const | Arith:
+        if isinstance(x, Token) and x.type == "STRING":
+            return Const(_string(x))
+        if isinstance(x, Token) and x.type == "BOOL":
+            return Const(x.lower() == "true")
+        return super().term(x)
 
     def like(self, c: list) -> Predicate:
         self.having_tokens.setdefault(str(c[0]), c[0])
@@ -309,7 +281,7 @@ class _Builder(Transformer):
         try:
             return Like(Attr(str(c[0])), pattern)
         except CerError as e:
-            raise _Positioned(str(e), tok) from None
+            raise Located(str(e), tok) from None
 
     def in_(self, c: list) -> Predicate:
         return self._in(c, negated=False)
@@ -336,43 +308,17 @@ class _Builder(Transformer):
     def range_high(self, c: list) -> tuple:
         return ("range", None, c[0])
 
-    def signed(self, c: list) -> int | float:
-        n = number(c[-1])
-        return -n if len(c) == 2 else n
+    def positive(self, c: list) -> int | float:
+        return number(c[0])
 
-    def arith(self, c: list) -> Arith:
-        left, op, right = c
-        try:
-            return Arith(str(op), left, right)
-        except CerError as e:
-            raise _Positioned(str(e), op) from None
-
-    def negate(self, c: list) -> Attr | Const | Arith:
-        operand = c[1]
-        if isinstance(operand, Const) and not isinstance(operand.value, (bool, str)):
-            return Const(-operand.value)  # a negative literal
-        try:
-            return Arith("-", Const(0), operand)
-        except CerError as e:
-            raise _Positioned(str(e), c[0]) from None
-
-    def unary_plus(self, c: list) -> Attr | Const | Arith:
-        operand = c[1]
-        if isinstance(operand, Const) and isinstance(operand.value, (bool, str)):
-            raise _Positioned(f"arithmetic needs numbers, got the constant {operand}", c[0])
-        return operand
-
-    def number(self, c: list) -> Const:
-        return Const(number(c[0]))
+    def negative(self, c: list) -> int | float:
+        return -number(c[0])
 
     def string_const(self, c: list) -> Const:
         return Const(c[0][0])
 
-    def true(self, c: list) -> Const:
-        return Const(True)
-
-    def false(self, c: list) -> Const:
-        return Const(False)
+    def boolean(self, c: list) -> Const:
+        return Const(c[0].lower() == "true")
 
     def attr(self, c: list) -> Attr:
         self.having_tokens.setdefault(str(c[0]), c[0])
@@ -398,7 +344,7 @@ class _Builder(Transformer):
         events: dict[str, dict[str, str]] = {}
         for tok, attrs in c[1:]:
             if str(tok) in events:
-                raise _Positioned(f"event {str(tok)!r} is declared twice in stream {str(c[0])!r}", tok)
+                raise Located(f"event {str(tok)!r} is declared twice in stream {str(c[0])!r}", tok)
             events[str(tok)] = attrs
         return StreamDeclaration(str(c[0]), events)
 
@@ -414,15 +360,15 @@ class _Builder(Transformer):
 
     def option_decl(self, c: list) -> list[QuarantinePolicy]:
         if str(c[0]).upper() != "QUARANTINE":
-            raise _Positioned(f"unknown option {str(c[0])!r}: CORE's option declaration is CREATE QUARANTINE", c[0])
+            raise Located(f"unknown option {str(c[0])!r}: CORE's option declaration is CREATE QUARANTINE", c[0])
         out = []
         for tok, duration, streams in c[1:]:
             policy = str(tok).upper()
             if policy not in ("FIXED_TIME", "BOUNDED_TIME", "DIRECT"):
-                raise _Positioned(f"unknown quarantine policy {str(tok)!r}: expected FIXED_TIME, BOUNDED_TIME or "
+                raise Located(f"unknown quarantine policy {str(tok)!r}: expected FIXED_TIME, BOUNDED_TIME or "
                                   f"DIRECT", tok)
             if (duration is None) != (policy == "DIRECT"):
-                raise _Positioned(f"{policy} {'takes no' if policy == 'DIRECT' else 'needs a'} duration "
+                raise Located(f"{policy} {'takes no' if policy == 'DIRECT' else 'needs a'} duration "
                                   f"(e.g. {policy} 2 seconds {{S}})" if policy != "DIRECT"
                                   else "DIRECT takes no duration: DIRECT {S}", tok)
             out.append(QuarantinePolicy(policy, duration or 0, tuple(str(s) for s in streams)))
@@ -442,7 +388,7 @@ class _Builder(Transformer):
                 events: dict[str, dict[str, str]] = {}
                 for tok in d[2]:
                     if str(tok) not in schemas:
-                        raise _Positioned(f"stream {str(d[1])!r} lists event {str(tok)!r}, which no DECLARE EVENT "
+                        raise Located(f"stream {str(d[1])!r} lists event {str(tok)!r}, which no DECLARE EVENT "
                                           f"before it declares", tok)
                     events[str(tok)] = dict(schemas[str(tok)])
                 out.append(StreamDeclaration(str(d[1]), events))
@@ -478,15 +424,6 @@ def _filter_atoms(p: Predicate) -> list[On]:
     return [p] if isinstance(p, On) else []
 
 
-@functools.cache
-def _lark() -> Lark:
-    """The LALR parser (no inline transformer: the builder keeps per-parse state), its tables loaded from the
-    user's cache by :func:`~cer_theory.core.parsing.cached_lalr` when a previous process built them, so each
-    ``cer-theory run`` does not rebuild them (D121, D200)."""
-    return cached_lalr(GRAMMAR_PATH.read_text(encoding="utf-8"), "ceql", lexer="basic",
-                       start=["query_start", "declarations_start"], maybe_placeholders=False)
-
-
 def parse(text: str, *, check_variables: bool = True) -> Query:
     """Parse a CEQL query; raises :class:`SyntaxErrorCER` (line, column, expected) on bad input.
 
@@ -511,74 +448,51 @@ def parse_declarations(text: str) -> list[StreamDeclaration | QuarantinePolicy]:
 def _run(text: str, start: str, check_variables: bool) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"expected CEQL text (str), got {type(text).__name__}")
-    try:
-        tree = _lark().parse(text, start=start)
-    except UnexpectedInput as e:
-        raise _syntax_error(text, start, e) from None
-    except LarkError as e:  # pragma: no cover - defensive: no other lark exception escapes
-        raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
-    what = "query" if start == "query_start" else "declaration"
-    check_nesting(tree, what, parse_tree=True)  # before the recursive builder
-    try:
-        if isinstance(tree, Tree):
-            result = _Builder(check_variables).transform(tree)
-            check_nesting(result.pattern if isinstance(result, Query) else result, what)
-            return result
-        return tree  # pragma: no cover - the start rules always build a tree
-    except VisitError as e:
-        orig = e.orig_exc
-        if isinstance(orig, _Positioned):
-            tok = orig.tok or _first_token(e.obj.children if isinstance(e.obj, Tree) else [])
-            line, column = (tok.line, tok.column) if tok is not None and tok.line is not None else (1, 1)
-            raise SyntaxErrorCER(orig.message, line=line, column=column, text=text) from None
-        if isinstance(orig, CerError):
-            tok = _first_token(e.obj.children if isinstance(e.obj, Tree) else [])
-            line, column = (tok.line, tok.column) if tok is not None and tok.line is not None else (1, 1)
-            raise SyntaxErrorCER(str(orig), line=line, column=column, text=text) from None
-        raise
+    return PARSER.parse(text, start, builder=_Builder(check_variables))
 
 
 # ---------------------------------------------------------------------------------------------- error messages
 
 _SHOW = {
     "_SEMI": "';'", "_COLON": "':'", "_CPLUS": "':+'", "_COMMA": "','", "_DOTDOT": "'..'", "_LPAR": "'('",
-    "_RPAR": "')'", "_LSQB": "'['", "_RSQB": "']'", "_LBRACE": "'{'", "_RBRACE": "'}'", "PLUS": "'+'",
-    "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "EQ": "'='", "NE": "'!='", "LT": "'<'", "LE": "'<='",
-    "GT": "'>'", "GE": "'>='", "_DOT": "'.'", "$END": "end of input", "NUMBER": "a number",
+    "_RPAR": "')'", "_LSQB": "'['", "_RSQB": "']'", "_LBRACE": "'{'", "_RBRACE": "'}'", "_PLUS": "'+'",
+    "_MINUS": "'-'", "_STAR": "'*'", "_SLASH": "'/'", "CMP_OP": "a comparison (=, !=, <, <=, >, >=)",
+    "_DOT": "'.'", "$END": "end of input", "NUMBER": "a number", "BOOL": "true or false",
 }
 _KEYWORD_TERMINALS = {"_SELECT": "SELECT", "_FROM": "FROM", "_WHERE": "WHERE", "PARTITION": "PARTITION",
                       "_BY": "BY", "_WITHIN": "WITHIN", "_HAVING": "HAVING", "_CONSUME": "CONSUME", "_LIMIT": "LIMIT", "ALL": "ALL",
                       "ANY": "ANY", "LAST": "LAST", "MAX": "MAX", "NEXT": "NEXT", "STRICT": "STRICT",
                       "NONE": "NONE", "_AS": "AS", "_OR": "OR", "_AND": "AND", "_NOT": "NOT", "_FILTER": "FILTER",
                       "_IN": "IN", "_LIKE": "LIKE", "EVENTS": "EVENTS", "HOURS": "HOURS", "MINUTES": "MINUTES",
-                      "SECONDS": "SECONDS", "TRUE": "TRUE", "FALSE": "FALSE", "_CREATE": "CREATE",
+                      "SECONDS": "SECONDS", "_CREATE": "CREATE",
                       "_DECLARE": "DECLARE", "_STREAM": "STREAM", "_EVENT": "EVENT"}
 _NAMES = {"NAME", "QNAME"}
-_STRINGS = {"SQSTRING", "DQSTRING"}
-_CMP_OPS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
-_ARITH = ["PLUS", "MINUS", "STAR", "SLASH"]
-_PATTERN_OPS = ["_SEMI", "_COLON", "_OR", "_AS", "PLUS", "_CPLUS", "_FILTER"]
+_STRINGS = {"STRING"}
+_ARITH = ["_PLUS", "_MINUS", "_STAR", "_SLASH"]
+_PATTERN_OPS = ["_SEMI", "_COLON", "_OR", "_AS", "_PLUS", "_CPLUS", "_FILTER"]
+_ALIASES = {"_VEE", "_WEDGE", "_NEG"}
+"""The condition grammar's ∨ ∧ ¬, accepted wherever OR, AND, NOT are and not named again."""
 _CLAUSES = ["_FROM", "_WHERE", "PARTITION", "_WITHIN", "_HAVING", "_CONSUME", "_LIMIT"]
 _UNITS = ["EVENTS", "HOURS", "MINUTES", "SECONDS"]
 
 
 _describe_token = functools.partial(describe_token, keywords=_KEYWORD_TERMINALS,
-                                    nouns={"NAME": "name", "QNAME": "name", "NUMBER": "number",
-                                           "SQSTRING": "string", "DQSTRING": "string"}, quoted={"NAME"})
+                                    nouns={"NAME": "name", "QNAME": "name", "NUMBER": "number", "STRING": "string",
+                                           "BOOL": "constant"}, quoted={"NAME"})
 
 
 def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[str]:
     """Readable, short descriptions of the acceptable terminals ``acc`` after token ``prev``."""
-    acc = set(acc)
+    acc = set(acc) - _ALIASES
     out: list[str] = []
     prev_type = prev.type if prev is not None else None
     if acc & _NAMES:
         acc -= _NAMES
         if prev_type == "_SELECT" or (prev_type in ("ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT")
-                                      and "STAR" in acc):
+                                      and "_STAR" in acc):
             out.append("'*', NONE or the variables to select")
-            acc -= {"STAR", "NONE", "ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT"}
-            if acc - {"STAR", "NONE"}:
+            acc -= {"_STAR", "NONE", "ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT"}
+            if acc - {"_STAR", "NONE"}:
                 out.append("a selection strategy (ALL, ANY, LAST, MAX, NEXT, STRICT)")
             acc.clear()
         elif prev_type in ("_WHERE", "_SEMI", "_COLON", "_OR") and "_LPAR" in acc and "_LSQB" not in acc:
@@ -594,18 +508,18 @@ def _describe_expected(acc: set[str], prev: Token | None, start: str) -> list[st
             out += ["an attribute", "a number", "a string", "'('"]
             if "_NOT" in acc:
                 out.append("NOT")
-            acc -= _STRINGS | {"NUMBER", "_LPAR", "MINUS", "PLUS", "TRUE", "FALSE", "_NOT"}
+            acc -= _STRINGS | {"NUMBER", "_LPAR", "_MINUS", "_PLUS", "BOOL", "_NOT"}
         else:
             out.append("a name")
-    if acc & set(_CMP_OPS) == set(_CMP_OPS):
-        out.append("a comparison (=, !=, <, <=, >, >=)")
-        acc -= set(_CMP_OPS)
+    if "CMP_OP" in acc:
+        out.append(_SHOW["CMP_OP"])
+        acc.discard("CMP_OP")
     if acc & _STRINGS:
         out.append("a string")
         acc -= _STRINGS
     if "NUMBER" in acc:
         out.append("a number")
-        acc -= {"NUMBER", "MINUS"}
+        acc -= {"NUMBER", "_MINUS"}
     pattern_ops = [o for o in _PATTERN_OPS if o in acc]
     if len(pattern_ops) >= 3:
         out.append("a pattern operator (" + ", ".join(_KEYWORD_TERMINALS.get(o, _SHOW.get(o, o)).strip("'")
@@ -643,10 +557,18 @@ def _hint(e: UnexpectedInput, acc: set[str]) -> str:
 
 
 def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    return syntax_error(text, start, e, plain=_lark(), describe_token=_describe_token,
+    return syntax_error(text, start, e, plain=PARSER.plain, describe_token=_describe_token,
                         describe_expected=_describe_expected, hint=_hint,
                         quotes={"'": "unterminated string", '"': "unterminated string",
                                 "`": "unterminated backquoted name"})
 
 
-__all__ = ["parse", "parse_declarations", "GRAMMAR_PATH"]
+PARSER = LalrParser(GRAMMAR_PATH, name="ceql", start=("query_start", "declarations_start"), errors_at_node=True,
+                    import_paths=(IMPORT_PATH,),
+                    what={"query_start": "query", "declarations_start": "declaration"}, syntax_error=_syntax_error,
+                    nested_part=lambda result: result.pattern if isinstance(result, Query) else result)
+"""CEQL's parser (no inline transformer: the builder keeps per-parse state), its tables loaded from the user's
+cache when a previous process built them, so each ``cer-theory run`` does not rebuild them (D121, D200)."""
+
+
+__all__ = ["parse", "parse_declarations", "GRAMMAR_PATH", "PARSER"]

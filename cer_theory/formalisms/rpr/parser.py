@@ -15,11 +15,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedInput, VisitError
+from lark import Token, Transformer
+from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import check_nesting, contextual_syntax_error, number
+from cer_theory.core.parsing import LalrParser, contextual_syntax_error, number
 from cer_theory.formalisms.rpr.ast import (Agg, Alt, And, Arith, Cmp, Col, Concat, Condition, Const, IsNull, Measure, Nav,
                                            Not, Or, Pattern, Prev, Quant, Query, SECONDS, Skip, Truth, Var,
                                            check)
@@ -189,29 +189,16 @@ def _offset(c: list[Any]) -> int:
     return offset
 
 
-@functools.cache
-def _lark() -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                maybe_placeholders=False)
-
-
 def parse(text: str) -> Query:
     """Parse one ``MATCH_RECOGNIZE ( … )`` clause into a checked :class:`Query`."""
     if not isinstance(text, str):
         raise SyntaxErrorCER(f"expected a MATCH_RECOGNIZE clause, got {type(text).__name__}", line=1, column=1)
+    query = PARSER.parse(text)
     try:
-        tree = _lark().parse(text)
-        check_nesting(tree, "query", parse_tree=True)  # before the (recursive) transformer
-        query = _Builder().transform(tree)
-        check_nesting(query, "query")
         return check(query)
-    except UnexpectedInput as e:
-        raise _syntax_error(text, e) from None
-    except VisitError as e:
-        raise SyntaxErrorCER(str(e.orig_exc), line=1, column=1, text=text) from None
+    except SyntaxErrorCER:
+        raise
     except CerError as e:
-        if isinstance(e, SyntaxErrorCER):
-            raise
         raise SyntaxErrorCER(str(e), line=1, column=1, text=text) from None
     except RecursionError:
         raise SyntaxErrorCER("the query is nested too deeply", line=1, column=1, text=text) from None
@@ -228,9 +215,14 @@ def _describe(terminal: str) -> str:
     return terminal.lstrip("_").replace("_", " ") if terminal.lstrip("_").isupper() else terminal
 
 
-def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
+def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
     """Line, column, what was found and what the grammar accepts there."""
     return contextual_syntax_error(text, e, describe=_describe, quotes="'")
+
+
+PARSER = LalrParser(GRAMMAR_PATH, name="rpr", builder=_Builder, lexer="contextual", what="query",
+                    syntax_error=_syntax_error)
+"""The parser of one MATCH_RECOGNIZE clause."""
 
 
 __all__ = ["GRAMMAR_PATH", "parse", "quantifier"]

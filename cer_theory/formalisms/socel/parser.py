@@ -5,34 +5,28 @@ terminals from ``cel.lark`` and adds the renaming ``φ[A -> B]`` (also ``φ[A �
 tight as ``+``, and the order predicates ``incr(A.x)`` / ``decr(A.x)`` as FILTER conditions. ``STRICT(φ)`` is
 strict selection; CEL's NXT, LAST and MAX are not SO-CEL operators (they stay reserved words).
 
-Lark prefixes the rules and terminals it imports (``cel__cel__cmp``); the builder below strips that prefix and
-hands the node to CEL's own builder, so conditions mean exactly what they mean in CEL. Every error is a
+Lark prefixes the rules and terminals it imports (``cel__cel__on``); the builder below inherits CEL's, which finds
+its callbacks under any such prefix, so conditions mean exactly what they mean in CEL. Every error is a
 :class:`~cer_theory.core.errors.SyntaxErrorCER` naming line, column, what was found and what was expected.
 """
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
-from typing import Any
 
-from lark import Lark
 from lark.exceptions import UnexpectedInput
 
+from cer_theory.core.conditions import to_predicate
 from cer_theory.core.errors import SyntaxErrorCER
-from cer_theory.core.parsing import check_nesting
 from cer_theory.formalisms.cel import parser as cel_parser
 from cer_theory.formalisms.socel.ast import (All, Atom, Conj, Contig, CPlus, Disj, Filter, Formula, In, Order, Plus,
                                              Proj, Rename, Seq, Start, Strict, Unless)
 
 GRAMMAR_PATH = Path(__file__).with_name("socel.lark")
-_strip = cel_parser.strip_imported
 ORDER_PREDICATES = ("incr", "decr")
 
 
 
-def _pred(x: Any) -> Any:
-    return cel_parser.to_predicate(_strip(x))
 
 
 class _Builder(cel_parser.ConditionBuilder):
@@ -48,7 +42,7 @@ class _Builder(cel_parser.ConditionBuilder):
         return Rename(c[0], str(c[1]), str(c[2]))
 
     def filter(self, c: list) -> Formula:
-        return Filter(c[0], c[1] if isinstance(c[1], Order) else _pred(c[1]))
+        return Filter(c[0], c[1] if isinstance(c[1], Order) else to_predicate(c[1]))
 
     def order(self, c: list) -> Order:
         name, attr = c[0], c[1]
@@ -94,27 +88,14 @@ class _Builder(cel_parser.ConditionBuilder):
         return Unless(c[0], c[1])
 
 
-cel_parser.install_condition_callbacks(_Builder)
-
-
-@functools.cache
-def _lark() -> Lark:
-    return cel_parser.load_extension(GRAMMAR_PATH, _Builder())
-
-
-@functools.cache
-def _lark_plain() -> Lark:
-    """The same grammar without the inline transformer: used only to diagnose errors."""
-    return cel_parser.load_extension(GRAMMAR_PATH)
 
 
 def parse(text: str) -> Formula:
     """Parse SO-CEL(+) text into a formula; raises :class:`SyntaxErrorCER` on bad input."""
     if not isinstance(text, str):
         raise TypeError(f"expected SO-CEL text (str), got {type(text).__name__}")
-    result = cel_parser.run_extension(text, _lark(), _syntax_error)
+    result = PARSER.parse(text)
     assert isinstance(result, Formula)
-    check_nesting(result)
     return result
 
 
@@ -125,8 +106,12 @@ _FORMULA_START_TEXT = "a formula (a relation name, '(', '[', START, PI, STRICT)"
 
 
 def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
-    return cel_parser.extension_syntax_error(text, e, plain=_lark_plain(), formula_start=_FORMULA_START,
+    return cel_parser.extension_syntax_error(text, e, plain=PARSER.plain, formula_start=_FORMULA_START,
                                              formula_start_text=_FORMULA_START_TEXT, own={"_ARROW": "'->' (a renaming [A -> B])"})
 
 
 __all__ = ["parse", "GRAMMAR_PATH", "ORDER_PREDICATES"]
+
+
+PARSER = cel_parser.extension_parser(GRAMMAR_PATH, "socel", _Builder, _syntax_error)
+"""The SO-CEL parser (CEL's conditions, imported)."""

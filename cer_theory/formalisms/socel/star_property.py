@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cer_theory.automata.cea import State
+from cer_theory.core.drawing import Subset
 from cer_theory.core.errors import AutomatonError, DEFAULT_BUDGET, SizeBudgetExceeded
 from cer_theory.core.events import Event, Stream, Valuation
 from cer_theory.core.predicates.solver import minterms, witness
@@ -49,10 +50,11 @@ class StarPropertyAnswer:
         return "(a)" if self.in_normal and self.n not in self.complex_event.support() else "(b)"
 
     def word(self) -> list[tuple[str, frozenset[str]]]:
-        """The counterexample as ``[(type, labels), …]``, e.g. ``[("R", {"R"}), ("T", ∅)]``."""
+        """The counterexample as ``[(type, labels), …]``, printed ``[('R', {R}), ('T', ∅)]`` (labels are
+        :class:`~cer_theory.core.drawing.Subset`: frozensets written as the paper writes sets)."""
         assert self.stream is not None and self.complex_event is not None
         c = self.complex_event
-        return [(e.type, frozenset(a for a, ps in c.items() if k in ps)) for k, e in enumerate(self.stream)]
+        return [(e.type, Subset(a for a, ps in c.items() if k in ps)) for k, e in enumerate(self.stream)]
 
     def replays(self, automaton: UCEA) -> bool:
         """The counterexample is one: C is in exactly the set it claims, on this very stream."""

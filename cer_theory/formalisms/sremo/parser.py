@@ -2,27 +2,25 @@
 
 The grammar is ``sremo.lark`` (LALR(1), contextual lexer). Precedence, tightest first: postfix ``*`` ``+``,
 prefix ``!``, ``.`` (concatenation), ``&`` (intersection), ``|`` (union); binary operators associate to the
-left. Conditions are the toolkit's predicate language over the head (unqualified attributes: ``type = "B"``,
-``price > 10``) and registers (``r1.id``); ``type = "X"`` on the head or a register becomes an
-:class:`~cer_theory.core.predicates.ast.IsType` atom. Every error is a
+left. Conditions are the toolkit's one condition language (:mod:`cer_theory.core.conditions`, arithmetic
+included) over the head (unqualified attributes: ``type = "B"``, ``price * 2 > r1.price + 1``) and registers
+(``r1.id``); ``type = "X"`` on the head or a register becomes an :class:`~cer_theory.core.predicates.ast.IsType`
+atom. Every error is a
 :class:`~cer_theory.core.errors.SyntaxErrorCER` naming line, column, what was found and what was expected.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from pathlib import Path
 from typing import Any as TAny
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedInput, VisitError
+from lark import Token
+from lark.exceptions import UnexpectedInput
 
+from cer_theory.core.conditions import IMPORT_PATH, ConditionBuilder, to_predicate
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.events import TYPE_KEY
-from cer_theory.core.parsing import check_nesting, contextual_syntax_error
-from cer_theory.core.predicates.ast import (FALSE, MIRRORED_OP, TRUE, Attr, Cmp, Const, IsType, Predicate, conj,
-                                            disj, neg)
+from cer_theory.core.parsing import LalrParser, contextual_syntax_error
+from cer_theory.core.predicates.ast import MIRRORED_OP, Attr, Cmp, Const, Predicate, conj, disj, neg
 from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Expr, Inter, Next, Plus,
                                              Star, Union, Window, check)
 
@@ -30,8 +28,9 @@ GRAMMAR_PATH = Path(__file__).with_name("sremo.lark")
 KEYWORDS = ("EPS", "EMPTY", "ANY", "NEXT", "WITHIN", "TRUE", "FALSE", "NOT", "AND", "OR")
 
 
-class _Builder(Transformer):  # type: ignore[type-arg]
-    """Parse tree → SREMO AST."""
+class _Builder(ConditionBuilder):
+    """Parse tree → SREMO AST; conditions are built by the shared
+    :class:`~cer_theory.core.conditions.ConditionBuilder`, so they mean what they mean in every logic."""
 
     def eps(self, _: list[TAny]) -> Expr:
         return EPS
@@ -40,10 +39,10 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         return EMPTY
 
     def unmarked(self, c: list[TAny]) -> Expr:
-        return Cond(c[0], marked=False, writes=_writes(c[1:]))
+        return Cond(to_predicate(c[0]), marked=False, writes=_writes(c[1:]))
 
     def marked(self, c: list[TAny]) -> Expr:
-        return Cond(c[0], marked=True, writes=_writes(c[1:]))
+        return Cond(to_predicate(c[0]), marked=True, writes=_writes(c[1:]))
 
     def concat(self, c: list[TAny]) -> Expr:
         return Concat(c[0], c[1])
@@ -70,37 +69,32 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         kind, *args = c
         return Any(tuple(args)) if kind == "ANY" else Next(tuple(args))
 
-    # conditions
-    def or_(self, c: list[Predicate]) -> Predicate:
-        return disj(*c)
+    # conditions: the shared builder's, normalized as SREMO has always read them
+    type_tests = ("=",)
+    """``r1.type != "B"`` stays a comparison: under Def. 13 it is false while ``r1`` is empty, whereas the negated
+    type test ``NOT r1.type = "B"`` is true then."""
 
-    def and_(self, c: list[Predicate]) -> Predicate:
-        return conj(*c)
+    def or_(self, c: list[TAny]) -> Predicate:
+        return disj(*map(to_predicate, c))
 
-    def not_(self, c: list[Predicate]) -> Predicate:
-        return neg(c[0])
+    def and_(self, c: list[TAny]) -> Predicate:
+        return conj(*map(to_predicate, c))
 
-    def true_(self, _: list[TAny]) -> Predicate:
-        return TRUE
-
-    def false_(self, _: list[TAny]) -> Predicate:
-        return FALSE
-
-    def lattr(self, c: list[Token]) -> Attr:
-        return _attr(c)
-
-    rattr = lattr
-
-    def lconst(self, c: list[Token]) -> Const:
-        return _const(c[0])
-
-    rconst = lconst
+    def not_(self, c: list[TAny]) -> Predicate:
+        return neg(to_predicate(c[-1]))
 
     def cmp(self, c: list[TAny]) -> Predicate:
-        return _cmp(c[0], str(c[1]), c[2])
+        """A comparison (the shared builder's); a constant compared with an attribute, ``1 < x``, is written
+        attribute first, ``x > 1``, as the SRT paper writes its atoms."""
+        p = super().cmp(c)
+        if isinstance(p, Cmp) and isinstance(p.left, Const) and isinstance(p.right, Attr):
+            return Cmp(p.right, MIRRORED_OP[p.op], p.left)
+        return p
 
-    def cmp_mirrored(self, c: list[TAny]) -> Predicate:
-        return _cmp(c[2], MIRRORED_OP[str(c[1])], c[0])
+    def lattr(self, c: list[Token]) -> Attr:
+        return Attr(str(c[0])) if len(c) == 1 else Attr(str(c[1]), str(c[0]))
+
+    rattr = lattr
 
 
 def _writes(tokens: list[Token]) -> tuple[str, ...]:
@@ -109,50 +103,11 @@ def _writes(tokens: list[Token]) -> tuple[str, ...]:
     return tuple(r.strip() for r in str(tokens[0])[2:].split(","))
 
 
-def _attr(c: list[Token]) -> Attr:
-    return Attr(str(c[0])) if len(c) == 1 else Attr(str(c[1]), str(c[0]))
-
-
-def _const(tok: Token) -> Const:
-    text = str(tok)
-    if tok.type == "BOOL":
-        return Const(text == "true")
-    if tok.type == "STRING":
-        body = text[1:-1]
-        return Const(re.sub(r"\\(.)", r"\1", body, flags=re.S))
-    if re.fullmatch(r"-?[0-9]+", text):
-        return Const(int(text))
-    return Const(float(text))
-
-
-def _cmp(left: Attr, op: str, right: Attr | Const) -> Predicate:
-    # `type = "B"` is the type test tuples(B), as in the rest of the toolkit.
-    if left.name == TYPE_KEY and op == "=" and isinstance(right, Const) and isinstance(right.value, str):
-        return IsType(right.value, left.slot)
-    return Cmp(left, op, right)
-
-
-@functools.cache
-def _lark() -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                maybe_placeholders=False)
-
-
 def parse(text: str) -> Expr:
     """Parse SREMO text into an expression (checked with :func:`~cer_theory.formalisms.sremo.ast.check`)."""
     if not isinstance(text, str):
         raise SyntaxErrorCER(f"expected SREMO text, got {type(text).__name__}", line=1, column=1)
-    try:
-        tree = _lark().parse(text)
-        check_nesting(tree, "expression", parse_tree=True)  # before the (recursive) transformer
-        expr = _Builder().transform(tree)
-        check_nesting(expr, "expression")
-    except UnexpectedInput as e:
-        raise _syntax_error(text, e) from None
-    except VisitError as e:
-        raise SyntaxErrorCER(str(e.orig_exc), line=1, column=1, text=text) from None
-    except RecursionError:
-        raise SyntaxErrorCER("the expression is nested too deeply", line=1, column=1, text=text) from None
+    expr = PARSER.parse(text)
     try:
         return check(expr)
     except CerError as e:
@@ -164,6 +119,7 @@ def parse(text: str) -> Expr:
 _TERMINAL_TEXT = {
     "_BAR": "'|'", "_AMP": "'&'", "_DOT": "'.'", "_BANG": "'!'", "_STAR": "'*'", "_PLUS": "'+'", "_LSQB": "'['",
     "_RSQB": "']'", "_LANGLE": "'<'", "_RANGLE": "'>'", "_LPAR": "'('", "_RPAR": "')'", "_COMMA": "','",
+    "_MINUS": "'-'", "_SLASH": "'/'", "_VEE": "'∨'", "_WEDGE": "'∧'", "_NEG": "'¬'",
     "CMP_OP": "a comparison (= != < <= > >=)", "INT": "a window length", "NUMBER": "a number",
     "STRING": "a string", "BOOL": "true or false", "NAME": "a name", "WRITES": "'-> r1, ...'",
     "_WITHIN": "WITHIN", "_NOT": "NOT", "_AND": "AND", "_OR": "OR", "$END": "end of input",
@@ -174,9 +130,14 @@ def _describe(terminal: str) -> str:
     return _TERMINAL_TEXT.get(terminal, terminal)
 
 
-def _syntax_error(text: str, e: UnexpectedInput) -> SyntaxErrorCER:
+def _syntax_error(text: str, start: str, e: UnexpectedInput) -> SyntaxErrorCER:
     """Line, column, what was found and what the grammar accepts there."""
     return contextual_syntax_error(text, e, describe=_describe, quotes="\"'")
+
+
+PARSER = LalrParser(GRAMMAR_PATH, name="sremo", builder=_Builder, lexer="contextual", import_paths=(IMPORT_PATH,),
+                    what="expression", syntax_error=_syntax_error)
+"""SREMO's parser (the conditions' grammar imported from core/conditions.lark)."""
 
 
 __all__ = ["parse", "GRAMMAR_PATH", "KEYWORDS"]

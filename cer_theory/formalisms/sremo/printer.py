@@ -9,7 +9,7 @@ Parentheses are the fewest the precedence needs: postfix ``*`` ``+`` (4) > ``!``
 from __future__ import annotations
 
 from cer_theory.core.errors import UnsupportedError
-from cer_theory.core.predicates.ast import And, Attr, BoolConst, Cmp, Const, IsType, Not, Or, Predicate
+from cer_theory.core.predicates.ast import And, BoolConst, Cmp, IsType, Not, Or, Predicate
 from cer_theory.formalisms.sremo.ast import (Any, Complement, Concat, Cond, Empty, Eps, Expr, Inter, Next, Plus,
                                              Star, Union, Window)
 
@@ -32,10 +32,10 @@ def _check_condition(p: Predicate) -> None:
     for node in p.walk():
         if isinstance(node, (BoolConst, IsType, Not, And, Or)):
             continue
-        if isinstance(node, Cmp) and isinstance(node.left, Attr) and isinstance(node.right, (Attr, Const)):
+        if isinstance(node, Cmp):  # any comparison of terms (arithmetic included: the one condition grammar)
             continue
-        raise UnsupportedError(f"the condition {node.text()} has no SREMO syntax (comparisons 'attr op term', "
-                               f"type tests, NOT, AND, OR, TRUE, FALSE)")
+        raise UnsupportedError(f"the condition {node.text()} has no SREMO syntax (comparisons of arithmetic "
+                               f"terms, type tests, NOT, AND, OR, TRUE, FALSE)")
 
 
 def format(e: Expr) -> str:

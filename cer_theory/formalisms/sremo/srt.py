@@ -24,6 +24,7 @@ from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
+from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.predicates.registers import compiled, condition_satisfiable, registers_read, satisfies
 from cer_theory.formalisms.sremo.outputs import Match, StreamingRecognizer, StreamOutput, per_position
@@ -129,6 +130,14 @@ class SRT(Drawable):
 
     def is_epsilon_free(self) -> bool:
         return all(not t.is_epsilon for t in self.transitions)
+
+    def epsilon_path(self, q: int, p: int) -> frozenset[Transition]:
+        """The ε-transitions a run takes on its way from ``q`` to ``p`` without reading (Def. 23's ε-successors):
+        those on some ε-walk from ``q`` to ``p``: out of a state of ``q``'s ε-closure, into a state whose ε-closure
+        holds ``p`` (empty when ``p`` is not in ``q``'s ε-closure, or is ``q`` on no ε-cycle)."""
+        before = self.closure([q])
+        return frozenset(t for t in self.transitions
+                         if t.is_epsilon and t.source in before and p in self.closure([t.target]))
 
     def closure(self, states: Iterable[int]) -> frozenset[int]:
         """The ε-closure (Enclose of Alg. 2)."""
@@ -253,16 +262,35 @@ class SRT(Drawable):
         """What state ``q`` is drawn as: its number, and its name when it has one (``3`` over ``{1,4}``)."""
         return f"{q}\n{self.names[q]}" if self.names is not None else str(q)
 
-    def diagram(self, *, title: str | None = None) -> Diagram:
+    def reachable(self) -> frozenset[int]:
+        """The states some run reaches from ``q_s`` (Def. 24: along any transitions, ε included)."""
+        return reach([self.start], ((t.source, t.target) for t in self.transitions))
+
+    def coreachable(self) -> frozenset[int]:
+        """The states from which some run reaches a final state (Def. 24)."""
+        return reach(self.finals, ((t.target, t.source) for t in self.transitions))
+
+    def useful(self) -> frozenset[int]:
+        """The states an accepting run can visit (reachable and co-reachable), and ``q_s`` always: the
+        states a drawing shows by default."""
+        return self.reachable() & self.coreachable() | {self.start}
+
+    def diagram(self, *, title: str | None = None, trim: bool = True) -> Diagram:
         """The drawing as in the SRT paper's figures: each edge carries ``φ ↑•`` or ``φ ↑⊗`` and ``↓W``; parallel
-        transitions share one edge, one line each; finals are double-circled."""
+        transitions share one edge, one line each; finals are double-circled. ``trim`` (the default) leaves out
+        the states no accepting run visits (:meth:`useful`: unreachable, or unable to reach a final state, such
+        as the pairs of a product whose outputs never agree); ``trim=False`` draws every state. States keep
+        their numbers either way."""
+        kept = self.useful() if trim else frozenset(range(self.states))
         lines: dict[tuple[int, int], list[str]] = {}
         for t in self.transitions:
-            lines.setdefault((t.source, t.target), []).append(t.label())
+            if t.source in kept and t.target in kept:
+                lines.setdefault((t.source, t.target), []).append(t.label())
         shown = title or (f"window {self.window}" if self.window else None)
         return state_diagram(name=title or "SRT", title=shown,
-                             states={q: self.state_label(q) for q in range(self.states)}, initial=[self.start],
-                             final=self.finals, edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
+                             states={q: self.state_label(q) for q in range(self.states) if q in kept},
+                             initial=[self.start], final=self.finals & kept,
+                             edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
 
     def describe(self) -> str:
         """A readable listing: the repr, start and finals, one transition per line (the text form in Jupyter)."""
@@ -303,6 +331,9 @@ class Recognizer(StreamingRecognizer):
         self.pure = pure
         self.kill_on_report = kill_on_report
         self.runs: set[RunState] = set()
+        # The steps of the last event: (the run's state, the consuming transition it took out of that state's
+        # ε-closure), for whoever shows the run (the stepper); the ε-transitions in between are SRT.epsilon_path.
+        self.steps: set[tuple[int, Transition]] = set()
         self.k = 0
         closure = {q: srt.closure([q]) for q in range(srt.states)}
         # Per state: the consuming transitions out of its ε-closure, each with its compiled condition and its
@@ -322,6 +353,7 @@ class Recognizer(StreamingRecognizer):
         self.runs.add((self.srt.start, EMPTY, ()))  # e_s = ⊤*·e: a run may start at every position
         new: set[RunState] = set()
         reported: set[Match] = set()
+        steps: set[tuple[int, Transition]] = set()
         finals = self._final
         for q, v, m in self.runs:
             for t, holds, writes in self._moves[q]:
@@ -333,6 +365,7 @@ class Recognizer(StreamingRecognizer):
                     m2 = m + (k,)
                 else:
                     m2 = m
+                steps.add((q, t))
                 if finals[t.target] and (t.marked or self.pure) and (w is None or m2):
                     reported.add(frozenset(m2))
                     if self.kill_on_report:
@@ -340,6 +373,7 @@ class Recognizer(StreamingRecognizer):
                 if self._moves[t.target] and not self._expired(m2, k):
                     new.add((t.target, v.write(writes, event), m2))
         self.runs = new
+        self.steps = steps
         self.k += 1
         return frozenset(reported)
 

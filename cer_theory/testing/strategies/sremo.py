@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from cer_theory.automata.registers import Valuation
 from cer_theory.core.events import Event
-from cer_theory.core.predicates.ast import TRUE, Attr, Cmp, Const, IsType, Predicate, conj, disj, neg
+from cer_theory.core.predicates.ast import (ARITH_OPS, TRUE, Arith, Attr, Cmp, Const, IsType, Predicate, conj, disj, neg,
+                                            term_attrs)
 from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Expr, Inter, Next, Plus, Star, Union,
                                              Window, written, registers)
 
@@ -35,12 +36,15 @@ def valuations() -> st.SearchStrategy[Valuation]:
                      st.one_of(st.none(), events()), st.one_of(st.none(), events()))
 
 
-def atoms(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[Predicate]:
+def atoms(registers_allowed: tuple[str, ...] = REGISTERS, *, arithmetic: bool = False) -> st.SearchStrategy[Predicate]:
     """Unary atoms (type tests, ``x op c``) and, if registers are allowed, register atoms (``x op r.x``,
-    ``r.x op c``, ``r.type = "a"``)."""
+    ``r.x op c``, ``r.type = "a"``); with ``arithmetic``, also comparisons of arithmetic terms
+    (:func:`arithmetic_atoms`)."""
     ops = st.sampled_from(["=", "!=", "<", ">="])
     unary = st.one_of(st.sampled_from([IsType(t) for t in TYPES]),
                       st.builds(lambda op, c: Cmp(Attr("x"), op, Const(c)), ops, st.sampled_from(XS)))
+    if arithmetic:  # weighted so that most generated conditions hold some arithmetic
+        unary = st.one_of(unary, arithmetic_atoms(()), arithmetic_atoms(()))
     if not registers_allowed:
         return unary
     regs = st.sampled_from(registers_allowed)
@@ -49,22 +53,38 @@ def atoms(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[P
         st.builds(lambda op, r, c: Cmp(Attr("x", r), op, Const(c)), ops, regs, st.sampled_from(XS)),
         st.builds(lambda r, t: IsType(t, r), regs, st.sampled_from(TYPES)),
     )
+    if arithmetic:
+        nary = st.one_of(nary, arithmetic_atoms(registers_allowed), arithmetic_atoms(registers_allowed))
     return st.one_of(unary, nary)
 
 
-def conditions(registers_allowed: tuple[str, ...] = REGISTERS, max_leaves: int = 3) -> st.SearchStrategy[Predicate]:
-    """Conditions (the SRT paper, Def. 10): ``⊤``, atoms, ¬, ∧, ∨."""
-    leaves = st.one_of(st.just(TRUE), atoms(registers_allowed), atoms(registers_allowed), atoms(registers_allowed))
+def arithmetic_atoms(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[Predicate]:
+    """Comparisons whose left side is an arithmetic term ``+ - * /`` over the head's ``x``, the registers' ``x``
+    and small integers (negative ones included), and whose right side is an attribute or a constant."""
+    attrs = [Attr("x")] + [Attr("x", r) for r in registers_allowed]
+    leaf = st.one_of(st.sampled_from(attrs), st.sampled_from([Const(c) for c in (-1, *XS)]))
+    term = st.recursive(leaf, lambda kids: st.builds(Arith, st.sampled_from(ARITH_OPS), kids, kids), max_leaves=3)
+    left = st.builds(Arith, st.sampled_from(ARITH_OPS), term, term).filter(lambda t: bool(term_attrs(t)))
+    right = st.one_of(st.sampled_from(attrs), st.sampled_from([Const(c) for c in XS]))
+    return st.builds(Cmp, left, st.sampled_from(["=", "!=", "<", ">="]), right)
+
+
+def conditions(registers_allowed: tuple[str, ...] = REGISTERS, max_leaves: int = 3, *,
+               arithmetic: bool = False) -> st.SearchStrategy[Predicate]:
+    """Conditions (the SRT paper, Def. 10): ``⊤``, atoms, ¬, ∧, ∨ (arithmetic in the atoms with ``arithmetic``)."""
+    atom = atoms(registers_allowed, arithmetic=arithmetic)
+    leaves = st.one_of(st.just(TRUE), atom, atom, atom)
     return st.recursive(leaves, lambda c: st.one_of(
         st.builds(neg, c), st.builds(lambda p, q: conj(p, q), c, c), st.builds(lambda p, q: disj(p, q), c, c)),
         max_leaves=max_leaves)
 
 
-def conds(registers_allowed: tuple[str, ...] = REGISTERS) -> st.SearchStrategy[Cond]:
+def conds(registers_allowed: tuple[str, ...] = REGISTERS, *, arithmetic: bool = False) -> st.SearchStrategy[Cond]:
     """``φ↑o↓W`` with ``W`` of at most one register (sometimes two)."""
     writes = st.one_of(st.just(()), st.sampled_from([(r,) for r in registers_allowed] or [()]),
                        st.just(tuple(registers_allowed)))
-    return st.builds(lambda g, m, w: Cond(g, m, w), conditions(registers_allowed), st.booleans(), writes)
+    return st.builds(lambda g, m, w: Cond(g, m, w), conditions(registers_allowed, arithmetic=arithmetic),
+                     st.booleans(), writes)
 
 
 def _inter(left: Expr, right: Expr) -> Expr:
@@ -75,12 +95,13 @@ def _inter(left: Expr, right: Expr) -> Expr:
 
 
 def expressions(max_leaves: int = 5, *, registers_allowed: tuple[str, ...] = REGISTERS,
-                strategies: bool = True, intersection: bool = True, windows: bool = True) -> st.SearchStrategy[Expr]:
-    """SREMO expressions over every operator of the core syntax and ``e⁺``, optionally ∩, ANY, NEXT and
-    windows ``(e) WITHIN w`` (w in 1..3). No complement (it is allowed only inside a window; see
-    :func:`with_complements`)."""
-    leaves = st.one_of(conds(registers_allowed), conds(registers_allowed), conds(registers_allowed),
-                       st.just(EPS), st.just(EMPTY))
+                strategies: bool = True, intersection: bool = True, windows: bool = True,
+                arithmetic: bool = False) -> st.SearchStrategy[Expr]:
+    """SREMO expressions over every operator of the core syntax and ``e⁺``, optionally ∩, ANY, NEXT, windows
+    ``(e) WITHIN w`` (w in 1..3) and arithmetic in the conditions. No complement (it is allowed only inside a
+    window; see :func:`with_complements`)."""
+    cond = conds(registers_allowed, arithmetic=arithmetic)
+    leaves = st.one_of(cond, cond, cond, st.just(EPS), st.just(EMPTY))
 
     def extend(e: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
         options = [st.builds(Concat, e, e), st.builds(Concat, e, e), st.builds(Union, e, e), st.builds(Star, e),
@@ -91,7 +112,7 @@ def expressions(max_leaves: int = 5, *, registers_allowed: tuple[str, ...] = REG
             options.append(st.builds(Window, e, st.integers(1, 3)))
         if strategies:
             options.append(st.builds(lambda a, b: Any((a, b)), e, e))
-            options.append(st.builds(lambda a, b: Next((a, b)), e, conds(registers_allowed)))
+            options.append(st.builds(lambda a, b: Next((a, b)), e, cond))
         return st.one_of(*options)
 
     return st.recursive(leaves, extend, max_leaves=max_leaves)
