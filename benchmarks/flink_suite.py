@@ -31,6 +31,7 @@ This module imports only :mod:`benchmarks.suite` (the worker runs it in Flink's 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from benchmarks.suite import STOCK_NAMES, T
@@ -48,6 +49,8 @@ class RprQuery:
     clause: str
     semantics: str
     counts_comparable: bool
+    cost: str = ""
+    """Why Flink's rate on this query is what it is, where that needs saying (:data:`NFA_COST`)."""
 
 
 def _clause(steps: list[tuple[str, str]], window_ms: int, *, partition: str | None = None,
@@ -71,6 +74,21 @@ def _named(var_type: str | None, name: str) -> str:
 
 ONE_PER_START = ("one match per start row (the earliest later rows; CEQL: every combination): the start rows "
                  "agree, the counts do not")
+
+
+_MODEL = "benchmarks.flink_reference.live_partial_matches, seed 0, 30k events"
+NFA_COST = {
+    **{name: (f"FlinkCEP's NFA keeps ≈{mean} partial matches per event here ({_MODEL}; P3: 3.5): each reluctant gap "
+              "branches at every row its next variable accepts, and starts that never complete keep their branches "
+              f"for the whole window; linear in the stream (P12′ 426 and 417 e/s at 2k and 4k events, loaded machine)")
+       for name, mean in (("P9", 144), ("P12", 190), ("P9'", 196), ("P12'", 202))},
+    "Q5": ("FlinkCEP's NFA keeps ≈1 partial match per event over the first 8k events and ≈300 over 30k (up to 4,062; "
+           f"{_MODEL}): the price filters let MSFT start matches that AMAT ≥ 18.92 rarely completes, in the stream's "
+           "later part only; Flink ran 6.1k and 11.3k e/s at 4k and 8k events (loaded machine), and the 30k run exceeded "
+           "900 s at load 7: give it --timeout 1800"),
+}
+"""Queries on which Flink is slow, with the reason and the evidence (docs/decisions.md D314). The means are the
+model's, computed once; the rates were measured on 2026-11-26 with ``benchmarks/worker.py``'s flink clocks."""
 
 
 def sequence_clause(n: int, *, no_output: bool = False) -> str:
@@ -114,6 +132,7 @@ def build_rpr_suite() -> dict[str, RprQuery]:
                         "start row; the start rows agree with CEQL's, the counts do not", False))
     order = {name: k for k, name in enumerate(("P3", "P6", "P9", "P12", "P3'", "P6'", "P9'", "P12'",
                                                "Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7"))}
+    out = [dataclasses.replace(q, cost=NFA_COST.get(q.name, "")) for q in out]
     return {q.name: q for q in sorted(out, key=lambda q: order[q.name])}
 
 

@@ -288,8 +288,9 @@ def _flink_section(report: dict) -> list[str]:
     MATCH_RECOGNIZE form's semantics differs from the CEQL query's."""
     lines = ["", "## Flink: fixed costs, rates with setup counted, semantics", "",
              "| query | JVM start s | first 1-event job s | fixed cost s (warm 1-event job) | flink e/s "
-             "with fixed cost | ours setup s | ours e/s with setup | semantics of the MATCH_RECOGNIZE form |",
-             "|---|---|---|---|---|---|---|---|"]
+             "with fixed cost | ours setup s | ours e/s with setup | semantics of the MATCH_RECOGNIZE form | "
+             "Flink's cost |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for q, per_engine in report["results"].items():
         f, o = per_engine.get("flink", {}), per_engine.get("ours", {})
         if q not in RPR_SUITE:
@@ -302,7 +303,7 @@ def _flink_section(report: dict) -> list[str]:
         lines.append(f"| {q} | {num(info.get('jvm_start_seconds'))} | {num(info.get('first_job_seconds'))} | "
                      f"{num(f.get('setup_seconds'))} | {_fmt_rate(f.get('events_per_s_with_setup'))} | "
                      f"{num(o.get('setup_seconds'))} | {_fmt_rate(o.get('events_per_s_with_setup'))} | "
-                     f"{RPR_SUITE[q].semantics} |")
+                     f"{RPR_SUITE[q].semantics} | {RPR_SUITE[q].cost or '–'} |")
     return lines
 
 

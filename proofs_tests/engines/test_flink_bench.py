@@ -9,6 +9,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/ is a
 from benchmarks.flink_reference import rpr_events, rpr_spans, stock_rows  # noqa: E402
 from benchmarks.flink_suite import ONE_PER_START, RPR_SUITE, flink_select  # noqa: E402
 from benchmarks.suite import SUITE  # noqa: E402
+from cer_theory.core.events import Event  # noqa: E402
 from cer_theory.engines.core.engine import Engine  # noqa: E402
 from cer_theory.formalisms.rpr import format, parse  # noqa: E402
 from cer_theory.formalisms.rpr.ast import Skip, variables  # noqa: E402
@@ -155,6 +157,7 @@ def test_the_harness_compares_flinks_counts_only_where_the_semantics_coincide(tm
     """P3 (one match per start row against every combination): Flink's count is reported apart with the reason;
     P3′ (no output under either semantics): compared, and a difference is called one."""
     monkeypatch.setenv("FAKE_PYFLINK_EVERY", "10")  # 60 rows on 600 events, where P3′ has none
+    monkeypatch.setenv("FAKE_PYFLINK_PER_ROW", "5e-4")  # the stream job takes 0.3 s more than a one-event job
     report, md = _run_harness(tmp_path, monkeypatch, "ok")
     agree = report["outputs_agree"]
     assert agree["P3"] == f"nothing to compare; flink 60 not compared: {ONE_PER_START}"
@@ -210,3 +213,35 @@ def test_the_match_recognize_form_starts_where_ceql_has_a_complex_event(name: st
         assert sum(spans.values()) <= len(ces)
         found += len(spans)
     assert found, name  # the claim is not checked on empty outputs only
+
+
+class _TablesFasterOnTheStream:
+    """A job over one event takes 0.3 s, the job over the stream 0.1 s: as a short stream does when the fixed
+    cost varies more than the stream costs."""
+
+    def rows(self, select, folder: str) -> list[tuple]:
+        time.sleep(0.3 if os.path.basename(folder) == "one" else 0.1)
+        return []
+
+
+def test_a_stream_cheaper_than_the_fixed_costs_noise_is_refused_not_rated() -> None:
+    """A stream job no longer than the one-event job has no measurable cost of its own: the run fails with the
+    reason, where the subtraction would have reported 10¹² events/s."""
+    from benchmarks.worker import _flink_run
+
+    with pytest.raises(SystemExit, match="within the fixed cost's noise"):
+        _flink_run(_config(events=200), open_tables=_TablesFasterOnTheStream)
+
+
+def test_the_partial_match_model_branches_at_each_accepted_row_and_drops_a_completed_start() -> None:
+    """P3 (SELL INTC, BUY RIMM, BUY QQQ) on four rows: the start keeps one branch, each RIMM doubles the branches
+    that may take it, the QQQ completes a match and SKIP TO NEXT ROW drops the start's partial matches."""
+    from benchmarks.flink_reference import live_partial_matches
+
+    rows = [("SELL", "INTC"), ("BUY", "RIMM"), ("BUY", "RIMM"), ("BUY", "QQQ")]
+    events = rpr_events([{"type": t, "id": k, "name": n, "volume": 100, "price": 1.0, "stock_time": 1000 * k}
+                         for k, (t, n) in enumerate(rows)])
+    assert live_partial_matches("P3", events) == [1, 2, 3, 0]
+    late = [*events[:3], Event.from_dict({**events[3].to_dict(), "stock_time": 20_000, "ts": 20.0})]
+    assert live_partial_matches("P3", late) == [1, 2, 3, 0]  # out of the 10 s window: dropped, not completed
+    assert sum(rpr_spans("P3", late).values()) == 0
