@@ -55,6 +55,7 @@ from __future__ import annotations
 import csv
 import functools
 import gc
+import importlib.metadata
 import itertools
 import json
 import os
@@ -219,12 +220,7 @@ def _pycer_run(config: dict) -> dict:
               for e in stock_stream(config["events"], config["seed"])]
     preload_s = time.perf_counter() - t
 
-    version = "unknown"
-    try:
-        from importlib.metadata import version as dist_version
-        version = dist_version("pycer")
-    except Exception:  # noqa: BLE001 - the version is informative only
-        pass
+    version = distribution_version("pycer")
     info = {"pycer_version": version, "input": "native",
             "input_conversion_events_per_s": round(len(events) / preload_s) if preload_s else None,
             "note": "PyEvent objects are built before the clock starts and sent in one send_events, as in CORE's "
@@ -248,6 +244,14 @@ def _pycer_run(config: dict) -> dict:
     return _result(config, processed=len(events), elapsed=elapsed, cpu=cpu, outputs=len(lines), baseline=baseline,
                    peak=peak, hwm_reset=hwm_reset, curve=[(len(events), round(rss_mb() - baseline, 1))],
                    stopped_early=False, preload_s=preload_s, paused=0.0, setup_s=setup_s, info=info)
+
+
+def distribution_version(name: str) -> str:
+    """The installed version of the distribution ``name``, or "unknown" (informative only)."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 # ---------------------------------------------------------------------------------------------- flink
@@ -326,12 +330,7 @@ def _flink_run(config: dict, open_tables: Callable[[], Any] = FlinkTables) -> di
         raise SystemExit(f"flink: the job over {config['events']:,} events took {job_s:.2f} s, no longer than the "
                          f"one-event job ({fixed_s:.2f} s): the stream's cost is within the fixed cost's noise; "
                          "measure a longer stream")
-    version = "unknown"
-    try:
-        from importlib.metadata import version as dist_version
-        version = dist_version("apache-flink")
-    except Exception:  # noqa: BLE001 - the version is informative only
-        pass
+    version = distribution_version("apache-flink")
     info = {"flink_version": version, "input": "CSV file (written before the clocks)",
             "jvm_start_seconds": round(jvm_start_s, 3), "first_job_seconds": round(cold_s, 3),
             "fixed_job_seconds": round(fixed_s, 3), "job_seconds": round(job_s, 3),

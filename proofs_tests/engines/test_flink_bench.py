@@ -245,3 +245,24 @@ def test_the_partial_match_model_branches_at_each_accepted_row_and_drops_a_compl
     late = [*events[:3], Event.from_dict({**events[3].to_dict(), "stock_time": 20_000, "ts": 20.0})]
     assert live_partial_matches("P3", late) == [1, 2, 3, 0]  # out of the 10 s window: dropped, not completed
     assert sum(rpr_spans("P3", late).values()) == 0
+
+
+def _run(events: int, outputs: int) -> dict:
+    return {"events": events, "stopped_early": False, "events_per_s": 1000.0, "outputs": outputs,
+            "rss_growth_curve": [], "peak_growth_mb": None, "peak_rss_mb": 1.0, "baseline_rss_mb": 1.0}
+
+
+def test_a_count_over_flinks_capped_stream_is_not_compared() -> None:
+    """P12′ has no output under either semantics, but Flink reads only its cap of the stream: its count is
+    reported apart, with the length it read, never compared with the whole stream's."""
+    from benchmarks.run import _record
+
+    cap = RPR_SUITE["P12'"].max_events
+    assert cap is not None and cap < 30_000
+    report: dict = {"results": {}, "outputs_agree": {}}
+    _record(report, "P12'", 30_000, {"ours": [_run(30_000, 0)], "pycer": [_run(30_000, 0)],
+                                     "flink": [_run(cap, 0)]}, ["ours", "pycer", "flink"], {})
+    assert report["outputs_agree"]["P12'"] == (f"same output count: ours 0, pycer 0; flink 0 not compared: on its "
+                                               f"first {cap:,} events (Flink's cap)")
+    _record(report, "P3'", 3_000, {"ours": [_run(3_000, 0)], "flink": [_run(3_000, 5)]}, ["ours", "flink"], {})
+    assert report["outputs_agree"]["P3'"] == "DIFFERENT output counts: ours 0, flink 5"
