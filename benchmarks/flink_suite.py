@@ -50,9 +50,9 @@ class RprQuery:
     semantics: str
     counts_comparable: bool
     cost: str = ""
+    """Why Flink's rate on this query is what it is, where that needs saying (:data:`NFA_COST`)."""
     max_events: int | None = None
     """Flink's stream cap: its cost grows faster than the stream on these queries (:data:`FLINK_CAPS`)."""
-    """Why Flink's rate on this query is what it is, where that needs saying (:data:`NFA_COST`)."""
 
 
 def _clause(steps: list[tuple[str, str]], window_ms: int, *, partition: str | None = None,
