@@ -11,7 +11,12 @@ baseline and its curve along the stream, and then the issue's targets with their
 
 Engines: ``ours`` (:class:`cer_theory.engines.core.Engine`, the tECS), ``naive`` (:mod:`benchmarks.naive`, explicit
 partial runs) and ``pycer`` (CORE's C++ engine through its Python binding; its wheels are for CPython 3.13
-only, so it runs in a 3.13 virtual environment made on first use, or is skipped with the reason recorded).
+only, so it runs in a 3.13 virtual environment made on first use, or is skipped with the reason recorded) and
+``flink`` (Apache Flink's ``MATCH_RECOGNIZE`` through PyFlink, on the queries :mod:`benchmarks.flink_suite` writes
+as row pattern recognition, under the ``.venv-flink`` interpreter: Flink's extra pins older pandas/pyarrow; skipped
+with the reason recorded when that environment or Java is missing). Flink's output counts are compared with the
+others' only where the semantics coincide (:attr:`benchmarks.flink_suite.RprQuery.counts_comparable`); elsewhere the
+report says why they differ.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,11 +35,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.flink_suite import NOT_EXPRESSED, RPR_SUITE
 from benchmarks.suite import DEFAULT_QUERIES, SUITE, WINDOW_SWEEP, BenchQuery
 from cer_theory.conformance.pycer_env import PYCER_SKIP, PYCER_VENV, ensure_pycer
 
 REPO = Path(__file__).resolve().parent.parent
-ENGINES = ("ours", "naive", "pycer")
+ENGINES = ("ours", "naive", "pycer", "flink")
+FLINK_VENV = REPO / ".venv-flink"
+"""Flink's own environment (made as ``.ci/run`` makes it: ``python3.11 -m venv .venv-flink`` and
+``.venv-flink/bin/pip install -e '.[flink,test]'``)."""
 THROUGHPUT_TARGETS = ("P3", "P3'", "P3'x2", "P3'x3", "P3'x4")
 """Queries on which ours must reach ≥ 1.0× pycer's events/s (the issue's targets; P3′ is the sweep's T)."""
 SWEEP_RATIO = 0.9
@@ -63,6 +73,21 @@ def run_worker(python: str, config: dict, *, timeout: float) -> dict:
             return {"error": f"exit status {proc.returncode}: {' | '.join(tail)}"}
         with open(config["result_path"]) as f:
             return json.load(f)
+
+
+def flink_python(venv: Path) -> tuple[str | None, str]:
+    """The interpreter of Flink's environment and a note, or None and why Flink is skipped."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        return None, (f"no Flink environment at {venv} (python3.11 -m venv {venv} && {venv}/bin/pip install -e "
+                      "'.[flink]')")
+    if shutil.which("java") is None:
+        return None, "Flink needs a Java 17 runtime on PATH (java not found)"
+    probe = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('apache-flink'))"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        return None, f"{venv} has no apache-flink"
+    return str(python), f"apache-flink {probe.stdout.strip()} in {venv}, parallelism 1"
 
 
 # ---------------------------------------------------------------------------------------------- aggregation
@@ -95,6 +120,8 @@ def summarize(runs: list[dict]) -> dict:
         "events": median_run["events"], "stopped_early": any(r["stopped_early"] for r in ok),
         "events_per_s": round(statistics.median(rates), 1),
         "events_per_s_runs": rates,
+        "events_per_s_with_setup": _median_of(ok, "events_per_s_with_setup"),
+        "setup_seconds": _median_of(ok, "setup_seconds"),
         "outputs": outputs, "outputs_partial": not counts,
         "outputs_consistent": len(counts) <= 1,
         "peak_growth_mb": round(statistics.median(growths), 1) if growths else None,
@@ -107,6 +134,11 @@ def summarize(runs: list[dict]) -> dict:
         "failed_runs": len(runs) - len(ok),
         "runs": runs,
     }
+
+
+def _median_of(runs: list[dict], key: str) -> float | None:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return round(statistics.median(values), 4) if values else None
 
 
 def _rate(results: dict, query: str, engine: str) -> float | None:
@@ -213,8 +245,13 @@ def render_markdown(report: dict) -> str:
     ]
     if "pycer" in engines:
         lines += [f"pycer: {meta.get('pycer')}", ""]
+    if "flink" in engines:
+        lines += [f"flink: {meta.get('flink')}. Its e/s excludes a job's fixed cost (a warm one-event job of the "
+                  "same query), as ours excludes parsing and compiling; both with that setup counted, and Flink's "
+                  "JVM start, are in the last section. Flink's output counts are compared only where the semantics "
+                  "coincide.", ""]
     header = "| query | events | " + " | ".join(f"{e} e/s | {e} CEs | {e} MiB" for e in engines)
-    ratios = [e for e in ("pycer", "naive") if e in engines and "ours" in engines]
+    ratios = [e for e in ("pycer", "naive", "flink") if e in engines and "ours" in engines]
     header += "".join(f" | ours/{e}" for e in ratios) + " |"
     lines += [header, "|" + "---|" * (2 + 3 * len(engines) + len(ratios))]
     for q, per_engine in results.items():
@@ -236,12 +273,39 @@ def render_markdown(report: dict) -> str:
         lines += ["", "## Do the engines agree?", ""]
         for q, verdict in agree.items():
             lines.append(f"- {q}: {verdict}")
+    if "flink" in engines:
+        lines += _flink_section(report)
     if report.get("profiles"):
         lines += ["", "## Where ours spends its time (cProfile, top functions by own time)", ""]
         for q, prof in report["profiles"].items():
             lines += [f"### {q} ({prof['events']:,} events; full listing in `{prof['path']}`)", "", "```",
                       *prof["top"], "```", ""]
     return "\n".join(lines) + "\n"
+
+
+def _flink_section(report: dict) -> list[str]:
+    """Per query: Flink's JVM start and fixed job cost, both engines' rates with their setup counted, and how the
+    MATCH_RECOGNIZE form's semantics differs from the CEQL query's."""
+    lines = ["", "## Flink: fixed costs, rates with setup counted, semantics", "",
+             "| query | flink events | JVM start s | first 1-event job s | fixed cost s (warm 1-event job) | flink e/s "
+             "with fixed cost | ours setup s | ours e/s with setup | semantics of the MATCH_RECOGNIZE form | "
+             "Flink's cost |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for q, per_engine in report["results"].items():
+        f, o = per_engine.get("flink", {}), per_engine.get("ours", {})
+        if q not in RPR_SUITE:
+            continue
+        info = f.get("info", {}) if "error" not in f and "skipped" not in f else {}
+
+        def num(x: Any) -> str:
+            return "–" if x is None else f"{x:.2f}"
+
+        read = f"{f['events']:,}" if isinstance(f.get("events"), int) else "–"
+        lines.append(f"| {q} | {read} | {num(info.get('jvm_start_seconds'))} | {num(info.get('first_job_seconds'))} | "
+                     f"{num(f.get('setup_seconds'))} | {_fmt_rate(f.get('events_per_s_with_setup'))} | "
+                     f"{num(o.get('setup_seconds'))} | {_fmt_rate(o.get('events_per_s_with_setup'))} | "
+                     f"{RPR_SUITE[q].semantics} | {RPR_SUITE[q].cost or '–'} |")
+    return lines
 
 
 def _profile_top(path: str, n: int = 28) -> list[str]:
@@ -263,7 +327,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default="benchmarks/results.json", help="JSON report; the Markdown goes beside it")
     p.add_argument("--queries", default="default",
                    help="comma-separated names (P3, P3', P3'x4, Q1, …) or groups: default, all, P, P', sweep, Q")
-    p.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: ours, naive, pycer")
+    p.add_argument("--engines", default="ours,naive,pycer", help="comma-separated: ours, naive, pycer, flink")
     p.add_argument("--time-budget", type=float, default=0.0,
                    help="stop reading after this many seconds per run of ours or naive (0: read the whole "
                         "stream; the paper reads for 30 s); pycer always reads the whole stream, in one send_events")
@@ -287,6 +351,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--pycer-venv", default=str(PYCER_VENV),
                    help="where the CPython 3.13 venv with pycer lives (made on first use)")
     p.add_argument("--pycer-python", default=None, help="a CPython 3.13 interpreter to build that venv from")
+    p.add_argument("--flink-venv", default=str(FLINK_VENV),
+                   help="Flink's environment (apache-flink installed; default .venv-flink in the repository)")
     return p.parse_args(argv)
 
 
@@ -330,12 +396,22 @@ def main(argv: list[str] | None = None) -> int:
     md_path = out.with_suffix(".md")
 
     pythons = {"ours": sys.executable, "naive": sys.executable}
-    pycer_note = None
+    pycer_note = flink_note = None
+    skipped: dict[str, str] = {}
     if "pycer" in engines:
         python, pycer_note = ensure_pycer(Path(args.pycer_venv), args.pycer_python)
         print(f"pycer: {pycer_note}", flush=True)
         if python:
             pythons["pycer"] = python
+        else:
+            skipped["pycer"] = pycer_note or PYCER_SKIP
+    if "flink" in engines:
+        python, flink_note = flink_python(Path(args.flink_venv))
+        print(f"flink: {flink_note}", flush=True)
+        if python:
+            pythons["flink"] = python
+        else:
+            skipped["flink"] = flink_note
 
     report: dict[str, Any] = {
         "meta": {
@@ -343,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
             "date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine_info(),
             "events": args.events, "runs": args.runs, "seed": args.seed, "engines": engines,
             "time_budget": args.time_budget or None, "naive_budget": args.naive_budget or None,
-            "chunk": args.chunk, "input": args.input, "pycer": pycer_note,
+            "chunk": args.chunk, "input": args.input, "pycer": pycer_note, "flink": flink_note,
             "load_before": [round(x, 2) for x in os.getloadavg()], "load_after": None,
             "protocol": "each run a fresh process; each engine reads its native event objects built outside "
                         "the clock (ours: Event unless --input dicts, generated chunk by chunk with the clock "
@@ -379,10 +455,15 @@ def main(argv: list[str] | None = None) -> int:
             n = sizes[q.name]
             for e in engines:
                 done += 1
-                if e not in pythons:
+                if e not in pythons or (e == "flink" and q.name not in RPR_SUITE):
                     continue
-                config = {"engine": e, "query": q.name, "text": q.text, "events": n, "seed": args.seed,
-                          "chunk": args.chunk, "sample_every": max(args.chunk, n // 20),
+                text = RPR_SUITE[q.name].clause if e == "flink" else q.text
+                if e == "flink" and RPR_SUITE[q.name].max_events:  # Flink's own cap (benchmarks.flink_suite)
+                    n_e = min(n, RPR_SUITE[q.name].max_events)
+                else:
+                    n_e = n
+                config = {"engine": e, "query": q.name, "text": text, "events": n_e, "seed": args.seed,
+                          "chunk": args.chunk, "sample_every": max(args.chunk, n_e // 20),
                           "time_budget": _budget(args, e), "profile": None, "input": args.input}
                 t = time.time()
                 res = run_worker(pythons[e], config, timeout=args.timeout)
@@ -392,9 +473,9 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     status = (f"{res['events_per_s']:>12,.0f} e/s  {res['outputs']:>12,} CEs  "
                               f"+{res['peak_growth_mb'] if res['peak_growth_mb'] is not None else '?'} MiB")
-                print(f"[{done}/{total}] {q.name:7} {e:6} run {r + 1}/{args.runs} ({n:,} events): {status}  "
+                print(f"[{done}/{total}] {q.name:7} {e:6} run {r + 1}/{args.runs} ({n_e:,} events): {status}  "
                       f"({time.time() - t:.1f} s)", flush=True)
-            _record(report, q.name, n, runs[q.name], engines, pythons, pycer_note)
+            _record(report, q.name, n, runs[q.name], engines, skipped)
             _write(report, out, md_path)
 
     report["targets"] = evaluate_targets(report["results"])
@@ -425,18 +506,34 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _record(report: dict, query: str, n: int, runs: dict[str, list[dict]], engines: list[str],
-            pythons: dict[str, str], pycer_note: str | None) -> None:
-    """Summarize the runs of ``query`` so far into ``report`` and compare the engines' output counts."""
+            skipped: dict[str, str]) -> None:
+    """Summarize the runs of ``query`` so far into ``report`` and compare the engines' output counts: Flink's only
+    where its semantics coincides with CEQL's, otherwise the verdict says why they differ."""
     per_engine: dict[str, Any] = {"events": n}
     for e in engines:
-        per_engine[e] = summarize(runs[e]) if e in pythons else {"skipped": pycer_note or PYCER_SKIP}
+        if e in skipped:
+            per_engine[e] = {"skipped": skipped[e]}
+        elif e == "flink" and query not in RPR_SUITE:
+            per_engine[e] = {"skipped": NOT_EXPRESSED}
+        else:
+            per_engine[e] = summarize(runs[e])
     report["results"][query] = per_engine
     counts = {e: s["outputs"] for e in engines if isinstance((s := per_engine[e]), dict)
               and isinstance(s.get("outputs"), int) and not s.get("stopped_early")}
+    flink_apart = ""
+    if "flink" in counts:
+        read = per_engine["flink"].get("events", n)
+        if read != n:
+            flink_apart = f"; flink {counts.pop('flink'):,} not compared: on its first {read:,} events (Flink's cap)"
+        elif not RPR_SUITE[query].counts_comparable:
+            flink_apart = f"; flink {counts.pop('flink'):,} not compared: {RPR_SUITE[query].semantics}"
+    verdict = ""
     if len(counts) > 1:
         same = len(set(counts.values())) == 1
-        report["outputs_agree"][query] = ("same output count: " if same else "DIFFERENT output counts: ") + \
+        verdict = ("same output count: " if same else "DIFFERENT output counts: ") + \
             ", ".join(f"{e} {c:,}" for e, c in counts.items())
+    if verdict or flink_apart:
+        report["outputs_agree"][query] = (verdict or "nothing to compare") + flink_apart
 
 
 def _write(report: dict, out: Path, md_path: Path) -> None:
