@@ -74,3 +74,20 @@ DROP = ("""MATCH_RECOGNIZE (
   DEFINE B AS B.price > A.price - 10, C AS C.price < A.price - 10)""", ticker(DROP_PRICES, step=1200))
 """*Time constraint*: one drop of more than 10 within an hour, from 15 (12:00) to 1 (13:00), exactly an hour
 apart (the match is kept: a match is dropped only when *longer* than the interval)."""
+
+V_SHAPE_PRICES = [12, 17, 19, 21, 25, 12, 15, 20, 24, 25, 19, 15, 25, 25, 14, 12, 14, 24, 23, 22]
+V_SHAPE = ("""MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY rowtime
+  MEASURES STRT.rowtime AS start_tstamp, LAST(DOWN.rowtime) AS bottom_tstamp, LAST(UP.rowtime) AS end_tstamp
+  ONE ROW PER MATCH AFTER MATCH SKIP TO LAST UP
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS DOWN.price < PREV(DOWN.price), UP AS UP.price > PREV(UP.price))""",
+           ticker(V_SHAPE_PRICES, symbol="ACME"),
+           [{"start_tstamp": 4, "bottom_tstamp": 5, "end_tstamp": 9},
+            {"start_tstamp": 9, "bottom_tstamp": 11, "end_tstamp": 12},
+            {"start_tstamp": 13, "bottom_tstamp": 15, "end_tstamp": 17}])
+"""The V shape, the standard's running example of a row pattern (a start row, falling prices, rising prices;
+TR 19075-5 writes it ``A B+ C+``), with the rows and the result table of Oracle Database's *Data Warehousing
+Guide*, "SQL for Pattern Matching", Example 20-1 (an implementation of the standard's feature R010): ACME's prices
+on 1–20 April, one row per day (day d is time d − 1 here); matches 5–10, 10–13 and 14–18 April, bottoms on the
+6th, 12th and 16th. ``SKIP TO LAST UP`` lets the second match start on the first one's last row."""

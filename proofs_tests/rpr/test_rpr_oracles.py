@@ -1,5 +1,6 @@
-"""Exact oracle tests: the worked examples of Flink's documentation (*Pattern Recognition*) and the preferment
-and skip rules of ISO/IEC TR 19075-5 (§4.12, §4.13) on small hand-made cases, by both evaluators."""
+"""Exact oracle tests: the worked examples of Flink's documentation (*Pattern Recognition*), the standard's V-shape
+example with a published result table, and the preferment and skip rules of ISO/IEC TR 19075-5 (§4.12, §4.13) on
+small hand-made cases, by both evaluators."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from cer_theory.formalisms.rpr import SkipError, compile_automaton, evaluate, pa
 from cer_theory.formalisms.rpr.ast import Query
 from cer_theory.formalisms.rpr.semantics import matches_in, partitions
 from proofs_tests.rpr.rpr_oracles import (DROP, FALLING_PERIOD, GREEDY, OUTPUT_MODE, SKIP, SKIP_RESULTS,
-                                          SKIP_TO_LAST_A)
+                                          SKIP_TO_LAST_A, V_SHAPE)
 
 EVALUATORS = {"semantics": evaluate, "nfa": lambda q, s: compile_automaton(q).run(s)}
 
@@ -29,6 +30,18 @@ def rows(text: str, stream: list[Event], via: str = "semantics") -> list[dict]:
 def test_flink_documentation_examples(example, via: str) -> None:
     text, stream, expected = example
     assert rows(text, stream, via) == expected
+
+
+@pytest.mark.parametrize("via", EVALUATORS)
+def test_v_shape_as_in_the_published_result_table(via: str) -> None:
+    """Three V shapes, the second starting on the first's last row (``SKIP TO LAST UP``): the result table of the
+    example that the standard's report and Oracle's documentation share (rpr_oracles.V_SHAPE)."""
+    text, stream, expected = V_SHAPE
+    assert rows(text, stream, via) == expected
+    # Derived, not published: SKIP PAST LAST ROW (the report's form) cannot start on the first V's last row, so
+    # the second V starts on the row after it (19 on the 11th, down to 15, up to 25)
+    past = rows(text.replace("SKIP TO LAST UP", "SKIP PAST LAST ROW"), stream, via)
+    assert past == [expected[0], {"start_tstamp": 10, "bottom_tstamp": 11, "end_tstamp": 12}, expected[2]]
 
 
 @pytest.mark.parametrize("via", EVALUATORS)
