@@ -4,9 +4,12 @@ tests: the plain path is untouched, HAVING enumerates what it drops, nodes per e
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
+import textwrap
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -18,11 +21,13 @@ from cer_theory.core.errors import AggregateError, UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.engines.core.engine import AggregatedMatch, Engine, evaluate_query
 from cer_theory.engines.core.evaluator import Determinizer, Evaluator
+from cer_theory.engines.core import labelled
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.testing.harness import report
-from cer_theory.testing.strategies.ceql import evaluable_aggregated_queries, timed_streams
+from cer_theory.testing.strategies.ceql import (evaluable_aggregated_queries, overlapping_aggregated_queries,
+                                                overlapping_streams, timed_streams)
 
 
 def _by_position(engine: Engine, stream) -> list[list[AggregatedMatch]]:
@@ -259,3 +264,86 @@ def test_the_update_over_letters_finds_the_complex_events_of_the_plain_update(q,
     by_letters = [frozenset(ce for ce, _ in records) for records in evaluate_query(q, stream)]
     expected = evaluate_query(plain, stream)
     assert by_letters == expected, report(plain, stream, expected, by_letters, candidate="letters")
+
+
+# ---------------------------------------------------------------------------------------------- several letters
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(overlapping_aggregated_queries(), overlapping_streams())
+def test_the_update_over_letters_equals_the_reference_when_det_states_have_several_letters(q, stream):
+    """Algorithm 1 over letters (``LabelledEvaluator._update``, docs/decisions.md D283) = the reference semantics on
+    queries whose variables overlap: a det-state with several marking letters on one event must extend its
+    merged union-list once per letter, and a union-list of several entries handed on by ∘ must keep them all.
+    Records ``(CE, values)`` per end position, on the fast loop (quiet events skipped)."""
+    expected = evaluate(q, stream)
+    actual = evaluate_query(q, stream)
+    assert actual == expected, report(q, stream, expected, actual, candidate="engine")
+
+
+def _rewritten_update(*edits: tuple[str, str, int], **names: object) -> Callable:
+    """``LabelledEvaluator._update`` compiled from its own source with each edit ``(old, new, count)`` made: ``old``
+    must occur exactly ``count`` times (so a rewrite of the loop fails here instead of planting nothing). ``names``
+    are added to the module's globals for the new text to call."""
+    source = textwrap.dedent(inspect.getsource(LabelledEvaluator._update))
+    for old, new, count in edits:
+        assert source.count(old) == count, f"{old!r} occurs {source.count(old)} times in _update, not {count}"
+        source = source.replace(old, new)
+    scope = {**vars(labelled), **names}
+    exec(compile(source, "<LabelledEvaluator._update, rewritten>", "exec"), scope)
+    return scope["_update"]  # type: ignore[return-value]
+
+
+def test_overlapping_queries_give_det_states_several_letters_and_long_union_lists(monkeypatch):
+    """The strategy does what it is for, counted by a probe compiled into a copy of the loop: in 120 examples drawn
+    as the test above draws them, a det-state (of T or the initial one) has two or more marking letters on one
+    event in at least a fifth (53 of 120 when written), and a union-list of two or more entries goes to a new
+    ∘-successor in at least a quarter (63 of 120). Quiet events skip the update, so only real updates count."""
+    seen = {"letters": 0, "union-list": 0}
+    hits: set[str] = set()
+
+    def letters(marks: tuple) -> None:
+        if len(marks) >= 2:
+            hits.add("letters")
+
+    def handed_on(ul: list[int]) -> None:
+        if len(ul) >= 2:
+            hits.add("union-list")
+
+    probed = _rewritten_update(("marks, qs = pair", "marks, qs = pair; _letters(marks)", 2),
+                               ("new[qs] = ul\n", "new[qs] = ul; _handed_on(ul)\n", 1),
+                               _letters=letters, _handed_on=handed_on)
+    monkeypatch.setattr(LabelledEvaluator, "_update", probed)
+    examples = 0
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(overlapping_aggregated_queries(), overlapping_streams())
+    def count(q, stream):
+        nonlocal examples
+        hits.clear()
+        evaluate_query(q, stream)
+        examples += 1
+        for k in hits:
+            seen[k] += 1
+
+    count()
+    assert examples == 120
+    assert seen["letters"] >= examples // 5 and seen["union-list"] >= examples // 4, seen
+
+
+FAULTS = {
+    "only the first letter": ("for code, qm in marks:", "for code, qm in marks[:1]:", 2),
+    "only the head of a union-list": ("new[qs] = ul\n", "new[qs] = ul[:1]\n", 1),
+}
+"""Faults planted in the update over letters (docs/decisions.md D283): a det-state's •-moves cut to the first
+letter (at the initial det-state and in T), and a new ∘-successor given only the head of the union-list."""
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_planted_faults_in_the_update_over_letters_are_caught(fault, monkeypatch):
+    """The property above can fail: each planted fault makes it fail with the report (query, stream, first
+    differing position)."""
+    monkeypatch.setattr(LabelledEvaluator, "_update", _rewritten_update(FAULTS[fault]))
+    with pytest.raises(AssertionError) as info:
+        test_the_update_over_letters_equals_the_reference_when_det_states_have_several_letters()
+    assert "only in semantics:" in str(info.value)

@@ -264,7 +264,73 @@ def evaluable_aggregated_queries(draw: st.DrawFn) -> Query:
                  partition_by=q.partition_by, within=q.within, consume=q.consume, aggregates=items, having=having)
 
 
+# ---------------------------------------------------------------------------------------------- several letters
+
+LETTER_VARIABLES = ("A", "B", "C")
+"""The variables of :func:`overlapping_patterns`; every one is aggregated in most queries."""
+
+_LETTER_KINDS = ("leaf",) + ("seq", "seq", "seq", "plus", "plus", "plus", "or", "or", "or", "as") * 2
+"""Node kinds of :func:`overlapping_patterns`, weighted by repetition; ``leaf`` first, so shrinking prunes."""
+
+
+@st.composite
+def overlapping_patterns(draw: st.DrawFn, depth: int = 3) -> Formula:
+    """WHERE patterns whose variables overlap, for Algorithm 1 over letters (``engines/core/labelled.py``,
+    docs/decisions.md D77, D283): leaves ``R AS v``, ``T AS v`` (sometimes filtered by ``v[x …]``, sometimes
+    without a variable) over :data:`LETTER_VARIABLES`, joined mostly by ``;``, ``+`` and OR. Two leaves of one
+    type under OR, or ``(… AS A)+ ; R AS B``, give a det-state two marking letters on one event (the CEA's
+    nondeterminism the I/O-determinization keeps apart by letter); ``+`` and ``;`` over repeated starts give
+    union-lists of several entries. Shrinks towards a leaf."""
+    kind = "leaf" if depth <= 0 else draw(st.sampled_from(_LETTER_KINDS))
+    if kind == "leaf":
+        leaf: Formula = Atom(draw(st.sampled_from(("R", "R", "T"))))
+        if draw(st.sampled_from((True, True, False))):
+            var = draw(st.sampled_from(LETTER_VARIABLES))
+            leaf = In(leaf, var)
+            if draw(st.sampled_from((False, False, False, True))):
+                leaf = Filter(leaf, On(var, draw(_X_TESTS)))
+        return leaf
+    sub = overlapping_patterns(depth - 1)
+    if kind == "plus":
+        return Plus(draw(sub))
+    if kind == "as":
+        return In(draw(sub), draw(st.sampled_from(LETTER_VARIABLES)))
+    return (Seq if kind == "seq" else Disj)(draw(sub), draw(sub))
+
+
+@st.composite
+def overlapping_aggregated_queries(draw: st.DrawFn) -> Query:
+    """Queries over :func:`overlapping_patterns` whose det-states often have several marking letters and
+    union-lists of several entries (docs/decisions.md D283 measures how often): one aggregate per variable
+    (all of them in three queries of four, so that two variables give two letters), SELECT ``*`` or a
+    projection (a marked position outside it is a letter of its own), ALL or ANY, rarely a window on
+    positions. Evaluable by the reference semantics on :func:`overlapping_streams`."""
+    pattern = draw(overlapping_patterns().filter(variables))
+    bound = sorted(variables(pattern))
+    aggregated = (bound if draw(st.sampled_from((True, True, True, False)))
+                  else sorted(draw(st.lists(st.sampled_from(bound), min_size=1, unique=True))))
+    items = []
+    for v in aggregated:
+        function = draw(st.sampled_from(AGGREGATE_FUNCTIONS))
+        items.append(AggregateItem(function, v, None if function == "COUNT" else "x", f"{function.lower()}_{v}"))
+    select = draw(st.sampled_from((None, None, "projection")))
+    if select is not None:
+        select = tuple(draw(st.lists(st.sampled_from(bound), max_size=2, unique=True)))
+    within = draw(st.sampled_from((None, None, None, "window")))
+    if within is not None:
+        within = Window("events", draw(st.integers(1, 6)))
+    return Query(pattern=pattern, select=select, within=within, strategy=draw(st.sampled_from(("ALL", "ANY"))),
+                 aggregates=tuple(items))
+
+
+def overlapping_streams(max_length: int = 10) -> st.SearchStrategy[Stream]:
+    """Streams of 4..max_length events for :func:`overlapping_aggregated_queries`: two events in three are R
+    (runs start and continue on the same event), ``x`` in 0..3 (sometimes absent), a ``time`` attribute."""
+    return timestamped(streams(Schema(types=("R", "R", "T")), min_length=4, max_length=max_length))
+
+
 __all__ = ["aggregate_items", "having_conditions", "aggregated_queries", "evaluable_aggregated_queries",
+           "overlapping_patterns", "overlapping_aggregated_queries", "overlapping_streams", "LETTER_VARIABLES",
            "AGGREGATE_FUNCTIONS", "ALIASES", "queries", "patterns", "conditions", "expressions", "windows", "EVENT_TYPES", "VARIABLES", "STREAMS",
            "evaluable_patterns", "evaluable_queries", "timed_streams", "MATCHING", "EVALUABLE_TYPES"]
 
