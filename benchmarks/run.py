@@ -80,7 +80,7 @@ def flink_python(venv: Path) -> tuple[str | None, str]:
     python = venv / "bin" / "python"
     if not python.exists():
         return None, (f"no Flink environment at {venv} (python3.11 -m venv {venv} && {venv}/bin/pip install -e "
-                      "'.[flink]')")
+                      "'.[flink,test]')")
     if shutil.which("java") is None:
         return None, "Flink needs a Java 17 runtime on PATH (java not found)"
     probe = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('apache-flink'))"],
@@ -126,8 +126,8 @@ def summarize(runs: list[dict]) -> dict:
         "outputs_consistent": len(counts) <= 1,
         "peak_growth_mb": round(statistics.median(growths), 1) if growths else None,
         "peak_growth_mb_max": max(growths) if growths else None,
-        "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in ok), 1),
-        "baseline_rss_mb": round(statistics.median(r["baseline_rss_mb"] for r in ok), 1),
+        "peak_rss_mb": _median_of(ok, "peak_rss_mb"),  # None where not measured (Flink's JVM)
+        "baseline_rss_mb": _median_of(ok, "baseline_rss_mb"),
         "growth_at_quarter_mb": _growth_at(curve, 0.25), "growth_at_end_mb": curve[-1][1] if curve else None,
         "rss_growth_curve": curve,
         "info": median_run.get("info", {}),
@@ -230,6 +230,30 @@ def _cell(s: dict) -> tuple[str, str, str]:
     return rate, outputs, growth
 
 
+NOISE_SPREADS = 5
+"""A Flink rate is marked ``~`` when job − fixed cost is under this many spreads of the warm one-event jobs."""
+
+
+def _capped(s: dict, per_engine: dict) -> bool:
+    """The engine read fewer events than the row's stream by its own cap (not by a time budget)."""
+    return (isinstance(s.get("events"), int) and not s.get("stopped_early")
+            and s["events"] < per_engine.get("events", 0))
+
+
+def _within_noise(s: dict) -> bool:
+    """A rate computed as events / (job − fixed cost) where that difference is within a few spreads of the fixed
+    cost's own measurements (Flink's warm one-event jobs, ``benchmarks/worker.py``)."""
+    info = s.get("info", {}) if isinstance(s, dict) else {}
+    spread = info.get("fixed_job_spread_seconds")
+    if spread is None or info.get("job_seconds") is None or info.get("fixed_job_seconds") is None:
+        return False
+    return info["job_seconds"] - info["fixed_job_seconds"] < NOISE_SPREADS * spread
+
+
+def _seconds(x: Any) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
 def render_markdown(report: dict) -> str:
     meta, results, engines = report["meta"], report["results"], report["meta"]["engines"]
     lines = [
@@ -257,13 +281,20 @@ def render_markdown(report: dict) -> str:
     for q, per_engine in results.items():
         row = [q, f"{per_engine.get('events', 0):,}"]
         for e in engines:
-            row += list(_cell(per_engine.get(e, {})))
+            s = per_engine.get(e, {})
+            rate, outputs, growth = _cell(s)
+            mark = ("†" if _capped(s, per_engine) else "") + ("~" if _within_noise(s) else "")
+            row += [rate + mark, outputs + ("†" if mark.startswith("†") else ""), growth]
         for e in ratios:
             a, b = _rate(results, q, "ours"), _rate(results, q, e)
-            row.append(f"{a / b:.2f}×" if a and b else "–")
+            comparable = not any(_capped(per_engine.get(x, {}), per_engine) for x in ("ours", e))
+            row.append(f"{a / b:.2f}×" if a and b and comparable else "–")
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "`*` the time budget ran out before the end of the stream: rate and CEs over the events read. "
-              "`≠` runs disagreed on the output count.", "", "## Targets", ""]
+              "`≠` runs disagreed on the output count. `†` the engine read fewer events than the row's stream (its "
+              "own cap; the Flink section gives the number): rate and CEs over those, no ratio. `~` the stream's "
+              f"share of the job is less than {NOISE_SPREADS} times the spread of the fixed cost it is computed "
+              "from: the rate is uncertain by a fifth or more.", "", "## Targets", ""]
     for t in report["targets"]:
         mark = {True: "met", False: "NOT met", None: "n/a"}[t["met"]]
         detail = ", ".join(f"{k}={v}" for k, v in t.items() if k not in ("target", "met", "query"))
@@ -287,23 +318,21 @@ def _flink_section(report: dict) -> list[str]:
     """Per query: Flink's JVM start and fixed job cost, both engines' rates with their setup counted, and how the
     MATCH_RECOGNIZE form's semantics differs from the CEQL query's."""
     lines = ["", "## Flink: fixed costs, rates with setup counted, semantics", "",
-             "| query | flink events | JVM start s | first 1-event job s | fixed cost s (warm 1-event job) | flink e/s "
-             "with fixed cost | ours setup s | ours e/s with setup | semantics of the MATCH_RECOGNIZE form | "
-             "Flink's cost |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| query | flink events | JVM start s | first 1-event job s | fixed cost s (median of 3 warm 1-event "
+             "jobs) | their spread s | stream job s | flink e/s with fixed cost | ours setup s | ours e/s with setup | "
+             "semantics of the MATCH_RECOGNIZE form | Flink's cost |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for q, per_engine in report["results"].items():
         f, o = per_engine.get("flink", {}), per_engine.get("ours", {})
         if q not in RPR_SUITE:
             continue
         info = f.get("info", {}) if "error" not in f and "skipped" not in f else {}
-
-        def num(x: Any) -> str:
-            return "–" if x is None else f"{x:.2f}"
-
         read = f"{f['events']:,}" if isinstance(f.get("events"), int) else "–"
-        lines.append(f"| {q} | {read} | {num(info.get('jvm_start_seconds'))} | {num(info.get('first_job_seconds'))} | "
-                     f"{num(f.get('setup_seconds'))} | {_fmt_rate(f.get('events_per_s_with_setup'))} | "
-                     f"{num(o.get('setup_seconds'))} | {_fmt_rate(o.get('events_per_s_with_setup'))} | "
+        lines.append(f"| {q} | {read} | {_seconds(info.get('jvm_start_seconds'))} | "
+                     f"{_seconds(info.get('first_job_seconds'))} | {_seconds(f.get('setup_seconds'))} | "
+                     f"{_seconds(info.get('fixed_job_spread_seconds'))} | {_seconds(info.get('job_seconds'))} | "
+                     f"{_fmt_rate(f.get('events_per_s_with_setup'))} | "
+                     f"{_seconds(o.get('setup_seconds'))} | {_fmt_rate(o.get('events_per_s_with_setup'))} | "
                      f"{RPR_SUITE[q].semantics} | {RPR_SUITE[q].cost or '–'} |")
     return lines
 
@@ -336,8 +365,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "its cost grows with the window and would otherwise dominate the benchmark")
     p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after this many seconds")
     p.add_argument("--merge", action="store_true",
-                   help="add to the results already in --out (other queries are kept) instead of starting anew")
-    p.add_argument("--no-caps", action="store_true", help="ignore the suite's per-query stream caps")
+                   help="add to the results already in --out instead of starting anew: other queries, and other "
+                        "engines' results for a query of the same length, are kept")
+    p.add_argument("--no-caps", action="store_true", help="ignore the suite's per-query stream caps, Flink's (FLINK_CAPS) included")
     p.add_argument("--chunk", type=int, default=2_000,
                    help="events per chunk fed to ours and naive (the chunk in hand counts in the RSS growth); "
                         "pycer gets the whole stream in one send_events")
@@ -431,13 +461,20 @@ def main(argv: list[str] | None = None) -> int:
         "queries": {q.name: {"text": q.text, "note": q.note, "group": q.group} for q in queries},
         "results": {}, "targets": [], "outputs_agree": {}, "profiles": {},
     }
+    earlier: dict[str, dict] = {}
     if args.merge and out.exists():
+        # Kept per (query, engine): an engine not run now keeps its earlier result for a query of the same length
         previous = json.loads(out.read_text())
-        for key in ("queries", "results", "outputs_agree", "profiles"):
-            kept = {k: v for k, v in previous.get(key, {}).items() if k not in report["queries"]}
-            report[key] = {**kept, **report[key]}
-        report["meta"]["merged_from"] = previous.get("meta", {}).get("merged_from", []) + [
-            {k: previous["meta"].get(k) for k in ("command", "date", "events", "load_before", "load_after")}]
+        earlier, previous_meta = previous.get("results", {}), previous.get("meta", {})
+        report["queries"] = {**previous.get("queries", {}), **report["queries"]}
+        report["results"] = dict(earlier)
+        report["outputs_agree"] = dict(previous.get("outputs_agree", {}))
+        report["profiles"] = dict(previous.get("profiles", {}))
+        report["meta"]["engines"] = list(dict.fromkeys([*previous_meta.get("engines", []), *engines]))
+        for key in ("pycer", "flink"):
+            report["meta"][key] = report["meta"][key] or previous_meta.get(key)
+        report["meta"]["merged_from"] = previous_meta.get("merged_from", []) + [
+            {k: previous_meta.get(k) for k in ("command", "date", "events", "engines", "load_before", "load_after")}]
     if report["meta"]["load_before"][0] > 0.5:
         print(f"warning: load average {report['meta']['load_before']}: the machine is busy, rates will be low "
               f"and noisy", flush=True)
@@ -448,6 +485,10 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {q.name: args.events if args.no_caps or q.max_events is None else min(args.events, q.max_events)
              for q in queries}
     runs: dict[str, dict[str, list[dict]]] = {q.name: {e: [] for e in engines} for q in queries}
+    for q in queries:
+        if q.name in earlier and earlier[q.name].get("events") != sizes[q.name]:
+            print(f"warning: {q.name} ran over {earlier[q.name].get('events'):,} events before, {sizes[q.name]:,} "
+                  "now: the earlier engines' results for it are dropped, not merged", flush=True)
     # Round-robin over (query, engine) within each run, so that a busy spell of the machine hits every query
     # alike: the sweep's targets compare queries with each other, not only engines.
     for r in range(args.runs):
@@ -458,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
                 if e not in pythons or (e == "flink" and q.name not in RPR_SUITE):
                     continue
                 text = RPR_SUITE[q.name].clause if e == "flink" else q.text
-                if e == "flink" and RPR_SUITE[q.name].max_events:  # Flink's own cap (benchmarks.flink_suite)
+                if e == "flink" and RPR_SUITE[q.name].max_events and not args.no_caps:  # benchmarks.flink_suite
                     n_e = min(n, RPR_SUITE[q.name].max_events)
                 else:
                     n_e = n
@@ -475,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
                               f"+{res['peak_growth_mb'] if res['peak_growth_mb'] is not None else '?'} MiB")
                 print(f"[{done}/{total}] {q.name:7} {e:6} run {r + 1}/{args.runs} ({n_e:,} events): {status}  "
                       f"({time.time() - t:.1f} s)", flush=True)
-            _record(report, q.name, n, runs[q.name], engines, skipped)
+            _record(report, q.name, n, runs[q.name], engines, skipped, earlier.get(q.name, {}))
             _write(report, out, md_path)
 
     report["targets"] = evaluate_targets(report["results"])
@@ -506,10 +547,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _record(report: dict, query: str, n: int, runs: dict[str, list[dict]], engines: list[str],
-            skipped: dict[str, str]) -> None:
+            skipped: dict[str, str], earlier: dict | None = None) -> None:
     """Summarize the runs of ``query`` so far into ``report`` and compare the engines' output counts: Flink's only
-    where its semantics coincides with CEQL's, otherwise the verdict says why they differ."""
+    where its semantics coincides with CEQL's, otherwise the verdict says why they differ. ``earlier`` is the
+    query's result in the report being merged into (``--merge``): its engines not run now are kept when it ran
+    over the same number of events."""
     per_engine: dict[str, Any] = {"events": n}
+    if earlier and earlier.get("events") == n:
+        per_engine.update({e: s for e, s in earlier.items() if e != "events" and e not in engines})
     for e in engines:
         if e in skipped:
             per_engine[e] = {"skipped": skipped[e]}
@@ -518,7 +563,7 @@ def _record(report: dict, query: str, n: int, runs: dict[str, list[dict]], engin
         else:
             per_engine[e] = summarize(runs[e])
     report["results"][query] = per_engine
-    counts = {e: s["outputs"] for e in engines if isinstance((s := per_engine[e]), dict)
+    counts = {e: s["outputs"] for e, s in per_engine.items() if e != "events" and isinstance(s, dict)
               and isinstance(s.get("outputs"), int) and not s.get("stopped_early")}
     flink_apart = ""
     if "flink" in counts:

@@ -31,7 +31,7 @@ SEED, START, EVENTS = 0, 26_250, 500
 
 
 @pytest.fixture(scope="module")
-def flink_spans(tmp_path_factory) -> dict[str, Counter]:
+def flink_spans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Counter]:
     """Every suite query's matches as Flink gives them, (first_id, last_id) as a multiset: one environment, one
     job per query, over one file."""
     folder = write_stock_csv(str(tmp_path_factory.mktemp("stock")), stock_rows(START, EVENTS, SEED))
