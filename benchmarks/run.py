@@ -87,7 +87,8 @@ def flink_python(venv: Path) -> tuple[str | None, str]:
                            capture_output=True, text=True)
     if probe.returncode != 0:
         return None, f"{venv} has no apache-flink"
-    return str(python), f"apache-flink {probe.stdout.strip()} in {venv}, parallelism 1"
+    shown = venv.resolve().relative_to(REPO) if venv.resolve().is_relative_to(REPO) else venv  # the repo's own
+    return str(python), f"apache-flink {probe.stdout.strip()} in {shown}, parallelism 1"
 
 
 # ---------------------------------------------------------------------------------------------- aggregation
