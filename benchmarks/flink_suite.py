@@ -89,8 +89,9 @@ NFA_COST = {
        for name, mean in (("P9", 144), ("P12", 190), ("P9'", 196), ("P12'", 202))},
     **{name: (f"FlinkCEP's NFA keeps ≈{mean} partial matches per event here ({_MODEL}; P3: 3.5): each reluctant gap "
               "branches at every row its next variable accepts, and starts that never complete keep their branches "
-              f"for the whole window; not capped: its 30k run took {took} s on the idle machine (2026-11-27)")
-       for name, mean, took in (("P6'", 143, 70), ("Q2", 87, 65))},
+              f"for the whole window; not capped: its stream job over 30k events took {took} s on the idle machine "
+              "(2026-11-27)")
+       for name, mean, took in (("P6'", 143, 55), ("Q2", 87, 50))},
     "Q5": ("FlinkCEP's NFA keeps ≈1 partial match per event over the first 8k events and ≈300 over 30k (up to 4,062; "
            f"{_MODEL}): the price filters let MSFT start matches that AMAT ≥ 18.92 rarely completes, in the stream's "
            "later part only; Flink ran 6.1k and 11.3k e/s at 4k and 8k events (loaded machine), and the 30k run passed "
@@ -102,8 +103,8 @@ model's, computed once; the rates were measured on 2026-11-26 with ``benchmarks/
 FLINK_CAPS = {"P9": 4_000, "P12": 4_000, "P9'": 4_000, "P12'": 4_000, "Q5": 10_000}
 """Events Flink reads on these queries, at most (the other engines read the whole stream): measured with the
 benchmark's clocks on the loaded machine, P12′ took 9.6 s over 4k events and 81 s over 8k, P9 3.9 s and 16.3 s
-(superlinear), and Q5's 30k run passed 900 s. With the caps, the idle machine's runs take 15–18 s on P9–P12′ and
-about two minutes on Q5, whose last 2k events start the pile-up. Flink's count is then not compared (a prefix of
+(superlinear), and Q5's 30k run passed 900 s. With the caps, the idle machine's stream jobs take 5–8 s on P9–P12′
+and about 100 s on Q5, whose last 2k events start the pile-up. Flink's count is then not compared (a prefix of
 the stream). ``--no-caps`` lifts these caps too."""
 
 

@@ -271,8 +271,8 @@ def render_markdown(report: dict) -> str:
     if "pycer" in engines:
         lines += [f"pycer: {meta.get('pycer')}", ""]
     if "flink" in engines:
-        lines += [f"flink: {meta.get('flink')}. Its e/s excludes a job's fixed cost (a warm one-event job of the "
-                  "same query), as ours excludes parsing and compiling; both with that setup counted, and Flink's "
+        lines += [f"flink: {meta.get('flink')}. Its e/s excludes a job's fixed cost (the median of three warm one-event "
+                  "jobs of the same query), as ours excludes parsing and compiling; both with that setup counted, and Flink's "
                   "JVM start, are in the last section. Flink's output counts are compared only where the semantics "
                   "coincide.", ""]
     header = "| query | events | " + " | ".join(f"{e} e/s | {e} CEs | {e} MiB" for e in engines)
