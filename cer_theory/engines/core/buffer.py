@@ -22,8 +22,9 @@ from cer_theory.core.windows import Window
 if TYPE_CHECKING:  # (batches come through cer_theory.engines.core.batches, imported with the first one)
     from cer_theory.streams.batch import Rows
 
-TRIM_MIN = 1024
-"""Expired Events at the front of a span of Events before they are cut off (at least as many as remain)."""
+TRIM_MIN = 128
+"""Expired Events at the front of a span of Events before they are cut off (at least as many as remain): few,
+so that expired Events die young (see :data:`cer_theory.engines.core.loop.EXPIRE_EVERY_EVENTS`, D315)."""
 
 
 class Span:

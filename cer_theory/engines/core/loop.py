@@ -16,9 +16,9 @@ attributes). It makes the same checks and effects in the same order as ``Engine.
 ``test_engine_fast_paths_equal_the_one_step`` checks it against the step on generated queries and streams, for
 every input path (matches, errors and bookkeeping). The engine's position and last window key live in locals,
 written back before every yield and on exit and read again after a yield (the caller may use the engine
-meanwhile). The event buffer's positions expire every :data:`EXPIRE_EVERY` positions and when the loop ends, each
-time at the key of then: expiry is monotone in the key, so that is where a per-row expiry would get to, and memory
-stays bounded by the window and :data:`EXPIRE_EVERY` positions. (Not also at every position that reports
+meanwhile). The event buffer's positions expire every :data:`EXPIRE_EVERY` positions (:data:`EXPIRE_EVERY_EVENTS`
+on Events and dicts) and when the loop ends, each time at the key of then: expiry is monotone in the key, so that
+is where a per-row expiry would get to, and memory stays bounded by the window and those positions. (Not also at every position that reports
 matches: on the CORE paper's P3, where one position in twenty does, that cost about 6% of the rate.)
 """
 
@@ -42,7 +42,14 @@ Cursor = Iterable[tuple[int, None, int, Any, "Sequence | None"]]
 """``(position, None, bit vector, window value or None, partition values or None)`` per row of a batch."""
 
 EXPIRE_EVERY = 1024
-"""Positions read between two expiries of the event buffer when no match is reported."""
+"""Positions read between two expiries of the event buffer, on a batch's rows (which hold no object per row)."""
+
+EXPIRE_EVERY_EVENTS = 128
+"""The same on Events and dicts. Small enough that the Events built from dicts between two expiries (with
+:data:`buffer.TRIM_MIN` expired ones not yet cut off) stay under CPython's 700 net allocations that start a young
+collection: otherwise the buffer's Events outlive two young collections, reach the oldest generation and trigger
+full collections, each of which walks every object the caller holds (3M input dicts: 52 full collections, 12% of
+the validating dicts path; docs/decisions.md D315)."""
 
 _INF = float("inf")
 
@@ -92,7 +99,8 @@ def fast_loop(state: EngineState, source: Iterable[Event | Mapping[str, Any]] | 
     if events:
         span = buffer.event_span(position)
         add_event, add_key = span.items.append, span.keys.append  # type: ignore[union-attr]
-    next_expiry = position + EXPIRE_EVERY
+    every = EXPIRE_EVERY_EVENTS if events else EXPIRE_EVERY
+    next_expiry = position + every
     try:
         for item in source:
             if events:
@@ -176,7 +184,7 @@ def fast_loop(state: EngineState, source: Iterable[Event | Mapping[str, Any]] | 
                     add_event, add_key = span.items.append, span.keys.append  # type: ignore[union-attr]
             if position >= next_expiry and window is not None:
                 buffer.expire(key, window, position)
-                next_expiry = position + EXPIRE_EVERY
+                next_expiry = position + every
             if inert is not None and len(subsets) != known:
                 known = len(subsets)
                 if not inert.refresh():
@@ -198,4 +206,4 @@ def fast_loop(state: EngineState, source: Iterable[Event | Mapping[str, Any]] | 
     return None
 
 
-__all__ = ["Cursor", "EXPIRE_EVERY", "Skipped", "fast_loop"]
+__all__ = ["Cursor", "EXPIRE_EVERY", "EXPIRE_EVERY_EVENTS", "Skipped", "fast_loop"]
