@@ -18,8 +18,9 @@ every input path (matches, errors and bookkeeping). The engine's position and la
 written back before every yield and on exit and read again after a yield (the caller may use the engine
 meanwhile). The event buffer's positions expire every :data:`EXPIRE_EVERY` positions (:data:`EXPIRE_EVERY_EVENTS`
 on Events and dicts) and when the loop ends, each time at the key of then: expiry is monotone in the key, so that
-is where a per-row expiry would get to, and memory stays bounded by the window and those positions. (Not also at every position that reports
-matches: on the CORE paper's P3, where one position in twenty does, that cost about 6% of the rate.)
+is where a per-row expiry would get to, and memory stays bounded by the window and those positions. (Not also at
+every position that reports matches: on the CORE paper's P3, where one position in twenty does, that cost about
+6% of the rate.)
 """
 
 from __future__ import annotations
