@@ -488,10 +488,9 @@ class Evaluator:
         to window key ``key``: each such update drops the det-states made of sinks (``spent[p]``) and, with a
         window, the states whose head has expired at that event's τ (:meth:`_update`); pruning is monotone in τ,
         so the last event's τ decides. Reads the evaluator without changing it (the engine skips those events)."""
-        heads = [ul[0] for p, ul in self.table.items() if not spent[p]]
         window = self.window
-        if not heads or window is None:
-            return bool(heads)
+        if window is None:
+            return any(not spent[p] for p in self.table)
         size, strict = window.size, window.strict
         tau = self.tecs.next_id
         for start, bottom in self._bottoms:
@@ -499,8 +498,8 @@ class Evaluator:
                 tau = bottom
                 break
         mx, b = self.tecs.mx, self.tecs.base
-        for n in heads:
-            if mx[n - b] >= tau:
+        for p, ul in self.table.items():  # (no list of heads: it runs at every skipped gap, a comprehension is a call)
+            if not spent[p] and mx[ul[0] - b] >= tau:
                 return True
         return False
 
