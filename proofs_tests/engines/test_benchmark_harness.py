@@ -266,3 +266,55 @@ def test_pycer_run_refuses_output_that_is_not_complex_events(monkeypatch) -> Non
     config = {**_config("pycer", 50), "text": "SELECT * FROM S WHERE BUY FILTER BUY[name IN {'MSFT'}]"}
     with pytest.raises(SystemExit, match="not a complex event: 'Exception: Invalid argument'"):
         worker._pycer_run(config)
+
+
+# ---------------------------------------------------------------------------------------------- paired runs
+
+
+@needs_engine
+def test_paired_runs_time_both_checkouts_on_the_same_stream(tmp_path) -> None:
+    from benchmarks import paired
+    from cer_theory.engines.core import Engine
+
+    repo = Path(__file__).resolve().parents[2]
+    out = tmp_path / "paired.json"
+    assert paired.main(["--baseline", str(repo), "--events", "3000", "--runs", "2", "--queries", "P3",
+                        "--paths", "Arrow,Event", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    expected = sum(1 for _ in Engine(SUITE["P3"].text).process(list(stock_stream(3000, 0))))
+    assert expected > 0
+    for path in ("Arrow", "Event"):
+        found = report["results"]["P3"][path]
+        assert found["outputs"] == expected
+        ratio = found["ratio"]
+        assert ratio["min"] <= ratio["median"] <= ratio["max"]
+        assert found["candidate"]["min"] <= found["candidate"]["median"] <= found["candidate"]["max"]
+    assert "| P3 | Arrow |" in out.with_suffix(".md").read_text()
+
+
+def test_paired_runs_refuse_what_cannot_be_compared(tmp_path, capsys) -> None:
+    from benchmarks import paired
+
+    assert paired.main(["--baseline", str(tmp_path), "--out", str(tmp_path / "x.json")]) == 2
+    assert "no cer_theory package there" in capsys.readouterr().err
+    run = {"seconds": 1.0, "cpu_seconds": 1.0, "outputs": 5}
+    with pytest.raises(paired.Refused, match="disagree"):
+        paired.compare({"candidate": [run], "baseline": [{**run, "outputs": 4}]}, 10, ("candidate", "baseline"))
+    with pytest.raises(paired.Refused, match="baseline: ValueError"):
+        paired.compare({"candidate": [run], "baseline": [{"error": "ValueError: boom"}]}, 10,
+                       ("candidate", "baseline"))
+
+
+@needs_engine
+def test_paired_runs_refuse_a_checkout_that_is_not_the_one_imported(tmp_path, capsys) -> None:
+    """A child that would time another copy of the package than the one named is an error, not a rate (here
+    the test process has imported this checkout already, so a second one cannot be loaded into its children)."""
+    from benchmarks import paired
+
+    other = tmp_path / "other"
+    (other / "cer_theory").mkdir(parents=True)
+    (other / "cer_theory" / "__init__.py").write_text("")
+    assert paired.main(["--baseline", str(other), "--events", "500", "--runs", "1", "--queries", "P3",
+                        "--paths", "dicts", "--out", str(tmp_path / "x.json")]) == 1
+    assert "not the checkout" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
