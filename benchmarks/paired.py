@@ -7,15 +7,17 @@ On a shared machine the wall-clock rate of the same code drifts by several per c
 (the host's load, not the code), which is more than a change to the engine's loop makes: two reports of
 :mod:`benchmarks.ingest` taken one after the other cannot tell a 3% difference. Here the stream is built once, in
 this process, and each run is a child forked from it that imports ``cer_theory`` from one of the two checkouts
-and times ``Engine.process`` on the shared stream (the clock starts after the import and the engine's
-construction, as in :mod:`benchmarks.ingest`). The checkouts alternate (A B, then B A, …), so a drift of the host
+and times ``Engine.process`` on the shared stream (the clock starts after the imports, the columnar path's
+included, and the engine's construction, as in :mod:`benchmarks.ingest`: a module one checkout loads at first use
+and the other at import would otherwise be counted against one side only). The checkouts alternate (A B, then B A, …), so a drift of the host
 hits both runs of a pair alike, and the report gives, per (query, path), each checkout's median rate and the
 median of the per-pair ratios with their range. Both checkouts must find the same number of complex events in
 every run, else the comparison is refused (exit 1).
 
 Paths: ``Event`` (pre-built Events, built in the child before the clock), ``dicts`` (a list of dicts),
 ``DataFrame`` (pandas) and ``Arrow`` (a pyarrow Table), the in-memory ways in of :mod:`benchmarks.ingest`.
-Linux only (``os.fork``). This process never imports ``cer_theory``: each child imports the checkout it times.
+Linux only (``os.fork``). This process never imports ``cer_theory``: each child imports the checkout it times
+(docs/decisions.md D316).
 """
 
 from __future__ import annotations
@@ -66,6 +68,10 @@ def stream(kind: str, rows: list[dict]) -> Any:
 def timed_child(root: Path, text: str, kind: str, data: Any) -> dict:
     """In a forked child: import ``cer_theory`` from ``root`` and time one run of ``text`` on ``data``."""
     sys.path.insert(0, str(root))
+    try:  # the columnar path, loaded with the first batch (numpy): here before the clock, as in benchmarks.ingest
+        import cer_theory.engines.core.batches  # noqa: F401
+    except ModuleNotFoundError:  # (a checkout from before the data side was rebuilt loads it with the engine)
+        pass
     from cer_theory.core.events import Event
     from cer_theory.engines.core import Engine
     import cer_theory
