@@ -35,6 +35,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+# numpy is loaded here, before any child forks: importing it starts OpenBLAS's worker threads, which spin for a
+# while on the other core, and a child that imported it just before its clock ran 3% slower, with CPU time above
+# wall time (P3' on 300k dicts, docs/decisions.md D316); a forked child inherits the module without the threads.
+import numpy  # noqa: F401
+
 from benchmarks.stock import stock_stream
 from benchmarks.suite import SUITE
 
