@@ -12,7 +12,8 @@ included, and the engine's construction, as in :mod:`benchmarks.ingest`: a modul
 and the other at import would otherwise be counted against one side only). The checkouts alternate (A B, then B A, …), so a drift of the host
 hits both runs of a pair alike, and the report gives, per (query, path), each checkout's median rate and the
 median of the per-pair ratios with their range. Both checkouts must find the same number of complex events in
-every run, else the comparison is refused (exit 1).
+every run (for a query without output, such as P3′, that only says both ran), else the comparison is refused
+(exit 1); the report names the package each side imported.
 
 Paths: ``Event`` (pre-built Events, built in the child before the clock), ``dicts`` (a list of dicts),
 ``DataFrame`` (pandas) and ``Arrow`` (a pyarrow Table), the in-memory ways in of :mod:`benchmarks.ingest`.
@@ -75,8 +76,9 @@ def timed_child(root: Path, text: str, kind: str, data: Any) -> dict:
     sys.path.insert(0, str(root))
     try:  # the columnar path, loaded with the first batch (numpy): here before the clock, as in benchmarks.ingest
         import cer_theory.engines.core.batches  # noqa: F401
-    except ModuleNotFoundError:  # (a checkout from before the data side was rebuilt loads it with the engine)
-        pass
+    except ModuleNotFoundError as error:  # (a checkout from before the data side was rebuilt loads it with the engine)
+        if error.name != "cer_theory.engines.core.batches":
+            raise
     from cer_theory.core.events import Event
     from cer_theory.engines.core import Engine
     import cer_theory
@@ -88,7 +90,7 @@ def timed_child(root: Path, text: str, kind: str, data: Any) -> dict:
     cpu, wall = time.process_time(), time.perf_counter()
     outputs = sum(1 for _ in engine.process(data))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return {"seconds": wall, "cpu_seconds": cpu, "outputs": outputs}
+    return {"seconds": wall, "cpu_seconds": cpu, "outputs": outputs, "package": cer_theory.__file__}
 
 
 def fork_run(root: Path, text: str, kind: str, data: Any) -> dict:
@@ -96,23 +98,28 @@ def fork_run(root: Path, text: str, kind: str, data: Any) -> dict:
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report through the pipe, whatever happens, and never return into the parent's code
-        os.close(read)
         try:
-            result = timed_child(root, text, kind, data)
-        except BaseException as error:  # noqa: BLE001 (an engine's failure is the report, not a crash of the run)
-            result = {"error": f"{type(error).__name__}: {error}"}
-        os.write(write, json.dumps(result).encode())
-        os._exit(0)
+            os.close(read)
+            try:
+                result = timed_child(root, text, kind, data)
+            except BaseException as error:  # noqa: BLE001 (an engine's failure is the report, not a crash of the run)
+                result = {"error": f"{type(error).__name__}: {error}"}
+            os.write(write, json.dumps(result).encode())
+        finally:
+            os._exit(0)
     os.close(write)
     chunks = []
     while chunk := os.read(read, 65536):
         chunks.append(chunk)
     os.close(read)
-    os.waitpid(pid, 0)
+    _, status = os.waitpid(pid, 0)
     try:
-        return json.loads(b"".join(chunks))
+        found = json.loads(b"".join(chunks))
     except ValueError:
-        return {"error": "the child died without a report"}
+        found = None
+    if status != 0 or not isinstance(found, dict):
+        return {"error": f"the child ended with status {status} and {'a' if found else 'no'} report"}
+    return found
 
 
 def compare(runs: dict[str, list[dict]], events: int, names: tuple[str, str]) -> dict:
@@ -125,10 +132,11 @@ def compare(runs: dict[str, list[dict]], events: int, names: tuple[str, str]) ->
     outputs = {r["outputs"] for name in names for r in runs[name]}
     if len(outputs) != 1:
         raise Refused(f"the checkouts disagree on the number of complex events: {sorted(outputs)}")
+    packages = {name: sorted({r["package"] for r in runs[name]}) for name in names}
     rates = {name: [events / r["seconds"] for r in runs[name]] for name in names}
     cpu = {name: [events / r["cpu_seconds"] for r in runs[name]] for name in names}
     ratios = sorted(a / b for a, b in zip(*(rates[name] for name in names)))
-    return {"outputs": outputs.pop(),
+    return {"outputs": outputs.pop(), "packages": packages,
             **{name: {"median": statistics.median(rates[name]), "min": min(rates[name]), "max": max(rates[name]),
                       "cpu_median": statistics.median(cpu[name])} for name in names},
             "ratio": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}}
@@ -152,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         unknown = [q for q in queries if q not in SUITE] + [p for p in paths if p not in PATHS]
         if unknown:
             raise ValueError(f"unknown query or path: {', '.join(unknown)} (paths: {', '.join(PATHS)})")
+        if args.runs < 1 or args.events < 1:
+            raise ValueError("--runs and --events must be at least 1")
+        if Path(args.out).suffix != ".json":
+            raise ValueError(f"{args.out}: the report is a .json file (its .md is written next to it)")
     except ValueError as error:
         print(f"benchmarks.paired: {error}", file=sys.stderr)
         return 2

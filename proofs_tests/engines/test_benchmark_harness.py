@@ -286,10 +286,29 @@ def test_paired_runs_time_both_checkouts_on_the_same_stream(tmp_path) -> None:
     for path in ("Arrow", "Event"):
         found = report["results"]["P3"][path]
         assert found["outputs"] == expected
-        ratio = found["ratio"]
-        assert ratio["min"] <= ratio["median"] <= ratio["max"]
-        assert found["candidate"]["min"] <= found["candidate"]["median"] <= found["candidate"]["max"]
+        assert found["packages"]["candidate"] == found["packages"]["baseline"] == [
+            str(repo / "cer_theory" / "__init__.py")]
     assert "| P3 | Arrow |" in out.with_suffix(".md").read_text()
+
+
+@needs_engine
+def test_paired_runs_import_each_checkout_in_its_own_children(tmp_path) -> None:
+    """Run as a command (no cer_theory in the parent): each side's children import their own checkout."""
+    import shutil
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    other = tmp_path / "other"
+    shutil.copytree(repo / "cer_theory", other / "cer_theory", ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "paired.json"
+    done = subprocess.run([sys.executable, "-m", "benchmarks.paired", "--baseline", str(other), "--events", "2000",
+                           "--runs", "1", "--queries", "P3", "--paths", "dicts", "--out", str(out)],
+                          cwd=repo, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(out.read_text())["results"]["P3"]["dicts"]
+    assert found["packages"] == {"candidate": [str(repo / "cer_theory" / "__init__.py")],
+                                 "baseline": [str(other / "cer_theory" / "__init__.py")]}
+    assert found["outputs"] > 0
 
 
 def test_paired_runs_refuse_what_cannot_be_compared(tmp_path, capsys) -> None:
@@ -297,7 +316,12 @@ def test_paired_runs_refuse_what_cannot_be_compared(tmp_path, capsys) -> None:
 
     assert paired.main(["--baseline", str(tmp_path), "--out", str(tmp_path / "x.json")]) == 2
     assert "no cer_theory package there" in capsys.readouterr().err
-    run = {"seconds": 1.0, "cpu_seconds": 1.0, "outputs": 5}
+    repo = str(Path(__file__).resolve().parents[2])
+    assert paired.main(["--baseline", repo, "--runs", "0", "--out", str(tmp_path / "x.json")]) == 2
+    assert "at least 1" in capsys.readouterr().err
+    assert paired.main(["--baseline", repo, "--out", str(tmp_path / "x.md")]) == 2
+    assert "is a .json file" in capsys.readouterr().err
+    run = {"seconds": 1.0, "cpu_seconds": 1.0, "outputs": 5, "package": "x"}
     with pytest.raises(paired.Refused, match="disagree"):
         paired.compare({"candidate": [run], "baseline": [{**run, "outputs": 4}]}, 10, ("candidate", "baseline"))
     with pytest.raises(paired.Refused, match="baseline: ValueError"):
