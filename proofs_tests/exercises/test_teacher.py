@@ -108,9 +108,14 @@ def test_check_exercise_answers(capsys, tmp_path: Path) -> None:
     assert len(listed) == len(bundled_names())
 
 
-@pytest.mark.parametrize("content", ["T ; H".encode("latin-1") + b"\xe9", "T ; H".encode("utf-16"), b"", b"\x00\x01"])
+@pytest.mark.parametrize(("content", "status", "says"), [
+    ("T ; H".encode("latin-1") + b"\xe9", "unreadable", "not UTF-8 text"),
+    ("T ; H".encode("utf-16"), "unreadable", "a UTF-16 file"),
+    (b"", "empty", "the file is empty"), (b" \n\t", "empty", "the file is empty"),
+    (b"\x00\x01", "unreadable", "a binary file")])
 def test_an_unreadable_answer_is_that_students_grade_not_the_end_of_the_batch(tmp_path: Path, capsys,
-                                                                              content: bytes) -> None:
+                                                                              content: bytes, status: str,
+                                                                              says: str) -> None:
     truth = _class(tmp_path / "answers", 2)
     name = next(iter(truth))[1]
     bad = tmp_path / "answers" / "student000" / f"{name}.txt"
@@ -119,8 +124,8 @@ def test_an_unreadable_answer_is_that_students_grade_not_the_end_of_the_batch(tm
     assert main(["grade-answers", str(tmp_path / "answers"), "-o", str(out)]) == 0
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     row = next(r for r in rows if r["student"] == "student000" and r["exercise"] == name)
-    assert (row["status"], row["grade"]) == ("unreadable", "0")
-    assert str(bad) in row["feedback"]
+    assert (row["status"], row["grade"]) == (status, "0")
+    assert str(bad) in row["feedback"] and says in row["feedback"]
     assert len({r["student"] for r in rows}) == 2
 
 
