@@ -29,9 +29,9 @@ import networkx as nx
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.equivalence import ProductProof, Verdict, compare, show_output
-from cer_theory.core.budget import active
-from cer_theory.core.errors import (AutomatonError, CerError, ExerciseError, SizeBudgetExceeded, SyntaxErrorCER,
-                                    UnsupportedError)
+from cer_theory.core.budget import active, states
+from cer_theory.core.errors import (DEFAULT_BUDGET, AutomatonError, CerError, ExerciseError, SizeBudgetExceeded,
+                                    SyntaxErrorCER, UnsupportedError)
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
@@ -72,6 +72,12 @@ SYNTAX_HELP = {
     "sremo": "SREMO in brief: <φ> marked and [φ] unmarked conditions, e . e, e | e, e*, -> r1 writes a register, "
              "(e) WITHIN w, ANY(e1, e2) (docs/sremo-syntax.md).",
 }
+
+def state_budget() -> int:
+    """The state budget of the constructions the grader runs: the active work budget's limit (a command's
+    ``--budget``, so that their messages name the bound the user gave), else the constructions' own default."""
+    return states(DEFAULT_BUDGET)
+
 
 RANDOM_STREAMS = 20
 """Seeded random streams tried after the exhaustive ones, each longer than the bound."""
@@ -125,7 +131,7 @@ def check_reference(exercise: Exercise) -> None:
 
 # ---------------------------------------------------------------------------------------------- bounded testing
 
-def tested_events(k: int, bound: int, cap: int | None = None) -> int:
+def bounded_cost(k: int, bound: int, cap: int | None = None) -> int:
     """How many events bounded testing reads over an alphabet of ``k`` events: every stream of length 1..bound
     (``sum i·k^i``) and the :data:`RANDOM_STREAMS` longer ones (at most bound+3 events each). With ``cap``, the
     count stops growing once past it, so a huge ``bound`` costs nothing to price."""
@@ -151,7 +157,7 @@ def sample_streams(exercise: Exercise) -> Iterator[Stream]:
     if budget is not None:
         budget.charge(f"bounded testing of {exercise.name} (every stream of length 1..{exercise.bound} over "
                       f"{len(alphabet)} events)",
-                      tested_events(len(alphabet), exercise.bound, budget.limit - budget.spent))
+                      bounded_cost(len(alphabet), exercise.bound, budget.limit - budget.spent))
     for length in range(1, exercise.bound + 1):
         for events in product(alphabet, repeat=length):
             yield Stream(events)
@@ -209,7 +215,7 @@ def _decided(exercise: Exercise, answer: Any) -> Feedback:
     decider = DECIDERS[exercise.logic]
     level = exercise.level if exercise.logic == "cel" else ("valuations" if exercise.logic == "socel"
                                                             else "complex_events")
-    v: Verdict = decider.equivalent(answer, exercise.reference, level=level)
+    v: Verdict = decider.equivalent(answer, exercise.reference, level=level, budget=state_budget())
     if v.holds:
         return Feedback("correct", f"Correct: {exercise.formalism.format(answer)} matches exactly what the "
                                    f"exercise asks for (equivalence decided).", v)
@@ -279,7 +285,7 @@ def _load_cea(exercise: Exercise, text: str) -> CEA:
 
 
 def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, level: str) -> Feedback | None:
-    result = compare(student, reference, level=level)  # type: ignore[arg-type]
+    result = compare(student, reference, level=level, budget=state_budget())  # type: ignore[arg-type]
     if isinstance(result, ProductProof):
         return None
     stream, n, out = result.stream(), result.position, result.output()
@@ -391,10 +397,10 @@ def construction_result(exercise: Exercise) -> CEA | bool:
     if exercise.construction == "trim":
         return a.trim()
     if exercise.construction == "determinize":
-        d = io_determinize(a, complete=False)
+        d = io_determinize(a, complete=False, budget=state_budget())
         return d.restrict(d.reachable() - {frozenset()}).relabel_states()
     decide = ucea_star_property if isinstance(a, UCEA) else cea_star_property
-    return decide(a).holds
+    return decide(a, budget=state_budget()).holds
 
 
 def _graph(a: CEA) -> nx.MultiDiGraph:
@@ -461,7 +467,7 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         if (said == "yes") == expected:
             return Feedback("correct", f"Correct: the automaton {'has' if expected else 'lacks'} the *-property.")
         a = construction_input(exercise)
-        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a)
+        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a, budget=state_budget())
         why = str(result) if not expected else ("the decision procedure explored every pair of subsets and found "
                                                  "no counterexample")
         return Feedback("wrong", f"Not quite: the automaton {'has' if expected else 'lacks'} the *-property: {why}",
@@ -516,4 +522,4 @@ def expected_json(exercise: Exercise) -> str:
 __all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "check_reference", "construction_input", "construction_result",
            "deterministic_isomorphic", "expected_json", "first_difference", "grade_automaton",
            "grade_construction", "grade_formula", "grade_predict", "isomorphic", "level_of",
-           "reference_automaton", "sample_streams", "tested_events"]
+           "reference_automaton", "sample_streams", "bounded_cost"]
