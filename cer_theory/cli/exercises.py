@@ -90,9 +90,9 @@ def cmd_grade_answers(args: argparse.Namespace) -> int:
     write_aside(out, grades_csv(rows))
     students = len({r["student"] for r in rows})
     accepted = sum(r["grade"] == "1" for r in rows)
-    print(f"graded {len(rows)} answers of {students} students ({accepted} accepted) in "
-          f"{time.perf_counter() - start:.1f} s: {out}")
     failed = Counter(r["status"] for r in rows if r["status"] in NOT_GRADED)
+    print(f"graded {len(rows) - sum(failed.values())} of {len(rows)} answers of {students} students ({accepted} "
+          f"accepted) in {time.perf_counter() - start:.1f} s: {out}")
     if failed:
         print(f"cer-theory grade-answers: {sum(failed.values())} answers could not be graded ("
               + ", ".join(f"{status}: {n}" for status, n in sorted(failed.items()))

@@ -149,7 +149,7 @@ def _student(folder: _Folder, student: str, names: list[str], max_bytes: int, ro
         if name.startswith("."):
             continue
         found = True
-        what = f"{shown(student)}/{shown(name)}"
+        what = shown(os.path.join(folder.path, name))
         try:
             seen = folder.lstat(name)
         except OSError as e:
@@ -180,38 +180,39 @@ def class_answers(folder: str, max_bytes: int = MAX_ANSWER_BYTES) -> Iterator[Su
     root = os.path.realpath(folder)
     with classroom:
         for name in classroom.names():
-            if name.startswith("."):
-                continue
-            try:
-                st = classroom.lstat(name)
-            except OSError as e:
-                yield Submission(shown(name), "", refused=f"{shown(name)} cannot be read ({e.strerror or e})")
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                yield Submission(shown(name), "", refused=f"the student folder {shown(name)} is a symbolic link; "
-                                                          f"links are not followed out of (or around) the class "
-                                                          f"folder")
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                continue  # a file beside the student folders (a README, the sheet) is no student
-            if classroom.fd is None and not _inside(root, os.path.join(classroom.path, name)):
-                yield Submission(shown(name), "", refused=f"the student folder {shown(name)} lies outside the "
-                                                          f"class folder")
-                continue
-            try:
-                student = _Folder(folder, classroom, name)
-            except OSError as e:
-                yield Submission(shown(name), "", refused=f"the student folder {shown(name)} cannot be read "
-                                                          f"({e.strerror or e})")
-                continue
-            with student:
-                try:
-                    names = student.names()
-                except OSError as e:
-                    yield Submission(shown(name), "", refused=f"the student folder {shown(name)} cannot be read "
-                                                              f"({e.strerror or e})")
-                    continue
-                yield from _student(student, name, names, max_bytes, root)
+            if not name.startswith("."):
+                yield from _class_entry(classroom, folder, name, max_bytes, root)
+
+
+def _class_entry(classroom: _Folder, folder: str, name: str, max_bytes: int, root: str) -> Iterator[Submission]:
+    """The answers of the entry ``name`` of the class folder: a student's folder, else a refusal or nothing."""
+    where = f"the student folder {shown(os.path.join(folder, name))}"
+    try:
+        st = classroom.lstat(name)
+    except OSError as e:
+        yield Submission(shown(name), "", refused=f"{where} cannot be read ({e.strerror or e})")
+        return
+    if stat.S_ISLNK(st.st_mode):
+        yield Submission(shown(name), "", refused=f"{where} is a symbolic link; links are not followed out of (or "
+                                                  f"around) the class folder")
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        return  # a file beside the student folders (a README, the sheet) is no student
+    if classroom.fd is None and not _inside(root, os.path.join(classroom.path, name)):
+        yield Submission(shown(name), "", refused=f"{where} lies outside the class folder")
+        return
+    try:
+        student = _Folder(folder, classroom, name)
+    except OSError as e:  # a link put in its place since lstat: O_NOFOLLOW refuses it here
+        yield Submission(shown(name), "", refused=f"{where} cannot be read ({e.strerror or e})")
+        return
+    with student:
+        try:
+            names = student.names()
+        except OSError as e:
+            yield Submission(shown(name), "", refused=f"{where} cannot be read ({e.strerror or e})")
+            return
+        yield from _student(student, name, names, max_bytes, root)
 
 
 __all__ = ["MAX_ANSWER_BYTES", "TIME_LIMIT", "Submission", "class_answers", "shown"]

@@ -65,7 +65,7 @@ def test_grade_a_folder_into_a_csv_in_one_command(tmp_path: Path, capsys) -> Non
     (tmp_path / "answers" / "student000" / "no_such_exercise.txt").write_text("T", encoding="utf-8")
     out = tmp_path / "grades.csv"
     assert main(["grade-answers", str(tmp_path / "answers"), "-o", str(out)]) == 0
-    assert "graded 25 answers of 6 students" in capsys.readouterr().out
+    assert "graded 25 of 25 answers of 6 students" in capsys.readouterr().out
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert [r for r in rows if r["status"] == "unknown exercise"][0]["grade"] == "0"
     graded = {(r["student"], r["exercise"]): r["grade"] == "1" for r in rows if r["status"] != "unknown exercise"}
