@@ -174,68 +174,85 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@contextmanager
+def _limits(budget: int | None, seconds: float | None) -> Iterator[None]:
+    with time_limit(seconds), work_budget(budget):
+        yield
+
+
+def _not_graded(e: BaseException, seconds: float | None) -> tuple[str, str]:
+    """The status (one of :data:`NOT_GRADED`) and feedback of an answer whose grading ended in ``e``."""
+    if isinstance(e, _OutOfTime):
+        return "timed out", (f"Not graded: grading this answer took longer than {seconds:g} s (--time-limit); "
+                             f"the teacher may give it more time.")
+    if isinstance(e, SizeBudgetExceeded):
+        return "over budget", (f"Not graded: {e.for_command_line()}. The answer needs more work to check than the "
+                               f"grader may do; the teacher may give a larger --budget.")
+    if isinstance(e, CerError):
+        return "grader error", f"Not graded: the grader cannot check this answer: {e}"
+    return "grader error", f"Not graded: the grader failed on this answer ({type(e).__name__}: {e}); please report it"
+
+
 def grade_answer(exercise: Exercise, text: str, *, budget: int | None = DEFAULT_WORK,
                  seconds: float | None = TIME_LIMIT) -> tuple[str, str, str]:
     """``(status, grade, feedback)`` for one answer, within its own work budget and time limit: running past
     either, or the grader failing, is a status of :data:`NOT_GRADED` for this answer, never the end of the
     class's grading."""
     try:
-        with time_limit(seconds), work_budget(budget):
+        with _limits(budget, seconds):
             feedback = check(exercise, text)
-    except _OutOfTime:
-        return "timed out", "0", (f"Not graded: grading this answer took longer than {seconds:g} s "
-                                  f"(--time-limit); the teacher may give it more time.")
-    except SizeBudgetExceeded as e:
-        return "over budget", "0", (f"Not graded: {e.for_command_line()}. The answer needs more work to check "
-                                    f"than the grader may do; the teacher may give a larger --budget.")
-    except CerError as e:
-        return "grader error", "0", f"Not graded: the grader cannot check this answer: {e}"
-    except Exception as e:  # noqa: BLE001 - one answer's crash of a construction is that answer's, not the class's
-        return "grader error", "0", (f"Not graded: the grader failed on this answer ({type(e).__name__}: {e}); "
-                                     f"please report it")
+    except (_OutOfTime, Exception) as e:  # noqa: BLE001 - one answer's crash is that answer's, not the class's
+        status, message = _not_graded(e, seconds)
+        return status, "0", message
     return feedback.status, str(int(feedback.accepted)), feedback.message
 
 
 def grade_folder(folder: str | Path, *, budget: int | None = DEFAULT_WORK, max_bytes: int = MAX_ANSWER_BYTES,
                  seconds: float | None = TIME_LIMIT) -> list[dict[str, str]]:
     """One row per answer file of every student sub-folder, sorted by student and file, read as hostile input
-    (:mod:`cer_theory.exercises.classfolder`); each answer graded within its own ``budget`` and ``seconds``. A
-    student folder without answers, or one that is refused, is one row with no exercise. Rows whose status is in
-    :data:`NOT_GRADED` were not graded."""
-    cache: dict[str, Exercise | str] = {}
+    (:mod:`cer_theory.exercises.classfolder`); each answer graded within its own ``budget`` and ``seconds``
+    (the making of a generated instance its name asks for too). A student folder without answers, or one that is
+    refused, is one row with no exercise. Rows whose status is in :data:`NOT_GRADED` were not graded."""
+    exercises: dict[str, Exercise | tuple[str, str]] = {}
     rows = []
     for sub in class_answers(str(folder), max_bytes):
         key = sub.file.partition(".")[0]
-        row = {"student": sub.student, "exercise": key}
         source = os.path.join(str(folder), sub.student, sub.file)
         if sub.refused is not None:
-            row.update(status="refused", grade="0", feedback=f"Not graded: {sub.refused}.")
+            status, grade, feedback = "refused", "0", f"Not graded: {sub.refused}."
         elif sub.data is None:
-            row.update(status="no answers", grade="0", feedback="No answer files in this student's folder.")
+            status, grade, feedback = "no answers", "0", "No answer files in this student's folder."
         else:
-            if key not in cache:
-                try:
-                    cache[key] = answer_exercise(sub.file)
-                except CerError as e:
-                    cache[key] = f"{source}: {e}"
-            exercise = cache[key]
-            if isinstance(exercise, str):
-                row.update(status="unknown exercise", grade="0", feedback=exercise)
-            else:
-                try:
-                    text = decode_text(sub.data, source, "answer files", ExerciseError)
-                except CerError as e:
-                    row.update(status="unreadable", grade="0", feedback=str(e))
-                else:
-                    if text.strip():
-                        status, grade, message = grade_answer(exercise, text.strip(), budget=budget,
-                                                              seconds=seconds)
-                        row.update(status=status, grade=grade, feedback=message)
-                    else:
-                        row.update(status="empty", grade="0", feedback=f"{source}: the file is empty: nothing "
-                                                                       f"was handed in for this exercise.")
-        rows.append(row)
+            if key not in exercises:
+                exercises[key] = _exercise_for(sub.file, source, budget, seconds)
+            status, grade, feedback = _graded(exercises[key], sub.data, source, budget, seconds)
+        rows.append({"student": sub.student, "exercise": key, "status": status, "grade": grade,
+                     "feedback": feedback})
     return rows
+
+
+def _exercise_for(file: str, source: str, budget: int | None, seconds: float | None) -> Exercise | tuple[str, str]:
+    """The exercise the answer file ``file`` is for, or the status and feedback saying why there is none."""
+    try:
+        with _limits(budget, seconds):
+            return answer_exercise(file)
+    except ExerciseError as e:
+        return "unknown exercise", f"{source}: {e}"
+    except (_OutOfTime, Exception) as e:  # noqa: BLE001 - a generated instance that cannot be made
+        return _not_graded(e, seconds)
+
+
+def _graded(exercise: Exercise | tuple[str, str], data: bytes, source: str, budget: int | None,
+            seconds: float | None) -> tuple[str, str, str]:
+    if isinstance(exercise, tuple):
+        return exercise[0], "0", exercise[1]
+    try:
+        text = decode_text(data, source, "answer files", ExerciseError)
+    except CerError as e:
+        return "unreadable", "0", str(e)
+    if not text.strip():
+        return "empty", "0", f"{source}: the file is empty: nothing was handed in for this exercise."
+    return grade_answer(exercise, text.strip(), budget=budget, seconds=seconds)
 
 
 def grades_csv(rows: Iterable[dict[str, str]]) -> str:

@@ -10,16 +10,23 @@ marked as such (and exit status 1)."""
 from __future__ import annotations
 
 import csv
+import io
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cer_theory.core.spreadsheet import DANGEROUS, from_spreadsheet_cell
+from cer_theory.exercises import grading
+from cer_theory.exercises.checker import load_bundled
 from cer_theory.exercises.classfolder import class_answers, shown
-from cer_theory.exercises.teacher import answer_exercise
+from cer_theory.exercises.teacher import NOT_GRADED, answer_exercise, grade_answer, grade_folder, grades_csv
 
 from proofs_tests.exercises.test_grading_budget import PATHOLOGICAL
 
@@ -139,3 +146,40 @@ def test_the_walk_reads_only_regular_files_of_the_folder_within_the_cap(tmp_path
     assert "a folder" in got["c"].refused
     with pytest.raises(Exception, match="not a folder of answers"):
         list(class_answers(str(tmp_path / "missing")))
+
+
+def test_one_answer_out_of_time_or_crashing_the_grader_is_marked_and_the_class_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = load_bundled("ceql_01_later")  # bounded testing: far more than a millisecond
+    status, grade, feedback = grade_answer(slow, "SELECT * FROM S WHERE T ; H", seconds=0.001)
+    assert (status, grade) == ("timed out", "0") and "--time-limit" in feedback
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    assert grade_answer(slow, "SELECT * FROM S WHERE T ; H")[:2] == ("no difference found", "1")
+
+    def crash(exercise: object, answer: object) -> None:
+        raise ZeroDivisionError("a construction's bug")
+
+    monkeypatch.setitem(grading.GRADERS, "formula", crash)
+    (tmp_path / "cls" / "ann").mkdir(parents=True)
+    (tmp_path / "cls" / "bob").mkdir()
+    (tmp_path / "cls" / "ann" / "fire_01_later.txt").write_text("T ; H", encoding="utf-8")
+    (tmp_path / "cls" / "bob" / "cel_12_predict_seq.txt").write_text("[[0, 3], [2, 3]]", encoding="utf-8")
+    rows = {r["student"]: r for r in grade_folder(tmp_path / "cls")}
+    assert rows["ann"]["status"] == "grader error" and "ZeroDivisionError: a construction's bug" in \
+        rows["ann"]["feedback"]
+    assert (rows["bob"]["status"], rows["bob"]["grade"]) == ("correct", "1")
+    assert "grader error" in NOT_GRADED and "correct" not in NOT_GRADED
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="/\0"), min_size=1, max_size=40)
+       .filter(lambda n: n not in (".", "..") and not n.startswith(".") and len(n.encode()) < 200))
+def test_any_name_is_a_safe_cell_that_reads_back(name: str) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / name).mkdir()
+        (Path(d) / name / f"{name}.txt").write_text("T", encoding="utf-8")
+        text = grades_csv(grade_folder(d))
+    (row,) = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert not any(cell.startswith(tuple(DANGEROUS)) for cell in row.values())
+    assert from_spreadsheet_cell(row["student"]) == name
+    assert from_spreadsheet_cell(row["exercise"]) == name.partition(".")[0]
