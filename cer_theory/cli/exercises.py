@@ -17,10 +17,13 @@ from pathlib import Path
 
 from cer_theory.core.budget import work_budget
 from cer_theory.core.errors import ExerciseError
-from cer_theory.exercises.classfolder import MAX_ANSWER_BYTES, TIME_LIMIT
 
 from cer_theory.cli.common import add_budget_option, read_text_argument
 from cer_theory.cli.options import seconds, whole_number
+
+
+MAX_ANSWER_CAP = 1 << 30
+"""The largest ``--max-answer-bytes`` (1 GiB): more is no cap at all."""
 
 
 def cmd_check_exercise(args: argparse.Namespace) -> int:
@@ -82,11 +85,13 @@ def cmd_exercise_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_grade_answers(args: argparse.Namespace) -> int:
+    from cer_theory.exercises.classfolder import MAX_ANSWER_BYTES, TIME_LIMIT
     from cer_theory.exercises.teacher import NOT_GRADED, grade_folder, grades_csv, write_aside
 
     out = _output(args.output, [Path(args.folder)])
     start = time.perf_counter()
-    rows = grade_folder(args.folder, budget=args.budget, max_bytes=args.max_answer_bytes, seconds=args.time_limit)
+    rows = grade_folder(args.folder, budget=args.budget, max_bytes=args.max_answer_bytes or MAX_ANSWER_BYTES,
+                        seconds=args.time_limit or TIME_LIMIT)
     write_aside(out, grades_csv(rows))
     students = len({r["student"] for r in rows})
     accepted = sum(r["grade"] == "1" for r in rows)
@@ -134,10 +139,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("folder")
     g.add_argument("-o", "--output", required=True, help="the CSV file to write (not inside the folder)")
     add_budget_option(g)  # per answer: each answer gets the whole budget
-    g.add_argument("--max-answer-bytes", type=whole_number(1), default=MAX_ANSWER_BYTES, metavar="N",
-                   help=f"refuse (without reading it) an answer file larger than N bytes (default "
-                        f"{MAX_ANSWER_BYTES:,})")
-    g.add_argument("--time-limit", type=seconds(), default=TIME_LIMIT, metavar="SECONDS",
-                   help=f"stop grading an answer after this many seconds and mark it 'timed out' (default "
-                        f"{TIME_LIMIT:g})")
+    # The defaults live in exercises.classfolder, which the parser does not load (`run` must not); the help
+    # repeats them and a test checks that it says the same.
+    g.add_argument("--max-answer-bytes", type=whole_number(1, MAX_ANSWER_CAP), metavar="N",
+                   help=f"refuse (without reading it) an answer file larger than N bytes, a whole number from 1 "
+                        f"to {MAX_ANSWER_CAP} (default 65,536)")
+    g.add_argument("--time-limit", type=seconds(), metavar="SECONDS",
+                   help="stop grading an answer after this many seconds and mark it 'timed out' (default 60)")
     g.set_defaults(func=cmd_grade_answers)

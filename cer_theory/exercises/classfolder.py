@@ -130,7 +130,7 @@ def _read(folder: _Folder, name: str, seen: os.stat_result, max_bytes: int, what
             return f"{what} changed while the class folder was read"
         chunks, size = [], 0
         while size <= max_bytes:
-            chunk = os.read(fd, max_bytes + 1 - size)
+            chunk = os.read(fd, min(max_bytes + 1 - size, 1 << 20))
             if not chunk:
                 break
             chunks.append(chunk)

@@ -22,10 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cer_theory.cli import main
 from cer_theory.core.spreadsheet import DANGEROUS, from_spreadsheet_cell
 from cer_theory.exercises import grading
 from cer_theory.exercises.checker import load_bundled
-from cer_theory.exercises.classfolder import class_answers, shown
+from cer_theory.exercises.classfolder import MAX_ANSWER_BYTES, TIME_LIMIT, class_answers, shown
 from cer_theory.exercises.teacher import NOT_GRADED, answer_exercise, grade_answer, grade_folder, grades_csv
 
 from proofs_tests.exercises.test_grading_budget import PATHOLOGICAL
@@ -183,3 +184,11 @@ def test_any_name_is_a_safe_cell_that_reads_back(name: str) -> None:
     assert not any(cell.startswith(tuple(DANGEROUS)) for cell in row.values())
     assert from_spreadsheet_cell(row["student"]) == name
     assert from_spreadsheet_cell(row["exercise"]) == name.partition(".")[0]
+
+
+def test_the_help_states_the_defaults_the_grader_uses(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade-answers", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"(default {MAX_ANSWER_BYTES:,})" in text and f"(default {TIME_LIMIT:g})" in text
+    assert "--budget N" in text
