@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from cer_theory.cli import main
 from cer_theory.core.spreadsheet import DANGEROUS, from_spreadsheet_cell
-from cer_theory.exercises import grading
+from cer_theory.exercises import classfolder, grading
 from cer_theory.exercises.checker import load_bundled
 from cer_theory.exercises.classfolder import MAX_ANSWER_BYTES, TIME_LIMIT, class_answers, shown
 from cer_theory.exercises.teacher import NOT_GRADED, answer_exercise, grade_answer, grade_folder, grades_csv
@@ -192,3 +192,15 @@ def test_the_help_states_the_defaults_the_grader_uses(capsys: pytest.CaptureFixt
     text = " ".join(capsys.readouterr().out.split())
     assert f"(default {MAX_ANSWER_BYTES:,})" in text and f"(default {TIME_LIMIT:g})" in text
     assert "--budget N" in text
+
+
+def test_without_dir_fd_the_walk_refuses_the_same_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the system cannot open a file relative to an open folder (Windows), paths are resolved and checked
+    to be inside the class folder: the same entries are refused, the same ones read."""
+    expected = _hostile(tmp_path)
+    at_fd = [(s.student, s.file, s.data, s.refused) for s in class_answers(str(tmp_path / "cls"))]
+    monkeypatch.setattr(classfolder, "_AT", False)
+    by_path = [(s.student, s.file, s.data, s.refused) for s in class_answers(str(tmp_path / "cls"))]
+    assert by_path == at_fd
+    assert {s for s, _, _, why in by_path if why} == {shown(n) for n, status in expected.items() if status == "refused"}
+    assert SECRET.encode() not in b"".join(data or b"" for _, _, data, _ in by_path)
