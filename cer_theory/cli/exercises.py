@@ -99,7 +99,8 @@ def cmd_grade_answers(args: argparse.Namespace) -> int:
     print(f"graded {len(rows) - sum(failed.values())} of {len(rows)} answers of {students} students ({accepted} "
           f"accepted) in {time.perf_counter() - start:.1f} s: {out}")
     if failed:
-        print(f"cer-theory grade-answers: {sum(failed.values())} answers could not be graded ("
+        n = sum(failed.values())
+        print(f"cer-theory grade-answers: {n} answer{'s' if n > 1 else ''} could not be graded ("
               + ", ".join(f"{status}: {n}" for status, n in sorted(failed.items()))
               + f"); they have grade 0 and their status in {out}", file=sys.stderr)
         return 1

@@ -100,7 +100,7 @@ def test_grade_answers_marks_the_student_past_the_budget_and_grades_the_others(t
     (tmp_path / "cls" / "modest" / "fire_01_later.txt").write_text("T ; H", encoding="utf-8")
     done = _cli("grade-answers", "cls", "-o", "g.csv", "--budget", str(BUDGET), cwd=tmp_path)
     assert done.returncode == 1, (done.stdout, done.stderr)
-    assert "1 answers could not be graded (over budget: 1)" in done.stderr
+    assert "1 answer could not be graded (over budget: 1)" in done.stderr
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8", newline=""))}
     assert (rows["greedy"]["status"], rows["greedy"]["grade"]) == ("over budget", "0")
     assert f"past --budget {BUDGET}" in rows["greedy"]["feedback"]
