@@ -12,7 +12,7 @@ import pytest
 from conftest import require
 
 from cer_theory.core.events import Event
-from cer_theory.examples.seed000 import fire_stream, formula
+from cer_theory.examples.running_example import fire_stream, formula
 from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.sremo.compile import compile_automaton as compile_srt
 from cer_theory.formalisms.sremo.parser import parse as parse_sremo
