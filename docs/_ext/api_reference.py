@@ -76,7 +76,10 @@ class ApiModules(SphinxDirective):
         lines: list[str] = ["```{eval-rst}"]
         for name in self.names():
             is_package = hasattr(importlib.import_module(name), "__path__")
-            lines += [f".. automodule:: {name}", *(["   :no-members:"] if is_package else []), ""]
+            # a heading per module (a rubric: sections cannot open inside a directive), so that a reader scrolling
+            # the page sees where each module starts
+            lines += [f".. rubric:: {name}", "   :class: api-module", "",
+                      f".. automodule:: {name}", *(["   :no-members:"] if is_package else []), ""]
         lines.append("```")
         container = nodes.section()
         container.document = self.state.document
