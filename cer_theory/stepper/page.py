@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from cer_theory.stepper.frames import Run
 
 _STYLE = """
-body { font-family: Helvetica, Arial, sans-serif; margin: 1em; color: #222; }
+body { font-family: Helvetica, Arial, sans-serif; font-size: 18px; margin: 1em; color: #222; }
 h1 { font-size: 1.2em; margin: 0 0 .4em 0; }
 #controls { margin: .4em 0; display: flex; gap: .6em; align-items: center; }
 #controls input[type=range] { flex: 1; max-width: 30em; }
@@ -28,7 +28,7 @@ h1 { font-size: 1.2em; margin: 0 0 .4em 0; }
 #ribbon span { border: 1px solid #bbb; border-radius: 3px; padding: 2px 6px; font-size: .85em; background: #fafafa; }
 #ribbon span.read { background: #eee; color: #777; }
 #ribbon span.current { background: #ffca28; border-color: #c79100; color: #000; font-weight: bold; }
-#drawing svg { width: 100%; max-width: 100%; height: auto; max-height: var(--room, 60vh); }
+#drawing svg { width: 100%; max-width: 100%; height: auto; max-height: var(--room, 60vh) !important; }
 #drawing g.node[data-active="1"] ellipse:first-of-type, #drawing g.node[data-active="1"] polygon { fill: #ffe082; }
 #drawing g.node[data-new="1"] ellipse, #drawing g.node[data-new="1"] polygon { stroke: #d32f2f; stroke-width: 2.5; }
 #drawing g.edge[data-taken="1"] path { stroke: #d32f2f; stroke-width: 2.5; }
