@@ -100,7 +100,7 @@ def check_spark_names_its_extra(installed: Path, tmp_path: Path) -> None:
     """Spark is the one optional part of the command line: without PySpark, one line says which extra to install."""
     result = run_command("cer-theory spark --sample --output out", tmp_path, installed)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "pip install 'cer_theory[spark]'" in result.stderr
+    assert "pip install '.[spark]'" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 
