@@ -90,7 +90,7 @@ def _fmt(ces: frozenset) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from cer_theory.examples.seed000 import FORMULAS, fire_stream
+    from cer_theory.examples.running_example import FORMULAS, fire_stream
     from cer_theory.formalisms.cel.parser import parse
     from cer_theory.formalisms.cel.selection import compile_with_selection as compile_cel
     from cer_theory.formalisms.cel.semantics import evaluate_complex_events

@@ -166,8 +166,9 @@ def _require_pyspark() -> None:
     try:
         importlib.import_module("pyspark")
     except ImportError:
-        raise CerError("PySpark is not installed: pip install 'cer_theory[spark]' (it also needs Java 17 or "
-                       "later)") from None
+        # the package is installed from a checkout or a wheel, not the package index (docs/install.md)
+        raise CerError("PySpark is not installed: install cer_theory's spark extra, from a checkout "
+                       "pip install '.[spark]' (Spark also needs Java 17 or later)") from None
 
 
 def _check_paths(args: argparse.Namespace) -> None:

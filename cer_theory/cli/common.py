@@ -68,6 +68,17 @@ def _budget(text: str) -> int:
     return value
 
 
+def scale_factor(text: str) -> float:
+    """``--scale S``: a positive finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 1.5, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
 def read_text_argument(text: str) -> str:
     """A formula or query given on the command line: the text itself, or ``@FILE`` to read it from a file."""
     return read_text_file(text[1:], "formula files") if text.startswith("@") else text

@@ -17,7 +17,7 @@ from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.streams.rows import iter_file, rereadable
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
+from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula, scale_factor
 
 
 def draws_trimmed(model: object) -> bool:
@@ -138,7 +138,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(dot)
     else:
-        write_drawing(dot, args.output)
+        write_drawing(dot, args.output, scale=args.scale)
         print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -193,6 +193,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
                                           "DOT on stdout when omitted")
     d.add_argument("--title", help="caption (default: the formula)")
+    d.add_argument("--scale", type=scale_factor, metavar="S",
+                   help="an SVG S times its natural size (default: it fills the width it is shown at); a PNG S "
+                        "times the resolution")
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
                                                        "the others (drawings leave them out anyway)")
     d.add_argument("--all-states", action="store_true",

@@ -111,7 +111,7 @@ def expected_rows(q: Query, events: Sequence[Event], find: Callable | None = Non
 def missing_requirements() -> str | None:
     """What this machine lacks to run Flink, in one line; None when nothing is missing."""
     if importlib.util.find_spec("pyflink") is None:
-        return "the flink engine needs the optional extra: pip install 'cer_theory[flink]' (apache-flink)"
+        return "the flink engine needs the optional extra: from a checkout, pip install '.[flink]' (apache-flink)"
     if shutil.which("java") is None:
         return "the flink engine needs a Java 17 runtime on PATH (java not found)"
     return None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cer_theory.core.drawing import Diagram, Drawable, write_drawing
+from cer_theory.core.drawing.render import check_scale
 from cer_theory.core.errors import RegistryError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.protocols import Automaton, Formalism, get
@@ -40,20 +41,27 @@ def as_stream(stream: StreamLike) -> Stream:
 
 class Drawing(Drawable):
     """The drawing of a formula's automaton: SVG in Jupyter; ``to_svg()``, ``to_dot()``, ``to_graphviz()`` and
-    ``save(path)`` elsewhere. Drawing ``options`` (e.g. ``title``) go to the automaton's own ``diagram``."""
+    ``save(path)`` elsewhere. Drawing ``options`` (e.g. ``title``) go to the automaton's own ``diagram``.
 
-    __slots__ = ("model", "options")
+    By default the SVG fills the width it is given (a notebook cell, a page on a projector); ``scale=1.5`` fixes
+    it at one and a half times its natural size instead (and a PNG at one and a half times the resolution)."""
 
-    def __init__(self, model: Drawable, **options: Any) -> None:
+    __slots__ = ("model", "options", "scale")
+
+    def __init__(self, model: Drawable, *, scale: float | None = None, **options: Any) -> None:
         self.model = model
+        self.scale = check_scale(scale)
         self.options = options
+
+    def to_svg(self, *, scale: float | None = None) -> str:
+        return super().to_svg(scale=self.scale if scale is None else scale)
 
     def diagram(self, **options: Any) -> Diagram:
         return self.model.diagram(**{**self.options, **options})
 
     def save(self, path: str | Path) -> Path:
         """Write the drawing; the extension picks the format (``.svg``, ``.dot``; ``.png``/``.pdf`` need ``dot``)."""
-        write_drawing(self.to_dot(), path)
+        write_drawing(self.to_dot(), path, scale=self.scale)
         return Path(path)
 
     def describe(self) -> str:
@@ -95,13 +103,14 @@ class Formula:
         Grez, Riveros, Ugarte and Vansummeren's *A Formal Framework for Complex Event Recognition*)."""
         return self.formalism.automaton(self.ast)
 
-    def draw(self, path: str | Path | None = None, **options: Any) -> Drawing:
+    def draw(self, path: str | Path | None = None, *, scale: float | None = None, **options: Any) -> Drawing:
         """The drawing of :meth:`compile`'s automaton (shown as SVG in Jupyter); written to ``path`` when given.
+        By default the SVG fills the width it is given; ``scale`` fixes it at that many times its natural size.
         ``options`` are the automaton's drawing options (``title``, …)."""
         automaton = self.compile()
         if not isinstance(automaton, Drawable):
             raise RegistryError(f"{self.logic}'s automaton {type(automaton).__name__} cannot be drawn")
-        drawing = Drawing(automaton, **options)
+        drawing = Drawing(automaton, scale=scale, **options)
         if path is not None:
             drawing.save(path)
         return drawing

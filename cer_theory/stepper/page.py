@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from cer_theory.stepper.frames import Run
 
 _STYLE = """
-body { font-family: Helvetica, Arial, sans-serif; margin: 1em; color: #222; }
+body { font-family: Helvetica, Arial, sans-serif; font-size: 18px; margin: 1em; color: #222; }
 h1 { font-size: 1.2em; margin: 0 0 .4em 0; }
 #controls { margin: .4em 0; display: flex; gap: .6em; align-items: center; }
 #controls input[type=range] { flex: 1; max-width: 30em; }
@@ -28,7 +28,7 @@ h1 { font-size: 1.2em; margin: 0 0 .4em 0; }
 #ribbon span { border: 1px solid #bbb; border-radius: 3px; padding: 2px 6px; font-size: .85em; background: #fafafa; }
 #ribbon span.read { background: #eee; color: #777; }
 #ribbon span.current { background: #ffca28; border-color: #c79100; color: #000; font-weight: bold; }
-#drawing svg { max-width: 100%; height: auto; }
+#drawing svg { width: 100%; max-width: 100%; height: auto; max-height: var(--room, 60vh) !important; }
 #drawing g.node[data-active="1"] ellipse:first-of-type, #drawing g.node[data-active="1"] polygon { fill: #ffe082; }
 #drawing g.node[data-new="1"] ellipse, #drawing g.node[data-new="1"] polygon { stroke: #d32f2f; stroke-width: 2.5; }
 #drawing g.edge[data-taken="1"] path { stroke: #d32f2f; stroke-width: 2.5; }
@@ -82,7 +82,29 @@ _SCRIPT = """
     fill('rows', f.rows, 'no active run');
     fill('outputs', f.outputs.map(o => [o]), 'none');
     document.getElementById('work').textContent = f.work;
+    fit();
   }
+  // The drawing fills the width and at most 60% of the screen's height, so that the tables stay in view; inside
+  // a notebook's iframe the screen is the notebook's window (the iframe itself is as tall as its content).
+  function frameOf() { try { return window.frameElement; } catch (e) { return null; } }
+  function room() {
+    let h = window.innerHeight;
+    const frame = frameOf();
+    if (frame) { try { h = window.parent.innerHeight; } catch (e) { h = 800; } }
+    document.documentElement.style.setProperty('--room', Math.round(0.6 * h) + 'px');
+  }
+  // Inside an iframe (Jupyter: srcdoc, same origin), the page sets the frame's height to its own: nothing below
+  // the fold, no scroll bar that would hide the controls.
+  function fit() {
+    const frame = frameOf();
+    if (!frame) return;
+    const body = document.body;
+    const h = Math.ceil(body.getBoundingClientRect().bottom + window.scrollY + parseFloat(getComputedStyle(body).marginBottom));
+    if (Math.abs(frame.getBoundingClientRect().height - h) > 1) frame.style.height = h + 'px';
+  }
+  room();
+  window.addEventListener('resize', () => { room(); fit(); });
+  if (window.ResizeObserver) new ResizeObserver(fit).observe(document.body);
   document.getElementById('prev').onclick = () => show(k - 1);
   document.getElementById('next').onclick = () => show(k + 1);
   slider.oninput = () => show(Number(slider.value));
@@ -134,8 +156,11 @@ def page(run: Run) -> str:
 
 
 def embedded(run: Run) -> str:
-    """The page inside an ``iframe`` for Jupyter and exported notebooks (click it, then use the keys)."""
-    height = 260 + 40 * max((len(f.rows) for f in run.frames), default=1)
+    """The page inside an ``iframe`` for Jupyter and exported notebooks (click it, then use the keys).
+
+    The page's script sets the frame's height to its content at every step (docs/decisions.md D395); the height
+    given here is only what a viewer that runs no script shows, an estimate on the generous side."""
+    height = 480 + 30 * max((len(f.rows) for f in run.frames), default=1)
     return (f'<iframe srcdoc="{html.escape(page(run), quote=True)}" style="width: 100%; height: {min(height, 900)}px;'
             f' border: 1px solid #ddd" title="{html.escape(run.title)}"></iframe>')
 

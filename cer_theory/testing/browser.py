@@ -142,6 +142,11 @@ class Browser:
             self.send("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
                                                  "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code})
 
+    def set_viewport(self, width: int, height: int) -> None:
+        """Lay the page out at ``width`` × ``height`` CSS pixels (a screenshot is then exactly that size)."""
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": False})
+
     def screenshot(self, path: Path) -> None:
         """A PNG of the page as shown."""
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]

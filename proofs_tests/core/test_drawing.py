@@ -253,7 +253,7 @@ def test_mimebundle_renders_only_what_is_asked_for(fake_dot: Path) -> None:
 
 def test_figures_are_regenerated_as_dot_and_svg_without_dot(no_dot: None, tmp_path: Path) -> None:
     from cer_theory.examples.figures import write_all
-    from cer_theory.examples.seed000 import example_5_3_cea
+    from cer_theory.examples.running_example import example_5_3_cea
 
     written = write_all(tmp_path / "figures")
     assert len(written) == 22 and all(p.exists() for p in written)

@@ -6,13 +6,14 @@ when no Chromium is on PATH."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from conftest import require
 
 from cer_theory.core.events import Event
-from cer_theory.examples.seed000 import fire_stream, formula
+from cer_theory.examples.running_example import fire_stream, formula
 from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.sremo.compile import compile_automaton as compile_srt
 from cer_theory.formalisms.sremo.parser import parse as parse_sremo
@@ -97,3 +98,45 @@ def test_the_srt_run_emphasises_the_transitions_taken(browser: Browser, tmp_path
         browser.press("ArrowRight")
         _check(browser.evaluate(SHOWN), run, k)
     assert all(frame.taken for frame in run.frames[1:])
+
+
+FIT = """(() => {
+  const frame = document.querySelector('iframe');
+  const inner = frame.contentDocument, body = inner.body, view = inner.defaultView;
+  const content = body.getBoundingClientRect().bottom + view.scrollY + parseFloat(view.getComputedStyle(body).marginBottom);
+  return {frame: frame.clientHeight, content: Math.ceil(content), overflow: inner.documentElement.scrollHeight - frame.clientHeight,
+          tables: Math.ceil(inner.getElementById('outputs').getBoundingClientRect().bottom + view.scrollY),
+          frames: Number(body.dataset.frame)};
+})()"""
+
+
+def _fitted(browser: Browser) -> dict:
+    """The frame's and its content's heights once the page has fitted the frame (it does so asynchronously)."""
+    for _ in range(40):
+        shown = browser.evaluate(FIT)
+        if shown["overflow"] <= 0 and shown["frame"] <= shown["content"] + 4:
+            return shown
+        time.sleep(0.05)
+    return shown
+
+
+def test_the_notebook_stepper_frame_fits_its_content(browser: Browser, tmp_path: Path) -> None:
+    """Notebook 01's "your turn" check shows the run of a wrong answer in an iframe: at every step the frame is as
+    tall as the page inside it, so the tables that explain the answer are in view and nothing scrolls inside it
+    (a fixed height left them below the fold)."""
+    from cer_theory.exercises.notebook import check
+
+    graded = check("fire_03_hot", "T FILTER T.tmp >= 40")  # the notebook's first try, a wrong answer
+    assert graded.run is not None
+    cell = tmp_path / "cell.html"
+    cell.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='width: 1100px'>"
+                    f"{graded._repr_html_()}</body></html>", encoding="utf-8")
+    browser.open(cell)
+    for k in range(len(graded.run.frames)):
+        if k:
+            browser.evaluate("document.querySelector('iframe').contentDocument.getElementById('next').click()")
+        shown = _fitted(browser)
+        assert shown["frames"] == k
+        assert shown["overflow"] <= 0, shown  # no content below the frame's bottom
+        assert shown["tables"] <= shown["frame"], shown
+        assert shown["frame"] <= shown["content"] + 4, shown  # and no empty band below it

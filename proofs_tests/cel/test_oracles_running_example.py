@@ -16,7 +16,7 @@ import pytest
 from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.core.events import Event, Stream, Valuation
 from cer_theory.streams.rows import read_csv
-from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
+from cer_theory.examples.running_example import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
 from cer_theory.formalisms.cel.semantics import le_last, le_next, evaluate, evaluate_complex_events
 from cer_theory.formalisms.cel.ast import Select, Strategy
 from cer_theory.formalisms.cel.parser import parse
