@@ -131,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # run as the program: Ctrl-C stops it even when it inherited SIGINT ignored (D203)
         signal.signal(signal.SIGINT, signal.default_int_handler)
     args = build_parser().parse_args(argv)
+    args.as_program = argv is None  # (a command may then change the process: `run` keeps pandas out, D350)
     command = f"cer-theory {args.command}"
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)

@@ -58,10 +58,13 @@ def _jsonl_rows(block: bytes, line: int, source: str, partition: Sequence[str]) 
         raise Fallback("Arrow cannot read the batch") from None
     if table.num_rows != len(lines):
         raise Fallback("not one object per line")
-    starts, ends = cut(block)
     index = lines - line  # the k-th row is physical line index[k] of the block
+    cuts: list = []  # (the lines' bounds, found when a row needs its line: rarely)
 
     def from_line(k: int) -> Event:  # (a row with an integral float: its line says whether it was 1 or 1.0)
+        if not cuts:
+            cuts.extend(cut(block))
+        starts, ends = cuts
         i = int(index[k])
         text = block[starts[i]:ends[i]].decode("utf-8")
         return Event.from_dict(json.loads(text), source=source, line=int(lines[k]))
