@@ -95,7 +95,7 @@ def generate_groups(groups: int, per_group: int, seed: int) -> list[list[Case]]:
     pairs = conformance_cases(groups, seed=seed, logic="rpr", formulas=flink_queries(),
                               streams=st.lists(streams(max_length=7).filter(bool), min_size=per_group,
                                                max_size=per_group))
-    return [[Case(q, tuple(s), f"generated #{g * per_group + i}") for i, s in enumerate(group)]
+    return [[Case(q, tuple(s), f"case {g * per_group + i}") for i, s in enumerate(group)]
             for g, (q, group) in enumerate(pairs)]
 
 

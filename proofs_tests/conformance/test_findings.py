@@ -1,0 +1,153 @@
+"""One bug, one finding (cer_theory.conformance.findings, docs/decisions.md D360): a fake engine with five planted
+bugs gives exactly five findings, each reduced to a case no larger than the smallest clean witness of its bug,
+found here by search; and ``check_engine`` reduces and lists each distinct mismatch once."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from cer_theory.conformance.check import (CEQL_REDUCER, UNEXPLAINED, findings, outcome_shape, query_size, run_case,
+                                          run_cases)
+from cer_theory.conformance.dialects import PAPER
+from cer_theory.conformance.findings import shape, shape_text
+from cer_theory.conformance.generate import DECLARATIONS, generate_cases
+from cer_theory.conformance.protocol import Case
+
+sys.path.insert(0, str(Path(__file__).parent))
+from planted import BUGS, PlantedAdapter  # noqa: E402
+
+ALL = PlantedAdapter()
+
+
+def case(query: str, events: list[tuple[str, int]], name: str) -> Case:
+    return Case.make(DECLARATIONS, query, [{"type": t, "x": x, "s": "ab", "time": 2 * k}
+                                           for k, (t, x) in enumerate(events)], name=name)
+
+
+SPRINKLED = [
+    case("SELECT * FROM S WHERE (R ; T) ; U WITHIN 3 EVENTS", [("R", 3), ("U", 2), ("T", 1), ("U", 3), ("R", 0)],
+         "window a"),
+    case("SELECT * FROM S WHERE T ; R FILTER T[x > 0] WITHIN 2 EVENTS", [("T", 2), ("U", 1), ("R", 3), ("R", 2)],
+         "window b"),
+    case("SELECT NEXT * FROM S WHERE R ; T", [("R", 1), ("U", 3), ("R", 2), ("T", 3), ("U", 0)], "strategy a"),
+    case("SELECT NEXT * FROM S WHERE U ; (R ; T)", [("U", 0), ("U", 1), ("R", 2), ("T", 3), ("T", 1)],
+         "strategy b"),
+    case("SELECT * FROM S WHERE R ; T PARTITION BY [x]", [("R", 3), ("T", 2), ("U", 2), ("T", 3)], "partition a"),
+    case("SELECT * FROM S WHERE T ; U PARTITION BY [x]", [("T", 1), ("R", 1), ("U", 2), ("U", 1)], "partition b"),
+]
+"""Cases that hit the bugs the generated cases rarely hit (the generator draws few event windows and few NEXT
+queries with a difference), each larger than needed, so reduction has work to do."""
+
+
+@functools.lru_cache(maxsize=None)
+def planted_run():
+    cases = list(generate_cases(200, seed=0)) + SPRINKLED
+    outcomes, _ = run_cases(cases, ALL, PAPER)
+    return outcomes, findings(outcomes)
+
+
+# ------------------------------------------------------------------------------------- witnesses by search
+
+PATTERNS = ("R", "R ; R", "R ; T", "R : R", "R+", "R OR R", "R OR T")
+CLAUSES = (("", ""), ("", " WITHIN 1 EVENTS"), ("NEXT ", ""), ("", " PARTITION BY [x]"))
+
+
+def _witnesses():
+    """Every (query, stream) of the small search space: the patterns above with each clause, streams of 1–3
+    events of types R and T with x in {0, 1}."""
+    for pattern, (strategy, clause) in itertools.product(PATTERNS, CLAUSES):
+        query = f"SELECT {strategy}* FROM S WHERE {pattern}{clause}"
+        for n in (1, 2, 3):
+            for events in itertools.product(itertools.product("RT", (0, 1)), repeat=n):
+                yield case(query, list(events), "witness")
+
+
+@functools.lru_cache(maxsize=None)
+def smallest_clean_witness() -> dict[str, tuple[int, int]]:
+    """For each bug, the least (events, query size) of a case on which the engine with only that bug fails and
+    the engines with only one of the others agree (a *clean* witness: it shows that bug and no other)."""
+    alone = {b: PlantedAdapter([b]) for b in BUGS}
+    best: dict[str, tuple[int, int]] = {}
+    for c in _witnesses():
+        failing = [b for b in BUGS if run_case(c, alone[b], PAPER).kind == UNEXPLAINED]
+        if len(failing) == 1:
+            size = (len(c.events), query_size(c.ast))
+            best[failing[0]] = min(best.get(failing[0], size), size)
+    return best
+
+
+def test_every_bug_has_a_clean_witness_in_the_search_space():
+    assert set(smallest_clean_witness()) == set(BUGS)
+
+
+# ------------------------------------------------------------------------------------- the planted run
+
+
+def test_five_planted_bugs_give_exactly_five_findings():
+    outcomes, found = planted_run()
+    failing = [o for o in outcomes if o.finding]
+    assert len(failing) > 20  # many cases, few bugs
+    assert len(found) == len(BUGS), "\n".join(f"{f.label} {shape_text(f.shape)} {f.minimal.case.query} "
+                                              f"{[e.to_dict() for e in f.minimal.case.events]}" for f in found)
+    assert [f.number for f in found] == list(range(1, len(found) + 1))
+    assert sum(f.count for f in found) == len(failing)
+
+
+def test_each_finding_is_one_bug_and_no_larger_than_its_smallest_witness():
+    _, found = planted_run()
+    witness = smallest_clean_witness()
+    bugs_found = set()
+    for f in found:
+        m = f.minimal.case
+        (bug,) = [b for b in BUGS if run_case(m, PlantedAdapter([b]), PAPER).kind == UNEXPLAINED]
+        bugs_found.add(bug)
+        assert (len(m.events), query_size(m.ast)) <= witness[bug], (bug, m.query, m.events)
+    assert bugs_found == set(BUGS)
+
+
+def test_canonical_form_lowers_values_renames_types_and_drops_attributes():
+    _, found = planted_run()
+    for f in found:
+        m = f.minimal.case
+        assert m.events[0].type == "R"  # types in first-use order
+        for e in m.events:
+            assert "s" not in e.attributes  # no query here names s
+            assert all(v in (0, 1) for k, v in e.attributes.items())  # lowered
+
+
+def test_reduction_keeps_the_kind_of_difference():
+    """A case that only misses complex events never reduces to one that only adds some (no slippage)."""
+    _, found = planted_run()
+    for f in found:
+        before = {t.split()[0] for t in outcome_shape(f.original)}
+        assert {t.split()[0] for t in f.shape} <= before
+
+
+def test_shape_tags():
+    ce = lambda s, e: (s, e, (s, e) if s != e else (s,))  # noqa: E731
+    assert shape([ce(0, 0), ce(0, 1)], [ce(0, 0)], end=lambda c: c[1], last=1) == {"missing at end"}
+    assert shape([ce(0, 0)], [ce(0, 0), ce(0, 0), ce(0, 1)], end=lambda c: c[1], last=2) == {
+        "duplicated middle", "extra middle"}
+    assert shape([], None, end=lambda c: c[1], last=0) == {"no output"}
+
+
+def test_report_numbers_findings_once_and_names_cases_with_one_word(tmp_path):
+    from cer_theory.conformance.check import Summary
+    from cer_theory.conformance.report import write_report
+
+    outcomes, found = planted_run()
+    summary = Summary()
+    for o in outcomes:
+        summary.counts[o.kind] += 1
+    page = write_report(tmp_path, outcomes, summary, meta={"engine": "planted"}, replay="replay {file}")
+    text = page.read_text()
+    headings = [line for line in text.splitlines() if line.startswith("### Finding")]
+    assert [h.split()[2].rstrip(":") for h in headings] == [f"F{k}" for k in range(1, len(found) + 1)]
+    assert not re.search(r"#\d", text)  # no '#N': a case is 'case N', a finding 'finding FN'
+    assert sorted(p.name for p in (tmp_path / "findings").iterdir()) == sorted(f.label for f in found)
