@@ -20,7 +20,7 @@ engine may be an external process and a corpus case has no hypothesis choice seq
 canonical form (:class:`CeqlReducer`, D360): clauses dropped, pattern subformulas replaced by their operands, chunks
 of the stream removed, then event types merged and renamed in first-use order, attributes the query never names
 dropped, attribute values lowered; each step kept when the case keeps its class and the shape of its difference
-(:func:`cer_theory.conformance.findings.reduce`). The result is a local minimum: no single one of those steps keeps
+(:func:`cer_theory.testing.findings.reduce`). The result is a local minimum: no single one of those steps keeps
 the failure. :func:`findings` then groups the failing cases of a run by their canonical case: one finding per bug.
 """
 
@@ -44,7 +44,7 @@ from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.conformance.dialects import Dialect
-from cer_theory.conformance.findings import Finding, group, reduce, shape
+from cer_theory.testing.findings import Finding, group, reduce, shape
 from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, ConformanceError, EngineFailure, \
     EngineRefusal, ce_text, from_core, to_json_ce
 
@@ -183,7 +183,7 @@ def smaller_queries(q: Query) -> Iterator[Query]:
 
 
 def outcome_shape(o: Outcome) -> frozenset[str]:
-    """The shape of a finding's difference (:func:`cer_theory.conformance.findings.shape`); a refusal or an engine
+    """The shape of a finding's difference (:func:`cer_theory.testing.findings.shape`); a refusal or an engine
     error is its class alone (its message may quote the query, which shrinks)."""
     if o.kind != UNEXPLAINED:
         return frozenset({o.kind})
@@ -261,7 +261,7 @@ def _lower(v: Any) -> list[Any]:
 
 
 class CeqlReducer:
-    """The CEQL harness's :class:`~cer_theory.conformance.findings.Reducer` (docs/decisions.md D360): clauses
+    """The CEQL harness's :class:`~cer_theory.testing.findings.Reducer` (docs/decisions.md D360): clauses
     dropped and pattern subformulas replaced by an operand (:func:`smaller_queries`), chunks of the stream removed
     (halves down to single events), then the canonical steps: an event type replaced by one used earlier, the types
     renamed to the declared ones in first-use order, an attribute the query never names dropped from the events
@@ -354,7 +354,7 @@ def plainer_queries(q: Query) -> Iterator[Query]:
 
 def shrink(outcome: Outcome, adapter: Adapter, dialect: Dialect, *, budget: int = SHRINK_BUDGET
            ) -> tuple[Outcome, int]:
-    """A minimal case of the same class and shape as ``outcome`` (:func:`cer_theory.conformance.findings.reduce`
+    """A minimal case of the same class and shape as ``outcome`` (:func:`cer_theory.testing.findings.reduce`
     with :data:`CEQL_REDUCER`), and the engine runs it took."""
     def run(cases: Sequence[Case]) -> Iterator[Outcome | None]:
         for case in cases:

@@ -18,7 +18,7 @@ from typing import Any
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
-from cer_theory.conformance.findings import Finding, cases_text, shape_text
+from cer_theory.testing.findings import Finding, cases_text, shape_text
 
 Reproduction = Callable[[Any], tuple[str, str]]
 """An engine's own reproduction of a minimal case: (file name, text), e.g. a pycer script or a Flink SQL client

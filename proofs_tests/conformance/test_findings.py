@@ -1,10 +1,11 @@
-"""One bug, one finding (cer_theory.conformance.findings, docs/decisions.md D360): a fake engine with five planted
+"""One bug, one finding (cer_theory.testing.findings, docs/decisions.md D360): a fake engine with five planted
 bugs gives exactly five findings, each reduced to a case no larger than the smallest clean witness of its bug,
 found here by search; and ``check_engine`` reduces and lists each distinct mismatch once."""
 
 from __future__ import annotations
 
 import functools
+import json
 import itertools
 import re
 import sys
@@ -15,7 +16,7 @@ import pytest
 from cer_theory.conformance.check import (CEQL_REDUCER, UNEXPLAINED, findings, outcome_shape, query_size, run_case,
                                           run_cases)
 from cer_theory.conformance.dialects import PAPER
-from cer_theory.conformance.findings import shape, shape_text
+from cer_theory.testing.findings import shape, shape_text
 from cer_theory.conformance.generate import DECLARATIONS, generate_cases
 from cer_theory.conformance.protocol import Case
 
@@ -151,3 +152,68 @@ def test_report_numbers_findings_once_and_names_cases_with_one_word(tmp_path):
     assert [h.split()[2].rstrip(":") for h in headings] == [f"F{k}" for k in range(1, len(found) + 1)]
     assert not re.search(r"#\d", text)  # no '#N': a case is 'case N', a finding 'finding FN'
     assert sorted(p.name for p in (tmp_path / "findings").iterdir()) == sorted(f.label for f in found)
+
+
+# ------------------------------------------------------------------------------------- check_engine
+
+
+def _cel_engine(bugs: frozenset[str]):
+    """The CEL semantics as an engine speaking check_engine's contract, with bugs: ``plus`` drops one complex
+    event at each position of a formula with a Kleene plus, ``or`` adds the complex event {0} at position 0 to a
+    formula with a disjunction."""
+    from cer_theory.core.events import Stream
+    from cer_theory.core.protocols import get
+    from cer_theory.formalisms.cel.ast import CPlus, Disj, Plus
+
+    cel = get("cel")
+    level = cel.levels[-1]
+
+    def has(node, kinds) -> bool:
+        import dataclasses
+        return isinstance(node, kinds) or any(has(getattr(node, f.name), kinds) for f in dataclasses.fields(node)
+                                              if dataclasses.is_dataclass(getattr(node, f.name)))
+
+    def engine(text: str, events: list[dict]) -> dict[int, list]:
+        ast = cel.parse(text)
+        outputs = level.outputs(cel.semantics(ast, Stream.from_dicts(events)))
+        out = {n: sorted(level.to_json(c) for c in o) for n, o in enumerate(outputs) if o}
+        if "plus" in bugs and has(ast, (Plus, CPlus)):
+            out = {n: ces[1:] for n, ces in out.items()}
+        if "or" in bugs and has(ast, Disj) and events and [0] not in out.get(0, []):
+            out.setdefault(0, []).append([0])
+        return out
+
+    return engine
+
+
+@functools.lru_cache(maxsize=None)
+def _cel_cases():
+    from cer_theory.testing.harness import conformance_cases
+    return tuple(conformance_cases(60, seed=4))
+
+
+def test_check_engine_reduces_the_first_mismatch():
+    from cer_theory.testing.harness import check_engine
+
+    engine = _cel_engine(frozenset({"plus"}))
+    (raw,) = check_engine(engine, _cel_cases(), shrink=False)
+    (m,) = check_engine(engine, _cel_cases())
+    assert len(m.stream) == 1 < len(raw.stream) or len(raw.stream) == 1
+    assert m.formula in ("R+", "T+", "U+", "V+") and m.stream[0].attributes == {}  # one event, no attribute
+
+
+def test_check_engine_lists_each_distinct_mismatch_once_reduced():
+    from cer_theory.testing.harness import check_engine
+
+    engine = _cel_engine(frozenset({"plus", "or"}))
+    raw = check_engine(engine, _cel_cases(), stop_at_first=False, shrink=False)
+    distinct = check_engine(engine, _cel_cases(), stop_at_first=False)
+    keys = [(m.formula, json.dumps([e.to_dict() for e in m.stream])) for m in distinct]
+    assert len(set(keys)) == len(keys)  # distinct
+    assert len(distinct) < len(raw) / 2  # the failing cases fold into few
+    assert all(len(m.stream) <= 2 for m in distinct)
+    assert {"only in semantics" in str(m) for m in distinct} == {True, False}  # both bugs are there
+    def count(ms) -> int:
+        return sum(int(re.search(r"(\d+) cases reduce", m.note).group(1)) if "reduce" in m.note else 1 for m in ms)
+
+    assert count(distinct) == count(raw)  # every failing case is in one of them

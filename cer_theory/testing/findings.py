@@ -10,18 +10,18 @@ The machinery is independent of the engine and of the language of its cases. A h
 ``kind`` (its class: ``unexplained``, ``refused``, ``engine error`` …) and ``case``; :func:`shape` of two outputs
 gives the difference's shape for outcomes that carry outputs. Then :func:`reduce` shrinks an outcome and
 :func:`group` turns the outcomes of a run into numbered :class:`Finding` objects. The CEQL harness
-(:mod:`.check`), Flink's ``MATCH_RECOGNIZE`` (:mod:`.flink`) and the metamorphic relations (:mod:`.metamorphic`)
+(:mod:`cer_theory.conformance.check`), Flink's ``MATCH_RECOGNIZE`` (:mod:`cer_theory.conformance.flink`), the
+metamorphic relations (:mod:`cer_theory.conformance.metamorphic`) and :func:`cer_theory.testing.harness.check_engine`
 use it; docs/conformance.md, *Adding an engine*, describes the interface.
 
 **Reduction** is greedy (delta debugging, docs/decisions.md D81, D360): the reducer's candidates are tried in its
-order and a candidate is kept when the engine's outcome on it has the same class and the same shape, and the
-candidate's :meth:`Reducer.measure` is smaller, and the kinds of difference in its shape (missing, extra,
-duplicated: not where they are, which moves as the stream shrinks) are some of the current case's.
-The measure is compared lexicographically (fewer events first, then
-a smaller query, then canonical steps: fewer event types and attributes, types in first-use order, lower values),
-so every kept step lowers it and reduction ends. Keeping to the *shape* (not only the class) stops a case that hits
-one bug from sliding to another while it shrinks (the *slippage* C-Reduce and Hypothesis guard against): a
-missing complex event stays a missing one; a case that hits two bugs may shed one of them (its shape loses a tag).
+order, and a candidate is kept when the engine's outcome on it has the same class, its :meth:`Reducer.measure` is
+smaller, and the kinds of difference in its shape (missing, extra, duplicated; not where they are, which moves as
+the stream shrinks) are some of the current case's. The measure is compared lexicographically (fewer events first,
+then a smaller query, then canonical steps: fewer event types and attributes, types in first-use order, lower
+values), so every kept step lowers it and reduction ends. Keeping to the *shape*, not only the class, stops a case
+that hits one bug from sliding to another while it shrinks (the *slippage* C-Reduce and Hypothesis guard
+against): a missing complex event stays a missing one; a case that hits two bugs may shed one of them.
 """
 
 from __future__ import annotations
