@@ -9,8 +9,8 @@ watermark; the job's rows are read back with ``collect()``. A group whose job fa
 of its cases, never an empty answer.
 
 Each case is then **agree** (the same output rows, as multisets: partition key and measures, what ``ONE ROW PER
-MATCH`` outputs), **explained** (Flink's rows are the reference's under one of the :data:`READINGS` where Flink
-knowingly departs from the standard, or its refusal is one its documentation announces), **unexplained** (a
+MATCH`` outputs), **explained** (Flink's rows are exactly those of the executable model of its matcher,
+:mod:`cer_theory.conformance.flink_model`, or its refusal is one of the :data:`READINGS`), **unexplained** (a
 finding) or **engine error**. Findings are shrunk (rows of the stream, then measures and conditions dropped) by
 re-running Flink, and written with a report, replay files and a script pasteable into Flink's SQL client.
 
@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import functools
 import importlib.util
-import itertools
 import json
 import re
 import shutil
@@ -39,10 +37,10 @@ from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
 from cer_theory.formalisms.rpr.ast import Col, Measure, Nav, Query, Skip, Truth, check, variables
-from cer_theory.formalisms.rpr.compile import compile_automaton
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
 from cer_theory.formalisms.rpr.semantics import SkipError, evaluate, run_with
+from cer_theory.conformance.flink_model import FlinkModel, elements
 from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
@@ -218,22 +216,12 @@ def open_session() -> FlinkSession:
 
 @dataclass(frozen=True)
 class Reading:
-    """A documented or established way Flink departs from the standard. A *refusal* reading explains an engine
-    error whose message matches ``refuses``; *output* readings explain rows equal to the reference's computed
-    under them (:func:`matcher`), alone or together."""
+    """A documented or established way Flink refuses a query: it explains an engine error whose message matches
+    ``refuses`` (the message is the model: the planner's own words, quoted by its documentation or its code)."""
 
     name: str
     description: str
-    refuses: str | None = None
-    output: bool = False
-
-
-def matcher(q: Query, readings: frozenset[str]) -> Callable:
-    """The matcher of the reference under Flink's output ``readings`` (a subset of "end-of-input" and
-    "prev-within-match")."""
-    nfa = compile_automaton(q)
-    return functools.partial(nfa.first_match, certain="end-of-input" in readings,
-                             prev_within_match="prev-within-match" in readings)
+    refuses: str
 
 
 READINGS = (
@@ -252,13 +240,19 @@ READINGS = (
     Reading("physical-offsets", "Flink refuses PREV over a variable's column or with some offsets (\"Flink does not "
                                 "support physical offsets within partition\"; not in the SQL documentation)",
             refuses=r"(?i)does not support physical offsets within partition"),
-    Reading("end-of-input", "at the end of the input Flink emits no match for a start row while a more preferred "
-                            "partial match there still wants rows (a streaming matcher cannot know the input ended; "
-                            "the standard matches a finite table)", output=True),
-    Reading("prev-within-match", "PREV(x) does not reach before the match's first row: there it is NULL (the "
-                                 "standard: the physical previous row of the partition)", output=True),
 )
-"""The ``flink`` dialect."""
+"""The ``flink`` dialect's refusals. Rows are explained by one model, :data:`MODEL`."""
+
+MODEL = "flink-nfa"
+"""The name of the executable model of Flink's matcher (:mod:`cer_theory.conformance.flink_model`): a case whose
+rows Flink gives differently from the reference is *explained* only when the model gives Flink's rows exactly."""
+
+
+def model_rows(q: Query, events: Sequence[Event]) -> Counter | None:
+    """The rows :mod:`~cer_theory.conformance.flink_model` gives (a multiset, as :func:`expected_rows`), or None
+    when the query is outside the modelled fragment."""
+    parts = elements(q)
+    return None if parts is None else expected_rows(q, events, FlinkModel(q, parts).find)
 
 
 # ------------------------------------------------------------------------------------------ checking
@@ -307,15 +301,12 @@ def classify(case: Case, got: Counter | None, error: str = "") -> Outcome:
             return Outcome(case, AGREE, None, None, error=f"both raise; reference: {exc}")
         return Outcome(case, UNEXPLAINED, None, got, error=f"the standard raises ({exc}); Flink answers")
     if got is None:
-        named = tuple(r.name for r in READINGS if r.refuses and re.search(r.refuses, error))
+        named = tuple(r.name for r in READINGS if re.search(r.refuses, error))
         return Outcome(case, EXPLAINED if named else ENGINE_ERROR, expected, None, named, error)
     if got == expected:
         return Outcome(case, AGREE, expected, got)
-    output = [r.name for r in READINGS if r.output]
-    for size in range(1, len(output) + 1):
-        for chosen in itertools.combinations(output, size):
-            if expected_rows(case.query, case.events, matcher(case.query, frozenset(chosen))) == got:
-                return Outcome(case, EXPLAINED, expected, got, chosen)
+    if model_rows(case.query, case.events) == got:
+        return Outcome(case, EXPLAINED, expected, got, (MODEL,))
     return Outcome(case, UNEXPLAINED, expected, got)
 
 
@@ -520,6 +511,6 @@ def main(args: Any) -> int:
 
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
-           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "matcher",
+           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows",
            "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]
