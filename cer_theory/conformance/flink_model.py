@@ -6,10 +6,12 @@ model does not reproduce is a finding.
 The model differs from the standard's matcher (TR 19075-5 §4.12: among the matches at a start row, the preferred
 one, found by backtracking) in five rules, each with its evidence:
 
-1. **A greedy loop never stops while its body still accepts the row** (``possessive-greedy``). Flink's planner
-   translates a greedy ``B+``, ``B*``, ``B{n,}``, ``B{n,m}`` (n < m) with ``.greedy()``, and FlinkCEP's
-   ``NFACompiler`` gives the transitions leaving a greedy loop the extra condition *not (the loop takes the
-   row)*; there is no backtracking into a shorter iteration. Minimal reproduction: ``PATTERN (B+ C) DEFINE B AS
+1. **A greedy loop never stops while its condition still accepts the row** (``possessive-greedy``). Flink's
+   planner translates a greedy ``B+``, ``B*``, ``B{n,}``, ``B{n,m}`` (n < m) with ``.greedy()``, and FlinkCEP's
+   ``NFACompiler`` gives the transitions leaving a greedy loop the extra condition *not (B's condition)*: there
+   is no backtracking into a shorter iteration, and once ``B{n,m}`` has m rows, a row that B's condition accepts
+   can be taken by nothing (measured: ``PATTERN (A X{1,2} B) DEFINE A AS type = 'a', B AS type = 'b'`` on rows
+   a, b, b, b returns no row; the standard matches all four). Minimal reproduction: ``PATTERN (B+ C) DEFINE B AS
    v > 0, C AS v >= LAST(B.v)`` on v = 1, 1, 3, 0, 1, 1, 2, 0 (one partition, SKIP PAST LAST ROW): the standard
    matches B = rows 1–2, C = 3 and B = 5–6, C = 7; Flink returns nothing (its SQL client, Flink 2.3), and so does
    this model: B takes 1, 1, 3 while ``v > 0`` holds and no row is left for C.
@@ -41,9 +43,9 @@ from cer_theory.formalisms.rpr.ast import Concat, Quant, Query, Var
 from cer_theory.formalisms.rpr.semantics import Labels, run_with, running_term, truth, within
 
 EVIDENCE = {
-    "possessive-greedy": "FlinkCEP's NFACompiler (a greedy loop's exit requires that the loop does not take the "
-                         "row); reproduced in Flink 2.3's SQL client: PATTERN (B+ C) DEFINE B AS v > 0, C AS v >= "
-                         "LAST(B.v) over v = 1,1,3,0,1,1,2,0 returns no row",
+    "possessive-greedy": "FlinkCEP's NFACompiler (a greedy loop's exit requires that the loop's condition rejects "
+                         "the row); measured on Flink 2.3: PATTERN (B+ C) DEFINE B AS v > 0, C AS v >= LAST(B.v) "
+                         "over v = 1,1,3,0,1,1,2,0 returns no row, and PATTERN (A X{1,2} B) on rows a, b, b, b none",
     "optional-not-greedy": "Flink's planner applies greedy() only to quantifiers that are neither {0,1} nor {n,n}; "
                            "reproduced: PATTERN (A X? B) on rows a, b, b returns A = 1, B = 2",
     "end-of-input": "FlinkCEP emits a completed match only when no earlier partial match is running; a bounded "
@@ -109,11 +111,12 @@ class FlinkModel:
         """The threads after ``t`` consumes the next row, in the standard's order of preference: staying in
         its element first when greedy, leaving it first when not (rules 1–2)."""
         e = self.parts[t.at]
-        stay = []
-        if (e.high is None or t.count < e.high) and self._accepts(rows, start, t.labels, e.var):
-            stay = [_Thread(t.at, t.count + 1, t.labels + (e.var,))]
+        accepts = self._accepts(rows, start, t.labels, e.var)
+        stay = [_Thread(t.at, t.count + 1, t.labels + (e.var,))] if accepts and (e.high is None or t.count < e.high) \
+            else []
         leave: list[_Thread] = []
-        if t.count >= e.low and t.at + 1 < len(self.parts) and not (e.greedy and stay):
+        # a greedy element's exit requires that its condition rejects the row, even once its bound is reached
+        if t.count >= e.low and t.at + 1 < len(self.parts) and not (e.greedy and accepts):
             leave = self._takes(rows, start, _Thread(t.at + 1, 0, t.labels))
         return stay + leave if e.greedy or t.count < e.low else leave + stay
 
