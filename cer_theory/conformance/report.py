@@ -18,6 +18,7 @@ from typing import Any
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
+from cer_theory.conformance.protocol import to_json_ce
 from cer_theory.testing.findings import Finding, cases_text, shape_text
 
 Reproduction = Callable[[Any], tuple[str, str]]
@@ -170,5 +171,46 @@ print(server.get_output())
 '''
 
 
-__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "fenced", "finding_folder", "pycer_script", "write_finding",
-           "write_report", "write_text"]
+def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], line: str, *, meta: dict[str, Any],
+                             replay: str) -> Path:
+    """The report of a metamorphic run (:mod:`cer_theory.conformance.metamorphic`): ``checks.json`` (every
+    violation with its runs), ``report.md`` and one folder per finding, whose ``case.json`` is the reduced
+    source case."""
+    from cer_theory.conformance.metamorphic import RULES, findings as violations
+
+    out = Path(directory)
+    (out / "findings").mkdir(parents=True, exist_ok=True)
+    found = violations(checks)
+    body = [{"relation": c.relation, "case": c.case.name, "why": c.why,
+             "runs": [{"label": r.label, "query": r.case.query, "events": [e.to_dict() for e in r.case.events],
+                       "output": [to_json_ce(x) for x in sorted(r.out or [])]} for r in (c.minimal or c).runs]}
+            for c in checks if c.finding]
+    write_text(out / "checks.json", json.dumps({"meta": meta, "summary_line": line, "findings": len(found),
+                                                "violations": body}, indent=1) + "\n")
+    lines = [f"# Metamorphic relations: {meta.get('engine')}", "", f"`{meta.get('command')}`", "",
+             f"**{line}; {len(found)} findings**", "", f"## Findings ({len(found)})", ""]
+    if not found:
+        lines.append("None: every relation holds on every case it applies to.")
+    for f in found:
+        m = f.minimal
+        folder = write_finding(out, f, engine=str(meta.get("engine")), case_json=m.case.request(f.number),
+                               what=m.text(), rule=RULES[m.relation],
+                               reproduction=reproduction_of(meta, m), replay=replay)
+        lines += [f"### Finding {f.label}: {m.relation} ({f.count} {'case' if f.count == 1 else 'cases'}: "
+                  f"{cases_text(f.cases)})", "", fenced(m.text()), "", f"Folder: `{folder.relative_to(out)}/`", ""]
+    page = out / "report.md"
+    write_text(page, "\n".join(lines) + "\n")
+    return page
+
+
+def reproduction_of(meta: dict[str, Any], check: Any) -> tuple[str, str] | None:
+    """The engine's own reproduction of a metamorphic finding: for pycer, a script per run."""
+    if meta.get("engine") != "pycer":
+        return None
+    scripts = [pycer_script(r.case)[1].replace('"""Reproduces', f'"""Run {k} ({r.label}) of the relation. Reproduces')
+               for k, r in enumerate(check.runs, 1)]
+    return "repro.py", ("\n\n# " + "-" * 70 + "\n\n").join(scripts)
+
+
+__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "fenced", "finding_folder", "pycer_script", "reproduction_of",
+           "write_finding", "write_metamorphic_report", "write_report", "write_text"]
