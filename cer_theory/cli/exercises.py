@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
-from cer_theory.core.errors import ExerciseError
+from cer_theory.core.outputs import write_output
 
 from cer_theory.cli.common import read_text_argument
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 from cer_theory.cli.options import whole_number
+
+MAX_SEED = 10**9
+"""The largest seed of a generated sheet: its exercises are named after it (``gen_formula_1_<seed>``), and the
+grader rebuilds them from the name."""
 
 
 def cmd_check_exercise(args: argparse.Namespace) -> int:
@@ -46,16 +50,9 @@ def cmd_exercises(args: argparse.Namespace) -> int:
     return 0
 
 
-def _output(path: str, inputs: list[Path]) -> Path:
-    out = Path(path)
-    if any(out.resolve() == p.resolve() or p.resolve() in out.resolve().parents for p in inputs if p.exists()):
-        raise ExerciseError(f"{path}: the output would overwrite or sit inside an input; write it elsewhere")
-    return out
-
-
 def cmd_exercise_sheet(args: argparse.Namespace) -> int:
     from cer_theory.exercises.checker import bundled_exercises
-    from cer_theory.exercises.teacher import exercise_named, seed_sheet, sheet_html, sheet_markdown, write_aside
+    from cer_theory.exercises.teacher import exercise_named, seed_sheet, sheet_html, sheet_markdown
 
     if args.names:
         exercises, title = [exercise_named(n) for n in args.names], "Exercises"
@@ -66,23 +63,22 @@ def cmd_exercise_sheet(args: argparse.Namespace) -> int:
     render = sheet_html if args.format == "html" else sheet_markdown
     text = render(exercises, title=title, solutions=args.solutions)
     if args.output:
-        write_aside(_output(args.output, []), text)
+        write_output(args.output, text)
     else:
         print(text, end="")
     return 0
 
 
 def cmd_grade_answers(args: argparse.Namespace) -> int:
-    from cer_theory.exercises.teacher import grade_folder, grades_csv, write_aside
+    from cer_theory.exercises.teacher import grade_folder, grades_csv
 
-    out = _output(args.output, [Path(args.folder)])
     start = time.perf_counter()
     rows = grade_folder(args.folder)
-    write_aside(out, grades_csv(rows))
+    write_output(args.output, grades_csv(rows))
     students = len({r["student"] for r in rows})
     accepted = sum(r["grade"] == "1" for r in rows)
     print(f"graded {len(rows)} answers of {students} students ({accepted} accepted) in "
-          f"{time.perf_counter() - start:.1f} s: {out}")
+          f"{time.perf_counter() - start:.1f} s: {args.output}")
     return 0
 
 
@@ -92,6 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("exercise", help="an exercise TOML file, a bundled name (see `exercises`) or a generated "
                                     "instance gen_[<logic>_]<kind>_<difficulty>_<seed>")
     c.add_argument("answer", help="the answer (formula, JSON automaton, JSON list of outputs, yes/no), or @FILE")
+    declare(c, inputs=[file("exercise"), text_or_file("answer")])
     c.set_defaults(func=cmd_check_exercise)
 
     x = sub.add_parser("exercises", help="list the bundled exercises by paper, kind and difficulty")
@@ -99,22 +96,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     x.add_argument("--logic", help="only this formalism (cel, ceql, socel, focel, acel, sremo)")
     x.add_argument("--kind", choices=("formula", "automaton", "predict", "construction"))
     x.add_argument("--difficulty", choices=("easy", "medium", "hard"))
+    declare(x)
     x.set_defaults(func=cmd_exercises)
 
     s = sub.add_parser("exercise-sheet", help="write a problem sheet (Markdown or HTML) for a seed, for named "
                                               "exercises, or for all bundled ones")
     s.add_argument("names", nargs="*",
                    help="exercise names (bundled or gen_[<logic>_]<kind>_<difficulty>_<seed>)")
-    s.add_argument("--seed", type=whole_number(), help="one generated instance per kind and difficulty for this seed (a whole number)")
+    s.add_argument("--seed", type=whole_number(minimum=0, maximum=MAX_SEED),
+                   help=f"one generated instance per kind and difficulty for this seed (a whole number from 0 to "
+                        f"{MAX_SEED}: the instances' names carry it, and the grader reads them back)")
     s.add_argument("--logic", default="cel", metavar="NAME",
                    help="the formalism of the generated instances (CEQL and SO-CEL: formula and predict kinds)")
     s.add_argument("--format", choices=("md", "html"), default="md")
     s.add_argument("--solutions", action="store_true", help="add the worked solutions (the teacher's copy)")
     s.add_argument("-o", "--output", help="write to this file (written aside, then renamed into place)")
+    declare(s, inputs=[file("names")], outputs=[output_file("output")],
+            example=["exercise-sheet", "--seed", "1", "-o", "sheet.md"])
     s.set_defaults(func=cmd_exercise_sheet)
 
     g = sub.add_parser("grade-answers", help="grade a folder of answers (one sub-folder per student, one file per "
                                              "exercise) into a CSV of grades with feedback")
     g.add_argument("folder")
     g.add_argument("-o", "--output", required=True, help="the CSV file to write (not inside the folder)")
+    declare(g, inputs=[file("folder")], outputs=[output_file("output")],
+            example=["grade-answers", "answers", "-o", "grades.csv"])
     g.set_defaults(func=cmd_grade_answers)

@@ -38,6 +38,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
+from cer_theory.core.outputs import open_output, write_output
 from cer_theory.formalisms.rpr.ast import Col, Measure, Nav, Query, Skip, Truth, check, variables
 from cer_theory.formalisms.rpr.compile import compile_automaton
 from cer_theory.formalisms.rpr.parser import parse
@@ -161,7 +162,7 @@ class FlinkSession:
         self.jobs += 1
         table, folder = f"ev{self.jobs}", self.scratch / f"g{self.jobs}"
         folder.mkdir()
-        with open(folder / "rows.csv", "w", newline="", encoding="utf-8") as f:
+        with open_output(folder / "rows.csv", private=True) as f:  # (a scratch file Flink reads)
             csv.writer(f).writerows(csv_rows(cases))
         names = [m.name for m in q.measures]
         out = [Counter() for _ in cases]
@@ -460,10 +461,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
 
 
 def _write(path: Path, text: str) -> None:
-    """Written aside and renamed into place."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Written aside and renamed into place (:mod:`cer_theory.core.outputs`)."""
+    write_output(path, text)
 
 
 

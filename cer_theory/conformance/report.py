@@ -13,6 +13,7 @@ from typing import Any
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, outcome_text
 from cer_theory.conformance.corpus import Skipped
+from cer_theory.core.outputs import write_output
 
 
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, *, meta: dict[str, Any],
@@ -28,14 +29,13 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
     files = []
     for k, o in enumerate(findings, 1):
         path = out / "findings" / f"{k:03d}.json"
-        path.write_text(json.dumps((o.minimal or o).case.request(k)) + "\n", encoding="utf-8")
+        write_output(path, json.dumps((o.minimal or o).case.request(k)) + "\n")
         files.append(path)
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
             "explained_by": dict(readings), "skipped": [vars(s) for s in skipped]}
     # one case per line: a large run stays readable and diffable
     body = ",\n".join(json.dumps(o.to_json(), separators=(",", ":")) for o in outcomes)
-    (out / "cases.json").write_text(json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n",
-                                    encoding="utf-8")
+    write_output(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
     lines = [f"# Conformance report: {meta.get('engine')}", "",
              f"`{meta.get('command')}`", "", f"**{summary.line()}**", ""]
     for key in ("dialect", "seed", "corpus", "engine_version", "date"):
@@ -65,7 +65,7 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
                   f"engine runs. Original query: `{o.case.query}`", "", "```", outcome_text(minimal), "```", "",
                   f"Replay: `{replay.format(file=shlex.quote(str(path)))}`", ""]
     page = out / "report.md"
-    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_output(page, "\n".join(lines) + "\n")
     return page
 
 

@@ -13,9 +13,7 @@ import csv
 import html
 import io
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -99,18 +97,6 @@ def sheet_html(exercises: Iterable[Exercise], title: str = "Complex event recogn
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def write_aside(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it into place: a reader never sees half."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def grade_folder(folder: str | Path) -> list[dict[str, str]]:
     """One row per answer file of every student sub-folder, sorted by student and exercise."""
     root = Path(folder)
@@ -151,4 +137,4 @@ def grades_csv(rows: Iterable[dict[str, str]]) -> str:
 
 
 __all__ = ["COLUMNS", "exercise_named", "grade_folder", "grades_csv", "seed_sheet", "sheet_html",
-           "sheet_markdown", "write_aside"]
+           "sheet_markdown"]

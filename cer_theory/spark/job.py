@@ -20,6 +20,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.outputs import write_output
 from cer_theory.core.signals import Handler, stop_signals
 from cer_theory.streams.rows import iter_file
 from cer_theory.engines.core.run import run_stream
@@ -115,7 +116,7 @@ def _mark(folder: str) -> None:
     """Leave the marker in a local output folder (remote ones are not checked)."""
     local = _local_folder(folder)
     if local is not None and local.is_dir():
-        (local / OUTPUT_MARKER).write_text("written by cer-theory spark; --overwrite may replace this folder\n")
+        write_output(local / OUTPUT_MARKER, "written by cer-theory spark; --overwrite may replace this folder\n")
 
 
 def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = True) -> int:

@@ -26,12 +26,17 @@ from typing import Any, Protocol
 
 from cer_theory.core.drawing.wasm_cache import cached_backend
 from cer_theory.core.errors import CerError
+from cer_theory.core.outputs import write_output
 
 SWITCH = "CER_THEORY_DRAWING"
 """The environment variable that picks the renderer: ``auto``, ``dot``, ``wasm`` or ``none``."""
 
 SOURCE_SUFFIXES = frozenset({"dot", "gv"})
 """File extensions written as DOT source, no rendering needed."""
+
+DRAWING_FORMATS = SOURCE_SUFFIXES | frozenset({"svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps"})
+"""The extensions a drawing's file may have: DOT source, SVG (either renderer), and the bitmap and print formats
+of the ``dot`` program."""
 
 INSTALL_DOT = ("install Graphviz to get the 'dot' program (Debian/Ubuntu: apt-get install graphviz; macOS: "
                "brew install graphviz; conda: conda install graphviz)")
@@ -191,13 +196,22 @@ def render_svg(dot_source: str) -> str:
     return scalable(render(dot_source, "svg").decode("utf-8"))
 
 
+def drawing_format(path: str | Path) -> str:
+    """The format a drawing's file name asks for (its extension, lower case; none: SVG), refused with the known
+    ones when it is none of :data:`DRAWING_FORMATS`."""
+    fmt = Path(path).suffix.lower().lstrip(".") or "svg"
+    if fmt not in DRAWING_FORMATS:
+        raise CerError(f"{path}: unknown drawing format {fmt!r} (the extension picks it; known: "
+                       f"{', '.join(sorted(DRAWING_FORMATS))})")
+    return fmt
+
+
 def write_drawing(dot_source: str, path: str | Path) -> None:
-    """Write a drawing; the extension picks the format (``.dot``/``.gv`` write the source itself, ``.svg``
-    works with either renderer, ``.png``/``.pdf``/… need the ``dot`` program). No extension means SVG."""
-    p = Path(path)
-    fmt = p.suffix.lower().lstrip(".") or "svg"
+    """Write a drawing, aside then renamed into place (:mod:`cer_theory.core.outputs`); the extension picks the
+    format (``.dot``/``.gv`` write the source itself, ``.svg`` works with either renderer, ``.png``/``.pdf``/…
+    need the ``dot`` program). No extension means SVG; another extension is refused (:func:`drawing_format`)."""
+    fmt = drawing_format(path)
     if fmt in SOURCE_SUFFIXES:
-        p.write_text(dot_source, encoding="utf-8")
-    else:
-        data = render_svg(dot_source).encode() if fmt == "svg" else render(dot_source, fmt)  # before opening the file: a failed render leaves no empty file behind
-        p.write_bytes(data)
+        write_output(path, dot_source)
+    else:  # rendered before anything is written: a failed render leaves no file behind
+        write_output(path, render_svg(dot_source).encode() if fmt == "svg" else render(dot_source, fmt))
