@@ -102,15 +102,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's last flush of a closed pipe says nothing."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # pragma: no cover - no real stdout (embedded use)
-        pass
-
-
 def _leave(status: int) -> None:
     """Flush what was printed and end the process at once, without the interpreter's teardown."""
     for stream in (sys.stdout, sys.stderr):
@@ -128,7 +119,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     temporary files are removed and the old files kept."""
     _ignore_file_size_signal()
     with stopping_raises():
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except KeyboardInterrupt as exc:  # (a signal while the command line is read: nothing written yet)
+            words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+            _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(exc)}")
+            return exit_status(exc)
         return _run(args, f"cer-theory {args.command}", program=argv is None)
 
 
@@ -162,7 +158,7 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
             _leave(exit_status(exc))
         return exit_status(exc)
     except BrokenPipeError:
-        _quiet_stdout()
+        outputs.quiet_standard_output()
         return EXIT_BROKEN_PIPE
     except OSError as exc:
         if exc.errno in outputs.WRITE_FAILURES:

@@ -80,11 +80,12 @@ def cmd_cces(args: argparse.Namespace) -> int:
         ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
         if ces:
             print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+    if args.dot:  # (written before the summary: a failed write is the only line on stderr)
+        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
     st = evaluator.stats
     print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
           f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
     if args.dot:
-        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
         print(f"wrote {args.dot}", file=sys.stderr)
     return 0
 

@@ -25,11 +25,11 @@ def cmd_equiv(args: argparse.Namespace) -> int:
         print("contained" if args.contained else "equivalent")
         print(verdict.explanation(), file=sys.stderr)
         return 0
+    if args.dot and verdict.word is not None:  # (written first: a failed write is the only line on stderr)
+        write_drawing(verdict.word.diagram("φ1", "φ2").to_dot(), args.dot)
     for line in verdict.jsonl():
         print(line)
     print(verdict.explanation(), file=sys.stderr)
-    if args.dot and verdict.word is not None:
-        write_drawing(verdict.word.diagram("φ1", "φ2").to_dot(), args.dot)
     return 1
 
 

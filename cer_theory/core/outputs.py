@@ -22,6 +22,7 @@ The API (standard library only: the command line loads it before anything heavy)
 * :func:`declared_outputs` — set by the command line around a command (``cli/layer.py``): inside it, writing an
   output anywhere but the places the command declared raises :class:`UndeclaredOutput` (a bug of the command,
   found by the first test that runs it).
+* :func:`quiet_standard_output` — standard output pointed at the null device (a closed pipe).
 * :func:`discard_all` — remove every temporary file not yet committed or discarded (the command line's last
   step when a signal stops it, in case a second signal cut a clean-up short).
 """
@@ -32,6 +33,7 @@ import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -153,10 +155,12 @@ class Aside:
         self._file = open(self.path, mode) if binary else open(self.path, mode, encoding="utf-8", newline="")
         return self._file
 
-    def commit(self) -> None:
-        """The output complete: its file closed and renamed over the target (with the stopping signals held for
-        the rename, so that it happens or not). A full disk found at the close is an :class:`OutputError`,
-        the temporary file removed."""
+    def commit(self, *, replace: bool = True) -> None:
+        """The output complete: its file closed and renamed over the target, with the stopping signals held so
+        that it happens or not. A folder replaces an existing target only with ``replace`` (else
+        :class:`OutputError`, the temporary folder removed): the old one is first renamed aside (onto an empty
+        folder made for it: renaming a folder over an empty one is atomic) and removed once the new one is in
+        place. A full disk found at the close is an :class:`OutputError`, the temporary file removed."""
         assert self.path is not None, "committed or discarded already"
         try:
             if self._file is not None:
@@ -164,12 +168,31 @@ class Aside:
                 self._file = None
             if not self.in_place:
                 with signals_held():
-                    os.replace(self.path, self.target)
+                    old = self._swap_out(replace) if self.folder else None
+                    try:
+                        os.replace(self.path, self.target)
+                    except OSError:
+                        if old is not None:  # (put the old one back: nothing lost)
+                            os.replace(old.path, self.target)  # type: ignore[arg-type]
+                        raise
                     _LIVE.discard(self.path)
+                    if old is not None:
+                        old.discard()
         except OSError as exc:
             self.discard()
             raise failed(self.target, exc) from None
         self.path = None
+
+    def _swap_out(self, replace: bool) -> Aside | None:
+        """An existing target folder moved aside (None: there is none)."""
+        if not (self.target.exists() or self.target.is_symlink()):
+            return None
+        if not replace:
+            self.discard()
+            raise OutputError(f"{self.target} exists: pass --overwrite to replace it")
+        old = Aside(self.target, folder=True, private=True)
+        os.replace(self.target, old.path)  # type: ignore[arg-type]
+        return old
 
     def discard(self) -> None:
         """Give up: the temporary file or folder removed, the target left as it was (idempotent)."""
@@ -219,8 +242,18 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False, private: 
 
 def write_output(path: str | os.PathLike[str], data: str | bytes, *, private: bool = False) -> None:
     """Write ``data`` (text as UTF-8, or bytes) to the output ``path``, aside then renamed into place."""
-    with open_output(path, binary=isinstance(data, bytes), private=private) as f:
+    with open_output(path, binary=not isinstance(data, str), private=private) as f:
         f.write(data)
+
+
+def quiet_standard_output() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush into a closed pipe (the
+    reader went away: ``cer-theory … | head``) says nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - no real stdout (embedded use)
+        pass
 
 
 def discard_all() -> None:
@@ -234,4 +267,4 @@ def discard_all() -> None:
 
 
 __all__ = ["Aside", "OutputError", "UndeclaredOutput", "WRITE_FAILURES", "declared_outputs", "discard_all",
-           "failed", "file_mode", "folder_mode", "open_output", "umask", "write_output"]
+           "failed", "file_mode", "folder_mode", "open_output", "quiet_standard_output", "umask", "write_output"]

@@ -82,8 +82,9 @@ def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[tu
             continue
         for in_option, in_path in given:
             if same_or_inside(path, in_path):
-                raise CerError(f"{option} {path} overlaps the input {in_option} {in_path} (the same file, a link to "
-                               f"it or a folder holding it): writing there would destroy it; choose another place")
+                raise CerError(f"{option} {path} overlaps the input {in_option} {in_path} (the same file by another "
+                               f"name, a folder holding it, or a place inside an input folder): writing there would "
+                               f"destroy it; choose another place")
         for other_option, other in written:
             if same_or_inside(path, other) or same_or_inside(other, path):
                 raise CerError(f"{option} {path} overlaps the output {other_option} {other}: one would destroy the "

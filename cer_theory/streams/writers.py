@@ -198,28 +198,13 @@ class OutputFolder:
         return None if self._aside is None else self._aside.path
 
     def commit(self) -> None:
-        """Rename the filled folder over the target. An existing target is first renamed aside (onto an empty
-        folder made for it: renaming a folder over an empty one is atomic) and removed once the new one is in
-        place; the stopping signals wait until all of it is done, so a reader finds the old folder or the new
-        one, and no temporary folder is left."""
-        assert self._aside is not None and self._aside.path is not None, "committed or discarded already"
-        with signals_held():
-            old = None
-            if self.target.exists() or self.target.is_symlink():
-                if not self.replace:
-                    self.discard()
-                    raise CerError(f"{self.target} exists: pass --overwrite to replace it")
-                old = Aside(self.target, folder=True)
-                os.replace(self.target, old.path)  # type: ignore[arg-type]
-            try:
-                self._aside.commit()
-            except CerError:
-                if old is not None:  # (put the old one back: nothing lost)
-                    os.replace(old.path, self.target)  # type: ignore[arg-type]
-                raise
-            self._aside = None
-            if old is not None:
-                old.discard()
+        """Rename the filled folder over the target (:meth:`cer_theory.core.outputs.Aside.commit`): an existing
+        target, replaced only with ``replace``, is first renamed aside and removed once the new one is in place;
+        the stopping signals wait until all of it is done, so a reader finds the old folder or the new one, and
+        no temporary folder is left."""
+        assert self._aside is not None, "committed or discarded already"
+        aside, self._aside = self._aside, None
+        aside.commit(replace=self.replace)
 
     def discard(self) -> None:
         """Give up: the temporary folder is removed and the target left as it was (idempotent)."""
