@@ -175,8 +175,8 @@ def add_budget_option(parser: argparse.ArgumentParser) -> None:
     """``--budget N``: one bound on the work of the command's exponential constructions (core.budget)."""
     parser.add_argument("--budget", type=_budget, default=DEFAULT_WORK, metavar="N",
                         help=f"the most work the command's constructions and evaluators may do, in units: one per "
-                             f"state, transition, minterm (a type, the CEL paper Def. 5.6), solver call and output of a "
-                             f"reference semantics' rule; past it the command stops with exit status 2 and says "
+                             f"state, transition, minterm (a type, the CEL paper Def. 5.6), solver call and output of "
+                             f"a reference semantics' rule; past it the command stops with exit status 2 and says "
                              f"which construction (default {DEFAULT_WORK:,})")
 
 
@@ -258,6 +258,6 @@ def enforce(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
-__all__ = ["Declaration", "add_budget_option", "FILE", "FILE_OUTPUT", "FOLDER_OUTPUT", "INTO_OUTPUT", "Input", "Output", "QUERY",
-           "TEXT_OR_FILE", "check_registry", "commands", "declaration_of", "declare", "enforce", "file", "output_file",
-           "output_folder", "output_into", "query", "text_or_file"]
+__all__ = ["Declaration", "FILE", "FILE_OUTPUT", "FOLDER_OUTPUT", "INTO_OUTPUT", "Input", "Output", "QUERY",
+           "TEXT_OR_FILE", "add_budget_option", "check_registry", "commands", "declaration_of", "declare", "enforce",
+           "file", "output_file", "output_folder", "output_into", "query", "text_or_file"]

@@ -179,7 +179,8 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
 
 @contextmanager
 def interrupt_raises() -> Iterator[list[int]]:
-    """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM raises the command line's ``Terminated``.
+    """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM, SIGHUP and SIGQUIT raise
+    :class:`~cer_theory.core.signals.Stopped`.
     PySpark's own SIGINT handler cancels the jobs from inside the handler, re-entering the Py4J call the main
     thread waits in (a second error, logged with its traceback); the job's clean-up cancels them instead
     (:func:`stop_writing`). Yields the signals received, in order: a Py4J call interrupted half-way may fail

@@ -5,8 +5,9 @@ same way.
 * **Nothing half-written** (docs/decisions.md D161). A file output is written to a temporary file in the same
   folder (``.<name>.<random>.partial``) and renamed over the target only by :meth:`OutputFile.commit`, after its
   last byte (and Parquet's footer) is written. A target that exists and is not a regular file (``/dev/null``, a
-  FIFO) is written in place: there is nothing to rename, and it must never be replaced. :meth:`OutputFile.discard` (an error, Ctrl-C, SIGTERM) removes the
-  temporary file: a reader of the target sees the old file or the new complete one, never a part.
+  FIFO) is written in place: there is nothing to rename, and it must never be replaced.
+  :meth:`OutputFile.discard` (an error, a stopping signal, a full disk) removes the temporary file: a reader of the
+  target sees the old file or the new complete one, never a part.
 * **Folders too** (docs/decisions.md D300). :class:`OutputFolder` is a new folder beside the target
   (``.<name>.<random>.partial``, the same rules), filled by the caller and renamed over the target by
   :meth:`OutputFolder.commit`, the old folder first moved aside and then removed, with the stopping signals

@@ -246,8 +246,9 @@ def _snapshot(folder: Path) -> dict[str, bytes | None]:
 # (no renderer, no thread): a fresh interpreter per run would spend seconds importing; a fork of the test process
 # would inherit whatever earlier tests started.
 _CHILDREN = multiprocessing.get_context("forkserver")
-_CHILDREN.set_forkserver_preload(["cer_theory.cli", "cer_theory.formalisms.cel.parser", "cer_theory.core.predicates.printing",
-                                  "cer_theory.formalisms.ceql.parser", "cer_theory.engines.core.run"])
+_CHILDREN.set_forkserver_preload(["cer_theory.cli", "cer_theory.formalisms.cel.parser",
+                                  "cer_theory.core.predicates.printing", "cer_theory.formalisms.ceql.parser",
+                                  "cer_theory.engines.core.run"])
 CACHE = Path(tempfile.mkdtemp(prefix="cer-theory-layer-cache-"))
 """The parser tables' cache the children share (each would rebuild them in a cache of its own)."""
 
@@ -328,36 +329,45 @@ def _run_example(name: str, folder: Path, **limits: Any) -> tuple[int, str]:
     return Child(list(DECLARATIONS[name].example), folder, **limits).result()
 
 
-def _modes_as_the_umask_gives(name: str, folder: Path, mask: int, earlier: frozenset[Path] = frozenset()) -> None:
-    """Every file and folder the example wrote has the mode ``mask`` gives (``earlier``: folders that were
-    there before, with a mode of their own)."""
+def _mode(p: Path, mask: int) -> int:
+    """The mode ``mask`` gives a new file or folder."""
+    return (0o666 if p.is_file() else 0o777) & ~mask
+
+
+def _wrong_modes(name: str, folder: Path, mask: int) -> dict[str, str]:
+    """The files and folders the example wrote whose mode is not the one ``mask`` gives."""
+    wrong = {}
     for output, path in _outputs(name, folder):
         for p in [path] if output.kind == FILE_OUTPUT else [path, *path.rglob("*")]:
-            if p.exists() and p not in earlier:
-                expected = (0o666 if p.is_file() else 0o777) & ~mask
-                assert p.stat().st_mode & 0o777 == expected, (name, str(p), oct(p.stat().st_mode))
+            if p.exists() and p.stat().st_mode & 0o777 != _mode(p, mask):
+                wrong[str(p.relative_to(folder))] = oct(p.stat().st_mode & 0o777)
+    return wrong
+
+
+UMASKS = (0o022, 0o077)
+"""The umasks of the examples' reference runs, in turn."""
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, bytes | None]]]:
-    """Each example run once to the end, under umask 022: its exit status and every file afterwards. (c) Its
-    outputs get the umask's modes."""
+    """Each example run once to the end, under umask 022 or 077 in turn: its exit status and every file
+    afterwards; and (c) what its outputs' modes are not (empty: each the mode its umask gives)."""
     results = {}
-    for name in EXAMPLES:
+    for k, name in enumerate(EXAMPLES):
         folder = tmp_path_factory.mktemp(name)
         _fixtures(folder)
-        code, err = _run_example(name, folder, mask=0o022)
+        mask = UMASKS[k % len(UMASKS)]
+        code, err = _run_example(name, folder, mask=mask)
         assert code in (0, 1), (name, code, err)  # (equiv: 1, the formulas differ)
         for _, path in _outputs(name, folder):
             assert path.exists() or "late" in path.name, (name, path)  # (no late event in s.jsonl)
-        _modes_as_the_umask_gives(name, folder, 0o022)
-        results[name] = (code, _snapshot(folder))
+        results[name] = (code, _snapshot(folder), mask, _wrong_modes(name, folder, mask))
     return results
 
 
 def _copy(name: str, reference, folder: Path) -> dict[str, bytes | None]:
-    """The example's folder with an old version of each output file (what a run must not destroy): returns its
-    snapshot."""
+    """The example's folder with an old version of each output file (what a run must not destroy), of mode 0666:
+    returns its snapshot."""
     _fixtures(folder)
     for key, data in reference[name][1].items():
         if data is None:
@@ -365,15 +375,19 @@ def _copy(name: str, reference, folder: Path) -> dict[str, bytes | None]:
         elif not (folder / key).exists():
             (folder / key).parent.mkdir(parents=True, exist_ok=True)
             (folder / key).write_bytes(b"old " + key.encode() + b"\n")
+            (folder / key).chmod(0o666)
     return _snapshot(folder)
 
 
-def _new_or_old(name: str, reference, folder: Path, before: dict[str, bytes | None]) -> None:
-    """Every file the old one or the complete new one, and nothing else in the folder (no temporary file)."""
+def _new_or_old(name: str, reference, folder: Path, before: dict[str, bytes | None], mask: int) -> None:
+    """Every file the old one or the complete new one, a new one with the mode ``mask`` gives (not the old
+    file's), and nothing else in the folder (no temporary file)."""
     after, new = _snapshot(folder), reference[name][1]
     assert set(after) <= set(before) | set(new), (name, sorted(set(after) - set(before) - set(new)))
     for key, data in after.items():
         assert data in (before.get(key), new.get(key)), (name, key, data[:80] if data else data)
+        if data is not None and data != before.get(key):
+            assert (folder / key).stat().st_mode & 0o777 == _mode(folder / key, mask), (name, key)
 
 
 # ---------------------------------------------------------------------------------------------- (b) full disk
@@ -411,7 +425,7 @@ def test_a_stopping_signal_leaves_old_or_complete_outputs(tmp_path: Path, refere
     the complete new one, nothing beside them."""
     folder = tmp_path / "work"
     before = _copy(name, reference, folder)
-    child = Child(list(DECLARATIONS[name].example), folder)
+    child = Child(list(DECLARATIONS[name].example), folder, mask=0o022)
     if child.handlers_installed():
         time.sleep(delay)
         child.signal(sig)
@@ -421,7 +435,7 @@ def test_a_stopping_signal_leaves_old_or_complete_outputs(tmp_path: Path, refere
         assert "Traceback" not in err, err
     else:  # (it ended first; a signal in its last moments kills it by the default action)
         assert code in (reference[name][0], ENDED), (name, sig, code, err)
-    _new_or_old(name, reference, folder, before)
+    _new_or_old(name, reference, folder, before, 0o022)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT])
@@ -457,16 +471,16 @@ def test_run_hung_up_or_quit_while_writing_parquet(tmp_path: Path, sig: signal.S
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_outputs_get_the_mode_a_strict_umask_gives(tmp_path: Path, reference, name: str) -> None:
-    """Under umask 077 every output file is 0600 and every folder 0700 (under 022, 0644 and 0755: the
-    reference runs), replacing old files of another mode: the umask's, not mkstemp's nor the old file's."""
-    folder = tmp_path / "work"
-    _copy(name, reference, folder)
-    for p in folder.rglob("*"):
-        p.chmod(0o666 if p.is_file() else 0o777)
-    code, err = _run_example(name, folder, mask=0o077)
-    assert code == reference[name][0], (name, code, err)
-    _modes_as_the_umask_gives(name, folder, 0o077, frozenset(p for p in folder.rglob("*") if p.is_dir()))
+def test_outputs_get_the_mode_the_umask_gives(reference, name: str) -> None:
+    """The example's reference run (umask 022 or 077, in turn over the examples) gave each output file
+    ``0o666 & ~umask`` and each folder ``0o777 & ~umask``: the umask's, not mkstemp's private 0600. (Replacing
+    an old file of another mode gives the same: the stopping-signal test checks each new file it finds.)"""
+    _, _, mask, wrong = reference[name]
+    assert not wrong, (name, oct(mask), wrong)
+
+
+def test_both_umasks_are_tried() -> None:
+    assert {UMASKS[k % len(UMASKS)] for k in range(len(EXAMPLES))} == {0o022, 0o077}
 
 
 # ---------------------------------------------------------------------------------------------- (d) no direct writes
@@ -538,3 +552,53 @@ def test_nothing_writes_a_file_except_the_layer() -> None:
         if found:
             offenders[relative] = found
     assert not offenders, offenders
+
+
+# ---------------------------------------------------------------------------------------------- the small items
+
+
+def test_a_declared_budget_binds_the_whole_command(capsys) -> None:
+    """A command declaring ``budget=True`` gets ``--budget`` and runs whole under it: work charged anywhere in
+    it (here, outside any construction's own budget) stops it with exit 2 past the bound."""
+    from cer_theory.core.budget import charge
+
+    def work(args: argparse.Namespace) -> int:
+        for _ in range(1000):
+            charge("the planted command's loop")
+        return 0
+
+    def register(sub):
+        p = sub.add_parser("planted")
+        declare(p, budget=True)
+        p.set_defaults(func=work)
+
+    parser = _planted(register)
+    assert _run(parser.parse_args(["planted", "--budget", "1000"]), "cer-theory planted", program=False) == 0
+    assert _run(parser.parse_args(["planted", "--budget", "999"]), "cer-theory planted", program=False) == 2
+    assert "the planted command's loop" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["draw", "A ; B", "-o", "{out}"], ["determinize", "A ; B", "--dot", "{out}"],
+                                  ["cces", "A ; B", "--stream", "missing.jsonl", "--dot", "{out}"]])
+def test_unknown_drawing_formats_are_refused_before_anything_is_read(capsys, tmp_path: Path, argv: list[str]) -> None:
+    """``-o x.exe`` names no format: refused with the known ones (not "install Graphviz"), nothing written."""
+    code = main([a.format(out=tmp_path / "x.exe") for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown format 'exe'" in err and "svg" in err and "Graphviz" not in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_to_cel_draws_what_it_was_asked_to(capsys, tmp_path: Path) -> None:
+    """``to-cel --dot FILE`` writes the automaton it translated back (it used to exit 0 writing nothing)."""
+    assert main(["to-cel", "A ; B", "--dot", str(tmp_path / "a.dot")]) == 0
+    assert (tmp_path / "a.dot").read_text(encoding="utf-8").startswith("digraph")
+
+
+@pytest.mark.parametrize("seed", ["-1", "1000000001", "1e3"])
+def test_a_sheet_seed_out_of_range_is_refused(capsys, seed: str) -> None:
+    """A sheet's seed names its exercises (``gen_formula_1_<seed>``), which the grader reads back: a negative or
+    oversized seed would ask students for files the grader cannot find."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["exercise-sheet", "--seed", seed])
+    assert stopped.value.code == 2
+    assert "expected a whole number from 0 to 1000000000" in capsys.readouterr().err
