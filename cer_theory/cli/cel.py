@@ -11,12 +11,13 @@ import time
 from pathlib import Path
 
 from cer_theory.core.budget import work_budget
-from cer_theory.core.drawing import write_drawing
+from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.streams.rows import load
 
 from cer_theory.cli import socel
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula, show
+from cer_theory.cli.common import add_logic_option, construct, having, read_formula, show
+from cer_theory.cli.layer import declare, file, output_file, output_into, text_or_file
 from cer_theory.cli.options import whole_number
 
 
@@ -56,6 +57,9 @@ def cmd_to_cel(args: argparse.Namespace) -> int:
     which, formula = construct(logic, "to-formula", automaton, relations, budget=args.budget, star=args.star)
     print(f"# {which}")
     print(logic.format(formula))
+    if args.dot:  # the automaton translated back
+        write_drawing(automaton.to_dot(title=f"the automaton of {logic.format(phi)}"), args.dot)
+        print(f"wrote {args.dot}", file=sys.stderr)
     return 0
 
 
@@ -76,11 +80,12 @@ def cmd_cces(args: argparse.Namespace) -> int:
         ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
         if ces:
             print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+    if args.dot:  # (written before the summary: a failed write is the only line on stderr)
+        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
     st = evaluator.stats
     print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
           f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
     if args.dot:
-        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
         print(f"wrote {args.dot}", file=sys.stderr)
     return 0
 
@@ -118,7 +123,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     phi3 = parse(FORMULAS["φ3"])
     dot = compile_cel(phi3).to_dot(title="CEA of φ3 (Theorem 6.2)")
-    (out_dir / "phi3_cea.dot").write_text(dot, encoding="utf-8")
+    write_drawing(dot, out_dir / "phi3_cea.dot")
     from cer_theory.core.drawing.render import graphviz_available
 
     if graphviz_available("svg"):
@@ -134,16 +139,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    def construction(name: str, func, helptext: str, description: str, *, optional: bool = False):
+    def construction(name: str, func, helptext: str, description: str, *, optional: bool = False,
+                     automaton: bool = False):
         c = sub.add_parser(name, help=helptext, description=description)
         c.add_argument("formula", help="the formula's text (CEL unless --logic), or @FILE",
                        nargs="?" if optional else None)
         add_logic_option(c, f"a {name} construction")
         c.add_argument("--dot", metavar="FILE", help="write a drawing; the extension picks the format")
-        add_budget_option(c)
         c.add_argument("-v", "--verbose", action="store_true", help="list every transition")
+        if automaton:
+            c.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
         c.set_defaults(func=func)
         return c
+
+    def declared(c: argparse.ArgumentParser, *extra) -> None:
+        """A construction command's declaration: its formula (and ``extra`` inputs) read, ``--dot`` written."""
+        declare(c, inputs=[text_or_file("formula"), *extra], budget=True,
+                outputs=[output_file("dot", suffixes=DRAWING_FORMATS)],
+                example=[c.prog.split()[-1], "A ; B", "--dot", "drawing.dot"])
 
     d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or the "
                      "dSRA of a windowed SREMO expression (--logic sremo, the SRT paper Thm 41)",
@@ -156,15 +169,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     # (0 passes the type: the command refuses it with the message it gives for (e) WITHIN 0)
     d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 1 (default: the "
                                                                    "expression's (e) WITHIN w)")
-    construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
-                 "The normal form of the CEL paper §9.2 of a CEL formula's CEA: single-variable, then "
-                 "I/O-deterministic; the automaton the §9 evaluation algorithm runs.")
+    declared(d)
+    declared(construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
+                          "The normal form of the CEL paper §9.2 of a CEL formula's CEA: single-variable, then "
+                          "I/O-deterministic; the automaton the §9 evaluation algorithm runs."))
     s = construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
                      "Decide whether a CEL formula's CEA has the *-property of the CEL paper Def. 8.4 (its outputs equal "
                      "its outputs under the *-semantics, Prop. 8.8); when it does not, print a shortest "
                      "counterexample stream. With --logic socel or --automaton FILE: the SO-CEL paper's decider (§5.3) on "
-                     "the formula's UCEA or on a UCEA/CEA written in JSON.", optional=True)
-    s.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
+                     "the formula's UCEA or on a UCEA/CEA written in JSON.", optional=True, automaton=True)
+    declared(s, file("automaton"))
     t = construction("to-cel", cmd_to_cel, "compile, then translate the CEA back to CEL (Theorem 6.3)",
                      "Compile a CEL formula to its CEA and translate the automaton back into an equivalent CEL "
                      "formula: Theorem 6.3 (valuations), or Theorem 8.9 with --star (complex events under the "
@@ -172,6 +186,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "formalism's own way back from its automata (SO-CEL: Thm 6.2).")
     t.add_argument("--star", action="store_true", help="Theorem 8.9 back-translation (*-semantics, CE level)")
     t.add_argument("--relations", help="comma-separated relation names of the schema (default: those mentioned)")
+    declared(t)
 
     r = sub.add_parser("rewrite", help="the formula rewrites of the CEL paper §8",
                        description="Rewrite a CEL formula by one of the CEL paper's §8 translations (Props. 8.12, 8.13, "
@@ -179,6 +194,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("kind", help="the rewrite (an unknown name lists the formalism's rewrites)")
     r.add_argument("formula", help="CEL text, or @FILE")
     add_logic_option(r, "rewrites")
+    declare(r, inputs=[text_or_file("formula")])
     r.set_defaults(func=cmd_rewrite)
 
     c = sub.add_parser("cces", help="evaluate with the §9 algorithm and draw the final CCES",
@@ -189,6 +205,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--stream", required=True, help="stream file (.csv or JSON Lines)")
     c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
     add_logic_option(c, "a CCES algorithm")
+    declare(c, inputs=[text_or_file("formula"), file("stream")], outputs=[output_file("dot", suffixes=DRAWING_FORMATS)],
+            example=["cces", "A ; B", "--stream", "s.jsonl", "--dot", "cces.dot"])
     c.set_defaults(func=cmd_cces)
 
     m = sub.add_parser("demo", help="the running example of the CEL paper, semantics vs automaton",
@@ -197,4 +215,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "automaton of φ3 drawn in the --figures folder (SVG with Graphviz's dot program "
                                    "when installed, else Graphviz in WebAssembly, else DOT text).")
     m.add_argument("--figures", default="figures", help="where to write the φ3 automaton (default: figures/)")
+    declare(m, outputs=[output_into("figures")], example=["demo", "--figures", "figures"])
     m.set_defaults(func=cmd_demo)

@@ -10,6 +10,7 @@ import shlex
 import sys
 import time
 
+from cer_theory.cli.layer import declare, file, output_into
 from cer_theory.cli.options import seconds, whole_number
 
 
@@ -199,6 +200,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")
+    declare(p, inputs=[file("corpus"), file("replay"), file("pycer_python")], outputs=[output_into("report")],
+            example=["conformance", "--engine", "reference", "--cases", "3", "--quiet", "--report", "report"])
     p.set_defaults(func=cmd_conformance)
 
 

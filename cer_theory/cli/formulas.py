@@ -12,12 +12,13 @@ from typing import Any
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
-from cer_theory.core.drawing import write_drawing
+from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.streams.rows import iter_file, rereadable
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
 from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula, scale_factor
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 
 
 def draws_trimmed(model: object) -> bool:
@@ -180,7 +181,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.add_argument("--bind", choices=("bag", "set"),
                    help="ACEL's reading of AS: bag (the ACEL paper Fig. 1 literally, the default) or set")
-    add_budget_option(e)
+    declare(e, inputs=[text_or_file("formula"), file("stream")], budget=True)
     e.set_defaults(func=cmd_eval)
 
     d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)",
@@ -200,7 +201,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                        "the others (drawings leave them out anyway)")
     d.add_argument("--all-states", action="store_true",
                    help="draw every state, also those no accepting run visits (left out by default; CEA, UCEA and SRT)")
-    add_budget_option(d)
+    declare(d, inputs=[text_or_file("formula")], outputs=[output_file("output", suffixes=DRAWING_FORMATS)],
+            budget=True, example=["draw", "A ; B", "-o", "drawing.dot"])
     d.set_defaults(func=cmd_draw)
 
     g = sub.add_parser("logics", help="list the registered formalisms, their evaluators and constructions",
@@ -208,4 +210,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "paper, its evaluators (--via) and the constructions it has; with -v, the reason "
                                    "for each construction it lacks.")
     g.add_argument("-v", "--verbose", action="store_true", help="say why each missing construction is missing")
+    declare(g)
     g.set_defaults(func=cmd_logics)

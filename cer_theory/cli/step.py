@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula
+from cer_theory.cli.common import add_logic_option, construct, having, read_formula
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 from cer_theory.cli.options import whole_number
 
 
@@ -15,7 +16,7 @@ def cmd_step(args: argparse.Namespace) -> int:
 
     logic = having(args.logic, "step")
     ast = read_formula(args.formula, logic)
-    # (an -o naming the stream, a link to it or its folder is refused before this: cli.common.check_output_paths)
+    # (an -o naming the stream, a link to it or its folder is refused before this: cli.layer.enforce)
     stream = list(load(args.stream))
     if args.positions is not None:
         stream = stream[:args.positions]
@@ -48,5 +49,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"refuse streams longer than N events (a whole number ≥ 1; default {MAX_POSITIONS})")
     s.add_argument("--max-runs", type=whole_number(minimum=1), default=MAX_ROWS, metavar="N",
                    help=f"refuse a position with more than N active runs (a whole number ≥ 1; default {MAX_ROWS})")
-    add_budget_option(s)
+    declare(s, inputs=[text_or_file("formula"), file("stream")], outputs=[output_file("output")],
+            budget=True, example=["step", "A ; B", "--stream", "s.jsonl", "-o", "page.html"])
     s.set_defaults(func=cmd_step)

@@ -160,7 +160,7 @@ class FlinkSession:
         self.jobs += 1
         table, folder = f"ev{self.jobs}", self.scratch / f"g{self.jobs}"
         folder.mkdir()
-        with open(folder / "rows.csv", "w", newline="", encoding="utf-8") as f:
+        with open_output(folder / "rows.csv", private=True) as f:  # (a scratch file Flink reads)
             csv.writer(f).writerows(csv_rows(cases))
         names = [m.name for m in q.measures]
         out = [Counter() for _ in cases]

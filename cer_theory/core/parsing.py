@@ -17,7 +17,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from cer_theory.core.errors import CerError, FormulaTooDeep, SyntaxErrorCER
+from cer_theory.core.outputs import OutputError, write_output
 from cer_theory.core.tree import MAX_NESTING, nesting_depth
 from cer_theory.core.user_cache import cache_dir, owned_and_private, safe_to_trust
 
@@ -289,16 +289,9 @@ def _save_tables(parser: Lark, path: Path, key: str) -> None:
     data, memo = parser.memo_serialize([TerminalDef, Rule])
     text = json.dumps(_encode({"key": key, "data": data, "memo": memo}), separators=(",", ":"))
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        write_output(path, text, private=True)  # (mode 0600, aside then renamed into place)
         LOG.debug("saved parser tables to %s", path)
-    except OSError as e:  # a full or read-only disk only costs the rebuild next time
+    except (OSError, OutputError) as e:  # a full or read-only disk only costs the rebuild next time
         LOG.debug("cannot save parser tables to %s (%s)", path, e)
 
 

@@ -18,7 +18,6 @@ import json
 import os
 import re
 import signal
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -112,18 +111,6 @@ def sheet_html(exercises: Iterable[Exercise], title: str = "Complex event recogn
              "pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap;word-break:break-all}")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
-
-
-def write_aside(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it into place: a reader never sees half."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 NOT_GRADED = ("refused", "over budget", "timed out", "grader error")
@@ -262,4 +249,4 @@ def grades_csv(rows: Iterable[dict[str, str]]) -> str:
 
 
 __all__ = ["COLUMNS", "NOT_GRADED", "answer_exercise", "exercise_named", "grade_answer", "grade_folder",
-           "grades_csv", "seed_sheet", "sheet_html", "sheet_markdown", "time_limit", "write_aside"]
+           "grades_csv", "seed_sheet", "sheet_html", "sheet_markdown", "time_limit"]

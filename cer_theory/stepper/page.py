@@ -12,9 +12,9 @@ from __future__ import annotations
 import html
 import json
 import os
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cer_theory.core.outputs import write_output
 
 if TYPE_CHECKING:
     from cer_theory.stepper.frames import Run
@@ -166,13 +166,6 @@ def embedded(run: Run) -> str:
 
 
 def write_page(run: Run, path: str | os.PathLike[str]) -> None:
-    """Write the page to ``path``: aside in the same folder, then renamed into place."""
-    target = Path(path)
-    fd, aside = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page(run))
-        os.replace(aside, target)
-    except BaseException:
-        Path(aside).unlink(missing_ok=True)
-        raise
+    """Write the page to ``path``: aside in the same folder, then renamed into place, with the mode the umask gives
+    (:mod:`cer_theory.core.outputs`)."""
+    write_output(path, page(run))

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cer_theory.core.outputs import write_output
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
@@ -150,4 +152,4 @@ class Browser:
     def screenshot(self, path: Path) -> None:
         """A PNG of the page as shown."""
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
-        path.write_bytes(base64.b64decode(data))
+        write_output(path, base64.b64decode(data))

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import Event, Stream
+from cer_theory.core.outputs import write_output
 from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
 from cer_theory.testing.findings import reduce
 
@@ -474,7 +475,7 @@ class CommandEngine:
     def __call__(self, formula: str, events: list[dict]) -> dict[int, list[Any]]:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "stream.jsonl"
-            path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+            write_output(path, "".join(json.dumps(e) + "\n" for e in events), private=True)
             argv = [part.format(formula=formula, stream=str(path)) for part in shlex.split(self.command)]
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, check=False)
         if proc.returncode != 0:

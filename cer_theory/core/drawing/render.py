@@ -26,12 +26,17 @@ from typing import Any, Protocol
 
 from cer_theory.core.drawing.wasm_cache import cached_backend
 from cer_theory.core.errors import CerError
+from cer_theory.core.outputs import write_output
 
 SWITCH = "CER_THEORY_DRAWING"
 """The environment variable that picks the renderer: ``auto``, ``dot``, ``wasm`` or ``none``."""
 
 SOURCE_SUFFIXES = frozenset({"dot", "gv"})
 """File extensions written as DOT source, no rendering needed."""
+
+DRAWING_FORMATS = SOURCE_SUFFIXES | frozenset({"svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps"})
+"""The extensions a drawing's file may have: DOT source, SVG (either renderer), and the bitmap and print formats
+of the ``dot`` program."""
 
 INSTALL_DOT = ("install Graphviz to get the 'dot' program (Debian/Ubuntu: apt-get install graphviz; macOS: "
                "brew install graphviz; conda: conda install graphviz)")
@@ -220,20 +225,30 @@ def _with_dpi(dot_source: str, scale: float) -> str:
     return f"{header}\n  dpi={GRAPHVIZ_DPI * scale:g};\n{body}" if header.rstrip().endswith("{") else dot_source
 
 
+def drawing_format(path: str | Path) -> str:
+    """The format a drawing's file name asks for (its extension, lower case; none: SVG), refused with the known
+    ones when it is none of :data:`DRAWING_FORMATS`."""
+    fmt = Path(path).suffix.lower().lstrip(".") or "svg"
+    if fmt not in DRAWING_FORMATS:
+        raise CerError(f"{path}: unknown drawing format {fmt!r} (the extension picks it; known: "
+                       f"{', '.join(sorted(DRAWING_FORMATS))})")
+    return fmt
+
+
 def write_drawing(dot_source: str, path: str | Path, *, scale: float | None = None) -> None:
-    """Write a drawing; the extension picks the format (``.dot``/``.gv`` write the source itself, ``.svg``
-    works with either renderer, ``.png``/``.pdf``/… need the ``dot`` program). No extension means SVG.
+    """Write a drawing, aside then renamed into place (:mod:`cer_theory.core.outputs`); the extension picks the
+    format (``.dot``/``.gv`` write the source itself, ``.svg`` works with either renderer, ``.png``/``.pdf``/…
+    need the ``dot`` program). No extension means SVG; another extension is refused (:func:`drawing_format`).
 
     ``scale`` sizes an SVG (:func:`scalable`: by default it fills the width it is given) and multiplies a bitmap's
     resolution; a PDF or PostScript drawing is vector graphics, which its viewer scales."""
     scale = check_scale(scale)
-    p = Path(path)
-    fmt = p.suffix.lower().lstrip(".") or "svg"
+    fmt = drawing_format(path)
     if fmt in SOURCE_SUFFIXES:
-        p.write_text(dot_source, encoding="utf-8")
+        write_output(path, dot_source)
         return
     if fmt == "svg":
         data = render_svg(dot_source, scale=scale).encode()
     else:
         data = render(_with_dpi(dot_source, scale) if scale is not None and fmt in _BITMAPS else dot_source, fmt)
-    p.write_bytes(data)  # rendered before the file is opened: a failed render leaves no empty file behind
+    write_output(path, data)  # rendered before anything is written: a failed render leaves no file behind

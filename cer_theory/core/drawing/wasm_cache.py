@@ -14,12 +14,11 @@ upgrade of either compiles afresh.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.user_cache import cache_dir, safe_to_trust
+from cer_theory.core.outputs import OutputError, write_output
 
 if TYPE_CHECKING:
     import wasmtime
@@ -82,13 +81,6 @@ def _store(module: wasmtime.Module, folder: Path, target: Path) -> None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not safe_to_trust(folder):
             return  # never write machine code where someone else could swap it
-        fd, aside = tempfile.mkstemp(dir=folder, prefix=".graphviz-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(module.serialize())
-            os.replace(aside, target)
-        except BaseException:
-            Path(aside).unlink(missing_ok=True)
-            raise
-    except OSError:
+        write_output(target, module.serialize(), private=True)  # (mode 0600, aside then renamed into place)
+    except (OSError, OutputError):
         return

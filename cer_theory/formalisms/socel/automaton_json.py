@@ -21,6 +21,7 @@ from typing import Any
 
 from cer_theory.automata.cea import CEA, Transition
 from cer_theory.core.errors import AutomatonError, SyntaxErrorCER
+from cer_theory.core.outputs import write_output
 from cer_theory.core.textfiles import loads_json, read_text_file
 from cer_theory.formalisms.cel.parser import is_name, parse_predicate
 from cer_theory.formalisms.cel.printer import format_predicate
@@ -51,7 +52,7 @@ def dumps_automaton(a: CEA) -> str:
 
 
 def save_automaton(a: CEA, path: str | Path) -> None:
-    Path(path).write_text(dumps_automaton(a) + "\n", encoding="utf-8")
+    write_output(path, dumps_automaton(a) + "\n")
 
 
 def _field(obj: dict, name: str, where: str, kind: type | tuple[type, ...]) -> Any:
