@@ -72,10 +72,11 @@ def cmd_cces(args: argparse.Namespace) -> int:
     phi = read_formula(args.formula, logic)
     evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
+    level = logic.levels[-1]  # the lines of eval (the output contract)
     for n, event in enumerate(stream):
-        ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
+        ces = frozenset(level.project(c) for c in evaluator.process(event))
         if ces:
-            print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+            print(json.dumps(level.json_line(n, ces)))
     st = evaluator.stats
     print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
           f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)

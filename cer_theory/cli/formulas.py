@@ -12,6 +12,7 @@ from typing import Any
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
+from cer_theory.core.contract import schema
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.streams.rows import iter_file, rereadable
@@ -41,15 +42,10 @@ class _Events:
 
 
 def _lines(level: Level, evaluator: Evaluator, ast: Any, events: _Events, options: dict[str, Any]) -> Iterator[str]:
-    """The JSON lines ``eval`` prints, each as soon as its position's outputs are known: a streaming evaluator
-    reads the file one event at a time, so memory is bounded by its state, not by the stream (D183). A *flat*
-    level is sorted over the whole stream (ACEL's complex events, D69), so it is printed at the end."""
-    found = evaluator.stream(ast, iter(events), **options)
-    if level.flat:
-        seen = set().union(*(level.outputs([out])[0] for _, out in found))
-        yield from (json.dumps(level.to_json(x)) for x in sorted(seen, key=level.sort_key))
-        return
-    for n, out in found:
+    """The JSON lines ``eval`` prints (the output contract, :mod:`cer_theory.core.contract`), each as soon as its
+    position's outputs are known: a streaming evaluator reads the file one event at a time, so memory is bounded by
+    its state, not by the stream (D183)."""
+    for n, out in evaluator.stream(ast, iter(events), **options):
         projected = frozenset(level.project(x) for x in out)
         if projected:
             yield json.dumps(level.json_line(n, projected))
@@ -158,6 +154,9 @@ def describe(record: Formalism, *, verbose: bool = False) -> list[str]:
 
 
 def cmd_logics(args: argparse.Namespace) -> int:
+    if args.schema:
+        print(json.dumps(schema(get(args.schema)), indent=2))
+        return 0
     for record in records():
         print("\n".join(describe(record, verbose=args.verbose)))
     return 0
@@ -205,4 +204,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "paper, its evaluators (--via) and the constructions it has; with -v, the reason "
                                    "for each construction it lacks.")
     g.add_argument("-v", "--verbose", action="store_true", help="say why each missing construction is missing")
+    g.add_argument("--schema", metavar="LOGIC", help="print the JSON Schema of the lines eval --logic LOGIC prints "
+                                                     "(docs/output-contract.md)")
     g.set_defaults(func=cmd_logics)

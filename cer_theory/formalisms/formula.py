@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cer_theory.core.contract import Observed
 from cer_theory.core.drawing import Diagram, Drawable, write_drawing
 from cer_theory.core.errors import RegistryError
 from cer_theory.core.events import Event, Stream
@@ -77,8 +78,10 @@ class Formula:
         return get(self.logic)
 
     def evaluate(self, stream: StreamLike, *, via: str = "semantics", level: str | None = None,
-                 **options: Any) -> list[frozenset[Any]]:
-        """The outputs at every position of ``stream``: ``result[n]`` is the set of outputs at position n.
+                 **options: Any) -> Observed:
+        """The outputs at every position of ``stream``: ``result[n]`` is the set of outputs at position n (a
+        frozenset printed in the canonical order, ``{{1,8}, {5,8}}``), and ``result.json_lines()`` the same outputs
+        as the lines ``cer-theory eval`` prints (the output contract, docs/output-contract.md).
 
         ``via`` names an evaluator of the formalism (the reference ``"semantics"`` by default; ``"cea"``, the
         engine, … as registered); ``level`` the output level (the coarsest, complex events, by default; e.g.

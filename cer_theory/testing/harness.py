@@ -352,7 +352,8 @@ class CommandEngine:
 
     ``command`` is a shell-like template with ``{formula}`` and ``{stream}`` placeholders, e.g.
     ``"cer-theory eval {formula} --stream {stream}"``; the stream is written as JSON Lines to a temporary
-    file; each output line is ``{"n": …, "complex_events": [[…], …]}``.
+    file; each output line is one of the output contract (docs/output-contract.md):
+    ``{"position": n, "kind": "complex_events", "outputs": [[…], …]}``.
     """
 
     command: str
@@ -370,7 +371,7 @@ class CommandEngine:
         for line in proc.stdout.splitlines():
             if line.strip():
                 obj = json.loads(line)
-                out[int(obj["n"])] = obj["complex_events"]
+                out[int(obj["position"])] = obj["outputs"]
         return out
 
 
