@@ -15,6 +15,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cer_theory.automata.files import header
 from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
@@ -152,6 +153,23 @@ class CEA(Drawable):
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ structure
+
+    FILE_KIND = "cea"
+    """The ``kind`` of this model's automaton files (docs/automaton-files.md)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The automaton as a file's JSON object (docs/automaton-files.md): the header, then states, initial and
+        final sorted (integers before strings), transitions in Δ's order with guards in the unqualified predicate
+        syntax (docs/cel-syntax.md). States must be strings or integers (``relabel_states()`` first)."""
+        for q in self.states:
+            if not isinstance(q, (str, int)) or isinstance(q, bool):
+                raise AutomatonError(f"state {q!r} is not a string or an integer; relabel_states() first")
+        key = lambda q: (isinstance(q, str), q)  # noqa: E731 - ints before strings, each in order
+        return {**header(self.FILE_KIND, self.name),
+                "states": sorted(self.states, key=key), "initial": sorted(self.initial, key=key),
+                "final": sorted(self.final, key=key),
+                "transitions": [{"from": t.source, "guard": t.predicate.text(), "labels": sorted(t.labels),
+                                 "to": t.target} for t in self.transitions]}
 
     def relabel_states(self, mapping: Mapping[State, State] | None = None) -> CEA:
         """Rename states; by default to 0..|Q|-1 in breadth-first order from the initial states."""

@@ -8,14 +8,17 @@ import itertools
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from cer_theory.automata import files
 from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
 from cer_theory.core.contract import schema
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.streams.rows import iter_file, rereadable
+from cer_theory.streams.writers import OutputFile
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
 from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
@@ -115,18 +118,38 @@ def _print(lines: Iterator[str], budget: int, *, live: bool) -> None:
                 out.flush()
 
 
+def _automaton_file(argument: str) -> bool:
+    """Whether ``draw``'s argument names an automaton file (``@a.json``) rather than a formula (``@phi.cel``)."""
+    return argument.startswith("@") and argument.lower().endswith(".json")
+
+
 def cmd_draw(args: argparse.Namespace) -> int:
     """Draw the automaton a formula of ``--logic`` compiles to (CEL's CEA by Theorems 6.2 and 7.2, SO-CEL's UCEA,
     SREMO's SRT, CEQL's CEA, ACEL's ACEA)."""
     logic = get(args.logic)
-    ast = read_formula(args.formula, logic)
-    with work_budget(args.budget):
-        automaton = logic.automaton(ast)
+    if _automaton_file(args.formula):
+        automaton = files.load(args.formula[1:])  # a file a student hands in: the format of docs/automaton-files.md
+        default_title = automaton.name or Path(args.formula[1:]).name
+    else:
+        ast = read_formula(args.formula, logic)
+        with work_budget(args.budget):
+            automaton = logic.automaton(ast)
+        default_title = logic.format(ast)
     if args.trim:
         if not hasattr(automaton, "trim"):
             raise UnsupportedError(f"--trim: {logic.name}'s automaton ({type(automaton).__name__}) has no trimming")
         automaton = automaton.trim().relabel_states()
-    title = args.title or logic.format(ast)
+    title = args.title or default_title
+    if args.output is not None and args.output.lower().endswith(".json"):
+        text = files.dumps(automaton, name=title)  # refused, naming the model, if it has no file format
+        out = OutputFile(args.output, "jsonl")  # written aside, renamed into place
+        try:
+            out.write_text(text)
+            out.commit()
+        finally:
+            out.discard()
+        print(f"wrote {args.output}", file=sys.stderr)
+        return 0
     if args.all_states and not draws_trimmed(automaton):
         raise UnsupportedError(f"--all-states is for complex event automata and symbolic register transducers; "
                                f"{type(automaton).__name__} drawings show every state")
@@ -187,10 +210,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "000, Theorems 6.2 and 7.2), or another formalism's with --logic (SO-CEL's "
                                    "UCEA, SREMO's SRT, CEQL's CEA). SVG/PNG/PDF need Graphviz's dot program or its "
                                    "WebAssembly build; DOT text always works.")
-    d.add_argument("formula", help="the formula's text, or @FILE")
+    d.add_argument("formula", help="the formula's text, or @FILE; @FILE.json draws an automaton file "
+                                   "(docs/automaton-files.md)")
     add_logic_option(d, "an automaton model")
-    d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
-                                          "DOT on stdout when omitted")
+    d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot; json: "
+                                          "the automaton as a file, docs/automaton-files.md); DOT on stdout when "
+                                          "omitted")
     d.add_argument("--title", help="caption (default: the formula)")
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
                                                        "the others (drawings leave them out anyway)")

@@ -240,6 +240,9 @@ class Formalism:
     levels: tuple[Level, ...]
     strategies: Strategies
     constructions: Mapping[str, Ref | Callable[..., Any] | Unsupported] = field(default_factory=dict)
+    automaton_files: Mapping[str, Ref] = field(default_factory=dict)
+    """The automaton models this formalism reads from a file (docs/automaton-files.md), by the file's ``kind``:
+    ``reader(data, *, source)`` builds the automaton from the JSON object (``cer_theory.automata.files``)."""
 
     def __post_init__(self) -> None:
         missing = sorted(set(CONSTRUCTIONS) - set(self.constructions))

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from cer_theory.automata.files import header
 from cer_theory.core.aggregates import NULL, aggregator, json_value
 from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
@@ -285,6 +286,10 @@ class ACEA(Drawable):
     name: str = ""
     _out: dict[State, list[Transition]] = field(default_factory=dict, compare=False, repr=False)
 
+    def to_json(self) -> dict[str, Any]:
+        """The automaton as a file's JSON object (docs/automaton-files.md, kind ``acea``)."""
+        return _acea_to_json(self)
+
     def __post_init__(self) -> None:
         if self.initial not in self.states:
             raise AutomatonError(f"the initial state {self.initial} is not a state")
@@ -401,6 +406,52 @@ def json_register(value: Any) -> Any:
     if isinstance(value, tuple):
         return [json_register(v) for v in value]
     return json_value(value)
+
+
+# ---------------------------------------------------------------------------------------------- as a file (docs/automaton-files.md)
+
+
+def _file_value(v: Any) -> Any:
+    if v is NULL:
+        return None
+    if isinstance(v, float) and math.isinf(v):
+        return {"inf": "+" if v > 0 else "-"}
+    if isinstance(v, tuple):
+        return {"tuple": [_file_value(x) for x in v]}
+    return v
+
+
+def _file_expr(e: Expr) -> dict[str, Any]:
+    if isinstance(e, Const):
+        return {"const": _file_value(e.value)}
+    if isinstance(e, Ref):
+        return {"ref": e.name}
+    if isinstance(e, Combine):
+        return {"combine": e.function, "args": [_file_expr(e.left), _file_expr(e.right)]}
+    if isinstance(e, Lift):
+        return {"lift": e.function, "arg": _file_expr(e.arg)}
+    return {"finish": e.function, "arg": _file_expr(e.arg)}
+
+
+def _file_template(t: Template) -> dict[str, Any]:
+    return {b: (r if g is None else {"register": r, "post": g}) for b, r, g in t.fields}
+
+
+def _file_check(c: Check) -> dict[str, Any]:
+    if isinstance(c, TypeIs):
+        return {"type_is": [c.register, c.name]}
+    if isinstance(c, Emits):
+        return {"emits": c.predicate.text(), "template": _file_template(c.template), "slot": c.slot}
+    return {"bags_equal": [[_file_template(t) for t in c.left], [_file_template(t) for t in c.right]]}
+
+
+def _acea_to_json(a: ACEA) -> dict[str, Any]:
+    """The JSON object of an ACEA (states and final sorted; transitions in Δ's order)."""
+    return {**header("acea", a.name), "states": sorted(a.states), "initial": a.initial, "final": sorted(a.final),
+            "transitions": [{"from": t.source, "assign": {r: _file_expr(e) for r, e in t.assign},
+                             "checks": [_file_check(c) for c in t.checks],
+                             "emit": {x: [_file_template(tau) for tau in ts] for x, ts in t.marks}, "to": t.target}
+                            for t in a.transitions]}
 
 
 __all__ = ["ACEA", "BagsEqual", "Blocked", "Check", "Combine", "Const", "Emits", "Expr", "Finish", "Lift", "Ref",

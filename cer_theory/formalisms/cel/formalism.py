@@ -82,6 +82,7 @@ CEL = Formalism(
     # n-ary filters, outside its fragment): the semantics is brute force, exponential in the stream's length
     default="cea",
     levels=(VALUATIONS, COMPLEX_EVENTS),
+    automaton_files={"cea": "cer_theory.formalisms.cel.automaton_file:read_cea"},
     strategies=Strategies(formulas="cer_theory.testing.strategies.cel:registry_formulas",
                           streams="cer_theory.testing.strategies:streams"),
     constructions={

@@ -60,6 +60,7 @@ SOCEL = Formalism(
     },
     default="semantics",
     levels=(VALUATIONS,),
+    automaton_files={"ucea": "cer_theory.formalisms.socel.automaton_json:read_ucea"},
     strategies=Strategies(formulas="cer_theory.testing.strategies.socel:formulas",
                           streams="cer_theory.testing.strategies.socel:socel_streams"),
     constructions={

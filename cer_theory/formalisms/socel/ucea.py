@@ -30,6 +30,7 @@ class UCEA(CEA):
     """A unary complex event automaton ``(Q, Δ, I, F)`` (the SO-CEL paper §4); immutable, validated on construction."""
 
     __slots__ = ()
+    FILE_KIND = "ucea"
 
     @classmethod
     def of(cls, automaton: CEA, *, name: str | None = None) -> UCEA:
