@@ -136,9 +136,17 @@ def timed_stream(stream: Sequence[Event]) -> list[TimedEvent]:
     return [TimedEvent.of(e, i) for i, e in enumerate(stream)]
 
 
+def _attributes(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's attribute map: ``attributes`` (the output contract, D380), or, in answers written before it, the
+    object's other keys beside ``time``."""
+    if "attributes" in event:
+        return dict(event["attributes"])
+    return {k: v for k, v in event.items() if k != "time"}
+
+
 def complex_event_from_json(data: Any) -> ComplexEvent:
     """One complex event read back from its JSON form (``null`` is ``NULL``)."""
-    mu = {x: [TimedEvent.make(int(e["time"]), {k: (NULL if v is None else v) for k, v in e["attributes"].items()})
+    mu = {x: [TimedEvent.make(int(e["time"]), {k: (NULL if v is None else v) for k, v in _attributes(e).items()})
               for e in es] for x, es in data["bags"].items()}
     return ComplexEvent.make(int(data["start"]), int(data["end"]), mu)
 
