@@ -21,6 +21,7 @@ from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate, disj
+from cer_theory.core.wording import plural
 
 State = Hashable
 
@@ -138,8 +139,8 @@ class CEA(Drawable):
         return tuple(sorted(dict.fromkeys(t.labels for t in self.transitions), key=lambda s: (len(s), sorted(s))))
 
     def __repr__(self) -> str:
-        return (f"CEA({self.name + ': ' if self.name else ''}{len(self.states)} states, "
-                f"{len(self.transitions)} transitions)")
+        return (f"CEA({self.name + ': ' if self.name else ''}{plural(len(self.states), 'state')}, "
+                f"{plural(len(self.transitions), 'transition')})")
 
     def describe(self) -> str:
         """A readable listing: initial and final states, one transition per line, states and sets written as in
@@ -323,17 +324,19 @@ class CEA(Drawable):
         :func:`~cer_theory.core.drawing.shown`). ``merge`` (the default) draws the transitions of one edge with
         equal variable sets as one predicate, simplified modulo the meaning of its atoms — an event has exactly
         one type, so ``¬R ∨ ¬T`` is drawn ``⊤`` (:func:`~cer_theory.core.predicates.printing.readable`); the
-        drawing is of an equivalent automaton. ``merge=False`` shows Δ exactly, labels unsimplified. ``trim``
-        (the default) leaves out the states no accepting run visits (unreachable, or unable to reach a final
-        state: the dead state of a determinization); ``trim=False`` draws every state."""
-        shown_cea = self.restrict(self.reachable() & self.coreachable() | self.initial) if trim else self
-        order = shown_cea.bfs_order()
+        drawing is of an equivalent automaton. ``merge=False`` shows Δ exactly, labels unsimplified. Every state
+        is drawn with its own name, so the drawing, the stepper, a file and the grader's feedback number states
+        alike; ``trim`` (the default) greys the states no accepting run visits (unreachable, or unable to reach a
+        final state: the dead state of a determinization) and says so in the caption (D384); ``trim=False``
+        draws them like the others. ``CEA.trim().relabel_states()`` drops them and renumbers."""
+        useless = self.states - (self.reachable() & self.coreachable() | self.initial) if trim else frozenset()
+        order = self.bfs_order()
         name = (state_names or {}).get
-        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in shown_cea._edge_labels(merge).items()]
+        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
         return state_diagram(name=self.name or "CEA", title=title or self.name or None,
                              states={q: name(q) or shown(q) for q in order},
-                             initial=sorted(self.initial, key=order.index), final=shown_cea.final, edges=edges,
-                             rankdir=rankdir)
+                             initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
+                             rankdir=rankdir, useless=useless)
 
     def _edge_labels(self, merge: bool) -> dict[tuple[State, State], list[str]]:
         """One line per transition of each edge; with ``merge``, one readable line per (source, labels, target)."""

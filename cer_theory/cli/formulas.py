@@ -25,7 +25,7 @@ from cer_theory.cli.common import add_budget_option, add_logic_option, read_form
 
 
 def draws_trimmed(model: object) -> bool:
-    """Whether ``model``'s drawing leaves useless states out unless ``--all-states`` (``trim=False``) asks for them:
+    """Whether ``model``'s drawing greys useless states unless ``--all-states`` (``trim=False``) draws them plainly:
     every CEA (UCEA included), and any model whose ``diagram`` takes ``trim`` (SREMO's SRT). Asked of the model, not
     of a list of classes, so that ``run`` does not load every formalism's automaton to draw none."""
     diagram = getattr(model, "diagram", None)
@@ -218,9 +218,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                           "omitted")
     d.add_argument("--title", help="caption (default: the formula)")
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
-                                                       "the others (drawings leave them out anyway)")
+                                                       "the others (drawings show them grey, with their numbers)")
     d.add_argument("--all-states", action="store_true",
-                   help="draw every state, also those no accepting run visits (left out by default; CEA, UCEA and SRT)")
+                   help="draw the states no accepting run visits like the others (grey by default; CEA, UCEA and SRT)")
     add_budget_option(d)
     d.set_defaults(func=cmd_draw)
 

@@ -7,6 +7,7 @@ import sys
 
 from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula
 from cer_theory.cli.options import whole_number
+from cer_theory.core.wording import plural
 
 
 def cmd_step(args: argparse.Namespace) -> int:
@@ -22,7 +23,7 @@ def cmd_step(args: argparse.Namespace) -> int:
     run = construct(logic, "step", ast, stream, structure=args.engine, title=logic.format(ast),
                     max_positions=args.max_positions, max_rows=args.max_runs, budget=args.budget)
     run.write_html(args.output)
-    print(f"wrote {args.output}: {len(run.frames) - 1} positions of the {run.model} run (keys: → ← Home End)",
+    print(f"wrote {args.output}: {plural(len(run.frames) - 1, 'position')} of the {run.model} run (keys: → ← Home End)",
           file=sys.stderr)
     return 0
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, outcome_text
 from cer_theory.conformance.corpus import Skipped
+from cer_theory.core.wording import plural
 
 
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, *, meta: dict[str, Any],
@@ -61,7 +62,7 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
         lines += [f"### Finding {k}: {o.kind} (from {o.case.name}" + (f"; also {len(same) - 1} more "
                   f"{'case shrinks' if len(same) == 2 else 'cases shrink'} to it: {', '.join(f'#{j}' for j in same[1:6])}{' …' if len(same) > 6 else ''}" if len(same) > 1
                   else "") + ")", "",
-                  f"Shrunk from {len(o.case.events)} to {len(minimal.case.events)} events in {o.shrink_runs} "
+                  f"Shrunk from {len(o.case.events)} to {plural(len(minimal.case.events), 'event')} in {o.shrink_runs} "
                   f"engine runs. Original query: `{o.case.query}`", "", "```", outcome_text(minimal), "```", "",
                   f"Replay: `{replay.format(file=shlex.quote(str(path)))}`", ""]
     page = out / "report.md"

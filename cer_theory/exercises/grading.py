@@ -34,6 +34,7 @@ from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
 from cer_theory.core.protocols import Level
+from cer_theory.core.wording import plural
 from cer_theory.exercises.model import Exercise, Feedback, events_json
 from cer_theory.formalisms.acel.acea_json import loads_acea
 from cer_theory.formalisms.cel import equivalence as cel_equivalence
@@ -150,7 +151,8 @@ def first_difference(left: Run, right: Run, streams: Iterable[Stream]
 
 def _difference_feedback(level: Level, stream: Stream, n: int, answer: frozenset, expected: frozenset,
                          what: str = "answer") -> Feedback:
-    lines = [f"Not quite. Here is a stream on which your {what} and the expected one differ ({len(stream)} events):"]
+    lines = [f"Not quite. Here is a stream on which your {what} and the expected one differ "
+             f"({plural(len(stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(events_json(stream))]
     lines.append(f"At position {n} your {what} outputs {_outputs(level, answer)}; it should output "
                  f"{_outputs(level, expected)}.")
@@ -188,7 +190,7 @@ def _decided(exercise: Exercise, answer: Any) -> Feedback:
                                    f"exercise asks for (equivalence decided).", v)
     assert v.stream is not None and v.output is not None
     lines = [f"Not quite. Here is a shortest stream on which your answer and the expected one differ "
-             f"({len(v.stream)} events):"]
+             f"({plural(len(v.stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(v.jsonl())]
     shown = lambda outs: ", ".join(sorted(map(show_output, outs))) or "nothing"  # noqa: E731
     lines.append(f"At position {v.position} (the last event) your answer outputs {shown(v.left_outputs)}; "
@@ -253,7 +255,7 @@ def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, leve
         return None
     stream, n, out = result.stream(), result.position, result.output()
     lines = [f"Not quite. Here is a shortest stream on which your automaton and the expected one differ "
-             f"({len(stream)} events):"]
+             f"({plural(len(stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(events_json(stream))]
     if result.left:
         run = next(student.accepting_runs(stream, n, limit=1))
@@ -417,7 +419,7 @@ def deterministic_isomorphic(a: CEA, b: CEA) -> str | None:
             elif known != partner:
                 return f"your state {target} plays two roles of the construction"
     if len(a.states) != len(b.states):
-        return f"your automaton has {len(a.states)} states; the construction gives {len(b.states)}"
+        return f"your automaton has {plural(len(a.states), 'state')}; the construction gives {len(b.states)}"
     return None
 
 
@@ -448,9 +450,13 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         found = _automaton_difference(exercise, student, expected, "valuations")
         if found is not None:
             return found
+        useless = student.states - (student.reachable() & student.coreachable())
+        kept = (f" {plural(len(useless), 'state')} of yours no accepting run visits: {_states(useless)} (drawn grey "
+                f"by cer-theory draw)." if useless else "")
         return Feedback("wrong", f"Not quite: your automaton is equivalent but it is not the trimmed one: it has "
-                                 f"{len(student.states)} states and {len(student.transitions)} transitions, the "
-                                 f"trimmed automaton {len(expected.states)} and {len(expected.transitions)}.")
+                                 f"{plural(len(student.states), 'state')} and "
+                                 f"{plural(len(student.transitions), 'transition')}, the trimmed automaton "
+                                 f"{len(expected.states)} and {len(expected.transitions)}.{kept}")
     violations = student.io_determinism_violations()
     if violations or len(student.initial) != 1:
         if violations:

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
+from cer_theory.core.wording import plural
 
 Output = Collection[Any]
 """One position's outputs: a set, or a :class:`~collections.Counter` when duplicates matter (an engine that may
@@ -66,7 +67,7 @@ def _fmt_stream(stream: Sequence[object] | None) -> str:
         return "(not shown)"
     shown = " ".join(f"{k}:{_fmt_event(e)}" for k, e in enumerate(stream[:SHOWN_EVENTS]))
     more = len(stream) - SHOWN_EVENTS
-    return shown + (f" … ({more} more, {len(stream)} events)" if more > 0 else "")
+    return shown + (f" … ({more} more, {plural(len(stream), 'event')})" if more > 0 else "")
 
 
 def _fmt_formula(formula: object) -> str:

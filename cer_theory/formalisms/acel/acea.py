@@ -29,6 +29,7 @@ from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate, format_value
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.acel.events import ComplexEvent, TimedEvent, by_end, timed_stream
 
 # ---------------------------------------------------------------------------------------------- expressions
@@ -398,7 +399,7 @@ class ACEA(Drawable):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"ACEA({len(self.states)} states, {len(self.transitions)} transitions)"
+        return f"ACEA({plural(len(self.states), 'state')}, {plural(len(self.transitions), 'transition')})"
 
 
 def json_register(value: Any) -> Any:
@@ -408,7 +409,7 @@ def json_register(value: Any) -> Any:
     return json_value(value)
 
 
-# ---------------------------------------------------------------------------------------------- as a file (docs/automaton-files.md)
+# -------------------------------------------------------------------------- as a file (docs/automaton-files.md)
 
 
 def _file_value(v: Any) -> Any:
