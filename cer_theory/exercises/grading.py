@@ -180,13 +180,16 @@ def _bounded(exercise: Exercise, answer_run: Run, what: str = "answer") -> Feedb
 
 # ---------------------------------------------------------------------------------------------- formulas
 
-def _decided(exercise: Exercise, answer: Any) -> Feedback:
+def _decided(exercise: Exercise, answer: Any, written: str | None = None) -> Feedback:
+    """Grade by the formalism's equivalence procedure; ``written`` is the answer as the student typed it, echoed
+    as typed (the printer would write ``AS`` as ``IN``, its synonym)."""
     decider = DECIDERS[exercise.logic]
     level = exercise.level if exercise.logic == "cel" else ("valuations" if exercise.logic == "socel"
                                                             else "complex_events")
     v: Verdict = decider.equivalent(answer, exercise.reference, level=level)
     if v.holds:
-        return Feedback("correct", f"Correct: {exercise.formalism.format(answer)} matches exactly what the "
+        echo = " ".join(written.split()) if written is not None else exercise.formalism.format(answer)
+        return Feedback("correct", f"Correct: {echo} matches exactly what the "
                                    f"exercise asks for (equivalence decided).", v)
     assert v.stream is not None and v.output is not None
     lines = [f"Not quite. Here is a shortest stream on which your answer and the expected one differ "
@@ -220,7 +223,7 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
                             f"Your answer cannot be checked: {e}.")
     if exercise.logic in DECIDERS:
         try:
-            return _decided(exercise, phi)
+            return _decided(exercise, phi, answer if isinstance(answer, str) else None)
         except UnsupportedError as e:
             if not exercise.alphabet:
                 return Feedback("unsupported", f"Your answer cannot be checked: {e}.")

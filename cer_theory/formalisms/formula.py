@@ -60,6 +60,14 @@ class Drawing(Drawable):
     def describe(self) -> str:
         return self.model.describe()
 
+    def __repr__(self) -> str:
+        """Outside Jupyter (a terminal, ``print``): what is drawn, as text, and how to get the picture."""
+        title = self.options.get("title")
+        head = f"Drawing of {self.model!r}" + (f": {title}" if title else "")
+        listing = self.describe().split("\n")
+        body = listing[1:] if listing and listing[0] == repr(self.model) else listing
+        return "\n".join([head, *body, "  (shown as SVG in Jupyter; .save('a.svg'), .to_svg(), .to_dot())"])
+
 
 @dataclass(frozen=True)
 class Formula:
@@ -104,7 +112,7 @@ class Formula:
         automaton = self.compile()
         if not isinstance(automaton, Drawable):
             raise RegistryError(f"{self.logic}'s automaton {type(automaton).__name__} cannot be drawn")
-        drawing = Drawing(automaton, **options)
+        drawing = Drawing(automaton, **{"title": str(self), **options})  # titled by the formula, as draw does
         if path is not None:
             drawing.save(path)
         return drawing

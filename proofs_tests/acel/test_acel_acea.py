@@ -100,3 +100,17 @@ def test_drawing_shows_assignments_predicates_and_templates_on_the_edges() -> No
 def test_identities_flow_through_registers_unchanged() -> None:
     a = _one({"r": Combine("max", Const(-math.inf), Ref("x"))})
     assert outputs(a, Stream([Event("R", x=-5)]))[0]["bags"]["X"] == [{"time": 0, "attributes": {"v": -5}}]
+
+
+def test_a_drawing_explains_its_notation_in_a_legend() -> None:
+    """``⊕sum sum'(tmp)`` on an edge is explained under the title, only the notation the drawing uses."""
+    from cer_theory.formalisms.acel.compile import compile_automaton as compile_acea
+    from cer_theory.formalisms.acel.parser import parse as parse_acel
+
+    dot = compile_acea(parse_acel("AGG Y[s <- sum(X.tmp), m <- avg(X.tmp)](T+ AS X ; H)")).to_dot()
+    title = dot.split('labelloc=t; label="', 1)[1].split('";', 1)[0]
+    for meaning in ("⊕f: aggregate f's combine", "f'(a): f's pre-map of attribute a", "b↦f(r): b is f's post-map"):
+        assert meaning in title
+    plain = compile_acea(parse_acel("T ; H")).to_dot()
+    assert "⊕f" not in plain and "post-map" not in plain and "[P]: the guard" in plain
+    assert all(len(line) <= 70 for line in title.split("\\n")[1:])

@@ -389,7 +389,10 @@ class ACEA(Drawable):
         edges: dict[tuple[State, State], list[str]] = {}
         for t in self.transitions:
             edges.setdefault((t.source, t.target), []).append("\n".join(t.lines()))
-        return state_diagram(name=self.name or "ACEA", title=title or self.name or None,
+        heading = title or self.name or None
+        post = any(g is not None for t in self.transitions for _, ts in t.marks for tau in ts for _, _, g in tau.fields)
+        key = legend("\n".join(label for labels in edges.values() for label in labels), post)
+        return state_diagram(name=self.name or "ACEA", title=f"{heading}\n{key}" if heading else key,
                              states={q: f"q{q}" for q in self.bfs_order()}, initial=[self.initial],
                              final=self.final, edges=[(s, d, "\n\n".join(ls)) for (s, d), ls in edges.items()])
 
@@ -400,6 +403,32 @@ class ACEA(Drawable):
 
     def __repr__(self) -> str:
         return f"ACEA({plural(len(self.states), 'state')}, {plural(len(self.transitions), 'transition')})"
+
+
+LEGEND = (("[", "[P]: the guard"), ("←", "r ← α: register r updated"), ("⊕", "⊕f: aggregate f's combine"),
+          ("'(", "f'(a): f's pre-map of attribute a"), ("g_", "g_f: f's post-map"), ("keep ", "keep: registers copied"),
+          ("/ ", "/ X: [b↦r]: an event into X, attribute b from register r"))
+"""The notation of an edge label (the ACEL paper §6, with Lemma 4.1's maps), each with the text that shows it is
+used."""
+
+LEGEND_WIDTH = 70
+"""Characters per legend line: a caption line wider than the automaton would widen the drawing."""
+
+
+POST_MAP = "b↦f(r): b is f's post-map of r"
+
+
+def legend(labels: str, post_maps: bool = False) -> str:
+    """The caption explaining the notation the edge ``labels`` use (an ACEA drawing's legend), a few entries per
+    line; ``post_maps`` when a template applies a post-map (``b↦avg(r)``)."""
+    lines: list[str] = []
+    used = [meaning for mark, meaning in LEGEND if mark in labels] + ([POST_MAP] if post_maps else [])
+    for meaning in used:
+        if lines and len(lines[-1]) + 3 + len(meaning) <= LEGEND_WIDTH:
+            lines[-1] += " · " + meaning
+        else:
+            lines.append(meaning)
+    return "\n".join(lines)
 
 
 def json_register(value: Any) -> Any:
