@@ -17,11 +17,11 @@ from cer_theory.core.budget import work_budget
 from cer_theory.core.contract import schema
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
-from cer_theory.streams.rows import iter_file, rereadable
+from cer_theory.streams.rows import iter_file, load, rereadable
 from cer_theory.streams.writers import OutputFile
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
+from cer_theory.cli.common import add_budget_option, add_logic_option, automaton_file, read_formula
 
 
 def draws_trimmed(model: object) -> bool:
@@ -118,22 +118,18 @@ def _print(lines: Iterator[str], budget: int, *, live: bool) -> None:
                 out.flush()
 
 
-def _automaton_file(argument: str) -> bool:
-    """Whether ``draw``'s argument names an automaton file (``@a.json``) rather than a formula (``@phi.cel``)."""
-    return argument.startswith("@") and argument.lower().endswith(".json")
-
-
 def cmd_draw(args: argparse.Namespace) -> int:
     """Draw the automaton a formula of ``--logic`` compiles to (CEL's CEA by Theorems 6.2 and 7.2, SO-CEL's UCEA,
     SREMO's SRT, CEQL's CEA, ACEL's ACEA)."""
     logic = get(args.logic)
-    if _automaton_file(args.formula):
-        automaton = files.load(args.formula[1:])  # a file a student hands in: the format of docs/automaton-files.md
-        default_title = automaton.name or Path(args.formula[1:]).name
+    path = automaton_file(args.formula)
+    if path is not None:
+        automaton = files.load(path)  # a file a student hands in: the format of docs/automaton-files.md
+        default_title = automaton.name or Path(path).name
     else:
         ast = read_formula(args.formula, logic)
         with work_budget(args.budget):
-            automaton = logic.automaton(ast)
+            automaton = logic.automaton(ast) if args.stream is None else logic.automaton_for(ast, load(args.stream))
         default_title = logic.format(ast)
     if args.trim:
         if not hasattr(automaton, "trim"):
@@ -217,6 +213,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                           "the automaton as a file, docs/automaton-files.md); DOT on stdout when "
                                           "omitted")
     d.add_argument("--title", help="caption (default: the formula)")
+    d.add_argument("--stream", help="build the automaton for this stream's events: ACEL's ACEA copies the attributes "
+                                    "the stream's events carry (the ACEL paper Thm 6.2; default: the attributes the "
+                                    "formula names); the other models are the same for every stream")
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
                                                        "the others (drawings show them grey, with their numbers)")
     d.add_argument("--all-states", action="store_true",

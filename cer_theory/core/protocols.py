@@ -241,6 +241,9 @@ class Formalism:
     strategies: Strategies
     constructions: Mapping[str, Ref | Callable[..., Any] | Unsupported] = field(default_factory=dict)
     automaton_files: Mapping[str, Ref] = field(default_factory=dict)
+    compile_for_stream: Ref | Callable[[Any, Stream], Automaton] | None = None
+    """When the automaton depends on the stream (ACEL's ACEA is built for the stream's schema, the ACEL paper Thm
+    6.2): ``(ast, stream) → automaton``; ``draw --stream`` uses it. None: ``compile`` serves every stream."""
     """The automaton models this formalism reads from a file (docs/automaton-files.md), by the file's ``kind``:
     ``reader(data, *, source)`` builds the automaton from the JSON object (``cer_theory.automata.files``)."""
 
@@ -305,6 +308,14 @@ class Formalism:
         if self.compile is None:
             raise RegistryError(f"{self.name} has no automaton model")
         automaton: Automaton = resolve(self.compile)(ast)
+        return automaton
+
+    def automaton_for(self, ast: Any, stream: Stream) -> Automaton:
+        """The automaton of ``ast`` for ``stream``: :attr:`compile_for_stream` when the model depends on the
+        stream, else :meth:`automaton`."""
+        if self.compile_for_stream is None:
+            return self.automaton(ast)
+        automaton: Automaton = resolve(self.compile_for_stream)(ast, stream)
         return automaton
 
     def formulas(self) -> Any:

@@ -60,6 +60,7 @@ ACEL = Formalism(
     default="semantics",
     levels=(COMPLEX_EVENTS,),
     automaton_files={"acea": "cer_theory.formalisms.acel.acea_json:acea_from_json"},
+    compile_for_stream="cer_theory.formalisms.acel.compile:compile_for_stream",
     strategies=Strategies(formulas="cer_theory.testing.strategies.acel:formulas",
                           streams="cer_theory.testing.strategies.acel:acel_streams",
                           printable="cer_theory.testing.strategies.acel:printable"),
