@@ -125,7 +125,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     path = automaton_file(args.formula)
     if path is not None:
         automaton = files.load(path)  # a file a student hands in: the format of docs/automaton-files.md
-        default_title = automaton.name or Path(path).name
+        default_title = getattr(automaton, "name", "") or Path(path).name
     else:
         ast = read_formula(args.formula, logic)
         with work_budget(args.budget):

@@ -24,7 +24,7 @@ def cmd_step(args: argparse.Namespace) -> int:
         stream = stream[:args.positions]
     if path is not None:  # an automaton file (docs/automaton-files.md): stepped by its model's own run semantics
         automaton = files.load(path)
-        run = step(automaton, stream, structure=args.engine, title=automaton.name or Path(path).name,
+        run = step(automaton, stream, structure=args.engine, title=getattr(automaton, "name", "") or Path(path).name,
                    max_positions=args.max_positions, max_rows=args.max_runs)
     else:
         logic = having(args.logic, "step")

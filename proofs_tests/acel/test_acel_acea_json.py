@@ -65,7 +65,7 @@ def _with(path: list, value) -> dict:
     (_with(["transitions", 0, "emit", "Y"], [{"b": "t"}]), "emits b from register t, which it does not assign"),
     (_with(["transitions", 0, "to"], 7), "transition 0 → 7 leaves the states"),
     (_with(["transitions", 0, "checks"], [{"why": 1}]), "unknown check ['why']"),
-    (_with(["kind"], []), "automaton.kind: expected one of acea, cea, ucea, got []"),
+    (_with(["kind"], []), "automaton.kind: expected one of acea, cea, srt, ucea, got []"),
     (_with(["kind"], "cea"), "automaton.kind: expected 'acea', got 'cea'"),
     (_with(["transitions", 0, "emit"], {"Y) OR (Z": []}), "transitions[0].emit: a mark is a variable name"),
 ])

@@ -20,6 +20,11 @@ FIRE = str(resources.files("cer_theory").joinpath("examples/data/fire.jsonl"))
 AUTOMATON_EXERCISES = [e for e in bundled_exercises() if e.kind == "automaton"]
 
 
+def test_every_model_of_the_registry_with_a_reader_writes_files() -> None:
+    """cea, ucea, acea and srt: the kinds the records declare (Formalism.automaton_files)."""
+    assert set(files.readers()) == {"cea", "ucea", "acea", "srt"}
+
+
 def test_the_bank_has_automaton_exercises_of_each_model_with_a_file_format() -> None:
     assert {e.logic for e in AUTOMATON_EXERCISES} >= {"cel", "socel", "acel"}
 
@@ -68,5 +73,6 @@ def test_an_acea_drawn_without_the_stream_keeps_only_the_formulas_attributes(tmp
 
 
 def test_a_model_without_a_file_format_is_refused_naming_it(tmp_path: Path, capsys) -> None:
-    assert main(["draw", "--logic", "sremo", '<type = "H"> . <type = "T">', "-o", str(tmp_path / "s.json")]) == 2
-    assert "SRT has no file format" in capsys.readouterr().err and not list(tmp_path.iterdir())
+    rpr = "MATCH_RECOGNIZE (PATTERN (A B) DEFINE A AS type = 'H', B AS type = 'T')"
+    assert main(["draw", "--logic", "rpr", rpr, "-o", str(tmp_path / "r.json")]) == 2
+    assert "OrderedNFA has no file format" in capsys.readouterr().err and not list(tmp_path.iterdir())

@@ -68,7 +68,7 @@ def _fig2() -> dict:
     (lambda d: d.__setitem__("final", ["q7"]), "final states"),
     # the audit's hostile files: an unhashable kind, a label that is not a name (to-socel would print SO-CEL that
     # does not parse back), a keyword as a label
-    (lambda d: d.__setitem__("kind", []), "automaton.kind: expected one of acea, cea, ucea, got \\[\\]"),
+    (lambda d: d.__setitem__("kind", []), "automaton.kind: expected one of acea, cea, srt, ucea, got \\[\\]"),
     (lambda d: d.__setitem__("version", 2), "automaton.version: this cer_theory reads version 1 of "
                                             "cer-theory-automaton, got 2"),
     (lambda d: d.__setitem__("format", "dot"), "automaton.format: expected 'cer-theory-automaton', got 'dot'"),

@@ -78,6 +78,7 @@ SREMO = Formalism(
     },
     default="srt",
     levels=(MATCHES,),
+    automaton_files={"srt": "cer_theory.formalisms.sremo.srt_file:read_srt"},
     strategies=Strategies(formulas="cer_theory.testing.strategies.sremo:expressions",
                           streams="cer_theory.testing.strategies.sremo:streams"),
     constructions={

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from cer_theory.automata.files import header
 from cer_theory.automata.registers import EMPTY, Valuation
 from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError, StreamFormatError
@@ -290,6 +292,18 @@ class SRT(Drawable):
                              states={q: self.state_label(q) for q in range(self.states)},
                              initial=[self.start], final=self.finals,
                              edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()], useless=useless)
+
+    def to_json(self) -> dict[str, Any]:
+        """The transducer as a file's JSON object (docs/automaton-files.md, kind ``srt``): states ``0..states-1``,
+        the start, the finals, the registers, the window (or null), whether conditions read positions, and the
+        transitions with their condition in SREMO's condition syntax (``null``: ε), ``marked`` (• or ⊗) and the
+        registers ``writes`` (Def. 21)."""
+        return {**header("srt", ""), "states": self.states, "start": self.start,
+                "finals": sorted(self.finals), "registers": sorted(self.registers), "window": self.window,
+                "positions": self.positions,
+                "transitions": [{"from": t.source, "guard": None if t.guard is None else t.guard.text(),
+                                 "marked": t.marked, "writes": sorted(t.writes), "to": t.target}
+                                for t in self.transitions]}
 
     def describe(self) -> str:
         """A readable listing: the repr, start and finals, one transition per line (the text form in Jupyter)."""
