@@ -5,7 +5,8 @@ Every file is one JSON object that starts with the same header::
 
     {"format": "cer-theory-automaton", "version": 1, "kind": "cea", "name": "T ; H", ...}
 
-``kind`` names the model (``cea``: the CEL paper Def. 5.1; ``ucea``: the SO-CEL paper §4; ``acea``: the ACEL paper §6);
+``kind`` names the model (``cea``: the CEL paper Def. 5.1; ``ucea``: the SO-CEL paper §4; ``acea``: the ACEL paper §6;
+``srt``: the SRT paper Def. 21);
 the rest is the model's own fields, each described by ``$defs[kind]`` of the JSON Schema shipped in the package
 (``automata/schemas/automaton.schema.json``). Files written before the header existed (``kind`` only, as the exercise
 bank's) are read as version 1.
