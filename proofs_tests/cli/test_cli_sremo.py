@@ -19,7 +19,7 @@ def test_determinize_prints_the_section_4_8_sizes(capsys, w: int, unrolled: tupl
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith(f"(w = {w})")
     assert out[1].startswith(f"unrolled SRA (Lemma 46): {unrolled[0]} states,")
-    assert out[1].endswith(f", {unrolled[1]} registers")
+    assert out[1].endswith(f", {unrolled[1]} register{'s' if unrolled[1] != 1 else ''}")  # (core.wording.plural)
     assert out[2].startswith(f"dSRA (Thm. 41, Alg. 7; transitions = minterms): {dsra} states,")
 
 
