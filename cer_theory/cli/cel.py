@@ -13,6 +13,7 @@ from pathlib import Path
 from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.wording import plural
 from cer_theory.streams.rows import load
 
 from cer_theory.cli import socel
@@ -76,15 +77,17 @@ def cmd_cces(args: argparse.Namespace) -> int:
     phi = read_formula(args.formula, logic)
     evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
+    level = logic.levels[-1]  # the lines of eval (the output contract)
     for n, event in enumerate(stream):
-        ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
+        ces = frozenset(level.project(c) for c in evaluator.process(event))
         if ces:
-            print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+            print(json.dumps(level.json_line(n, ces)))
     if args.dot:  # (written before the summary: a failed write is the only line on stderr)
-        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
+        write_drawing(evaluator.to_dot(title=f"CCES after {plural(len(stream), 'event')}: {phi}"), args.dot)
     st = evaluator.stats
-    print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
-          f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
+    print(f"# {plural(st.events, 'event')}, {plural(st.nodes_created, 'CCES node')}, at most "
+          f"{plural(st.max_work_per_event, 'operation')} per event; {plural(st.enumeration.outputs, 'output')} in "
+          f"{plural(st.enumeration.visits, 'node visit')}", file=sys.stderr)
     if args.dot:
         print(f"wrote {args.dot}", file=sys.stderr)
     return 0
@@ -112,7 +115,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         by_sem = evaluate_complex_events(phi, stream)
         by_cea = cea.run_complex_events(stream)
         print(f"\n{name} = {FORMULAS[name]}")
-        print(f"  CEA (Theorem 6.2): {len(cea.states)} states, {len(cea.transitions)} transitions")
+        print(f"  CEA (Theorem 6.2): {plural(len(cea.states), 'state')}, {plural(len(cea.transitions), 'transition')}")
         print(f"  {'n':>3}  {'semantics (Fig. 3)':<32} {'automaton (Def. 5.2)':<32}")
         for n in range(len(stream)):
             if by_sem[n] or by_cea[n]:

@@ -50,6 +50,12 @@ def having(logic: str, construction: str) -> Formalism:
     return record
 
 
+def automaton_file(argument: str) -> str | None:
+    """The path of the automaton file a formula argument names (``@a.json``: docs/automaton-files.md), which
+    ``draw`` and ``step`` accept in place of a formula (``@phi.cel`` stays a formula file); None otherwise."""
+    return argument[1:] if argument.startswith("@") and argument.lower().endswith(".json") else None
+
+
 def read_formula(text: str, logic: Formalism) -> Any:
     """A formula of ``logic`` from its text or ``@FILE``, by the record's parse (the one users get, D182)."""
     return logic.parse(read_text_argument(text))

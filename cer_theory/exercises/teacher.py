@@ -34,6 +34,10 @@ from cer_theory.exercises.grading import construction_input
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, events_json
 from cer_theory.formalisms.socel.automaton_json import automaton_to_json
 
+FILE_FORMAT = ("an automaton file (JSON, docs/automaton-files.md; start from `cer-theory draw --logic LOGIC FORMULA -o "
+               "a.json`)")
+"""What an automaton answer is, as the sheet says it: the format's page, and how to start from a compiled automaton."""
+
 GENERATED = re.compile(r"gen_(?:(?P<logic>[a-z]+)_)?(?P<kind>formula|automaton|predict|construction)_"
                        r"(?P<difficulty>[123])_(?P<seed>\d+)")
 COLUMNS = ("student", "exercise", "status", "grade", "feedback")
@@ -64,9 +68,9 @@ def seed_sheet(seed: int, logic: str = "cel") -> list[Exercise]:
 
 
 def _what_to_hand_in(e: Exercise) -> str:
-    return {"formula": "a CEQL query" if e.logic == "ceql" else f"a {LANGUAGE[e.logic]} formula", "automaton": "an automaton as JSON",
+    return {"formula": "a CEQL query" if e.logic == "ceql" else f"a {LANGUAGE[e.logic]} formula", "automaton": FILE_FORMAT,
             "predict": "a JSON list of outputs",
-            "construction": "yes or no" if e.construction == "star_property" else "an automaton as JSON"}[e.kind]
+            "construction": "yes or no" if e.construction == "star_property" else FILE_FORMAT}[e.kind]
 
 
 def sheet_markdown(exercises: Iterable[Exercise], title: str = "Complex event recognition: exercises",

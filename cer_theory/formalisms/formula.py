@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cer_theory.core.contract import Observed
 from cer_theory.core.drawing import Diagram, Drawable, write_drawing
 from cer_theory.core.drawing.render import check_scale
 from cer_theory.core.errors import RegistryError
@@ -67,6 +68,14 @@ class Drawing(Drawable):
     def describe(self) -> str:
         return self.model.describe()
 
+    def __repr__(self) -> str:
+        """Outside Jupyter (a terminal, ``print``): what is drawn, as text, and how to get the picture."""
+        title = self.options.get("title")
+        head = f"Drawing of {self.model!r}" + (f": {title}" if title else "")
+        listing = self.describe().split("\n")
+        body = listing[1:] if listing and listing[0] == repr(self.model) else listing
+        return "\n".join([head, *body, "  (shown as SVG in Jupyter; .save('a.svg'), .to_svg(), .to_dot())"])
+
 
 @dataclass(frozen=True)
 class Formula:
@@ -85,8 +94,10 @@ class Formula:
         return get(self.logic)
 
     def evaluate(self, stream: StreamLike, *, via: str = "semantics", level: str | None = None,
-                 **options: Any) -> list[frozenset[Any]]:
-        """The outputs at every position of ``stream``: ``result[n]`` is the set of outputs at position n.
+                 **options: Any) -> Observed:
+        """The outputs at every position of ``stream``: ``result[n]`` is the set of outputs at position n (a
+        frozenset printed in the canonical order, ``{{1,8}, {5,8}}``), and ``result.json_lines()`` the same outputs
+        as the lines ``cer-theory eval`` prints (the output contract, docs/output-contract.md).
 
         ``via`` names an evaluator of the formalism (the reference ``"semantics"`` by default; ``"cea"``, the
         engine, … as registered); ``level`` the output level (the coarsest, complex events, by default; e.g.
@@ -110,7 +121,7 @@ class Formula:
         automaton = self.compile()
         if not isinstance(automaton, Drawable):
             raise RegistryError(f"{self.logic}'s automaton {type(automaton).__name__} cannot be drawn")
-        drawing = Drawing(automaton, scale=scale, **options)
+        drawing = Drawing(automaton, scale=scale, **{"title": str(self), **options})  # titled by the formula, as draw does
         if path is not None:
             drawing.save(path)
         return drawing

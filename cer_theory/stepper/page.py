@@ -62,7 +62,8 @@ _SCRIPT = """
     slider.value = k;
     document.body.dataset.frame = k;
     document.getElementById('position').textContent =
-      f.position === null ? 'start (nothing read yet)' : 'position ' + f.position + ' of ' + (run.events.length - 1);
+      f.position === null ? 'start (nothing read yet)'
+        : 'position ' + f.position + ' (event ' + (f.position + 1) + ' of ' + run.events.length + ')';
     const drawing = document.getElementById('drawing');
     const svg = f.svg !== null ? f.svg : run.svg;
     if (drawing.dataset.shown !== String(svg === run.svg ? -1 : k)) {

@@ -32,6 +32,7 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.core.outputs import write_output
 from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
 from cer_theory.testing.findings import reduce
+from cer_theory.core.wording import plural
 
 Output = Collection[Any]
 """One position's outputs: a set, or a :class:`~collections.Counter` when duplicates matter (an engine that may
@@ -69,7 +70,7 @@ def _fmt_stream(stream: Sequence[object] | None) -> str:
         return "(not shown)"
     shown = " ".join(f"{k}:{_fmt_event(e)}" for k, e in enumerate(stream[:SHOWN_EVENTS]))
     more = len(stream) - SHOWN_EVENTS
-    return shown + (f" … ({more} more, {len(stream)} events)" if more > 0 else "")
+    return shown + (f" … ({more} more, {plural(len(stream), 'event')})" if more > 0 else "")
 
 
 def _fmt_formula(formula: object) -> str:
@@ -466,7 +467,8 @@ class CommandEngine:
 
     ``command`` is a shell-like template with ``{formula}`` and ``{stream}`` placeholders, e.g.
     ``"cer-theory eval {formula} --stream {stream}"``; the stream is written as JSON Lines to a temporary
-    file; each output line is ``{"n": …, "complex_events": [[…], …]}``.
+    file; each output line is one of the output contract (docs/output-contract.md):
+    ``{"position": n, "kind": "complex_events", "outputs": [[…], …]}``.
     """
 
     command: str
@@ -484,7 +486,7 @@ class CommandEngine:
         for line in proc.stdout.splitlines():
             if line.strip():
                 obj = json.loads(line)
-                out[int(obj["n"])] = obj["complex_events"]
+                out[int(obj["position"])] = obj["outputs"]
         return out
 
 

@@ -164,23 +164,35 @@ def state_ids(states: Iterable[Hashable]) -> dict[Hashable, str]:
     return {q: f"q{k}" for k, q in enumerate(states)}
 
 
+USELESS_CAPTION = "grey: states no accepting run visits"
+"""The caption line of a drawing with greyed states (D384: every picture of an automaton shows every state, with the
+numbers the automaton has, and greys those no accepting run visits, instead of hiding them)."""
+
+_GREY = {"color": "gray60", "fontcolor": "gray50", "style": "dashed"}
+
+
 def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterable[Hashable],
                   final: Collection[Hashable], edges: Iterable[tuple[Hashable, Hashable, str]],
-                  title: str | None = None, rankdir: str = "LR") -> Diagram:
+                  title: str | None = None, rankdir: str = "LR", useless: Collection[Hashable] = ()) -> Diagram:
     """An automaton drawn as in the papers' figures.
 
     ``states`` maps each state to the text drawn in it, in drawing order (state k gets the DOT id ``qk``);
     ``initial`` states get an arrow from an invisible point, in the order given; ``final`` states a double
-    circle; ``edges`` are ``(source, target, label)`` between states.
+    circle; ``edges`` are ``(source, target, label)`` between states. ``useless`` states (no accepting run visits
+    them) and the edges touching them are drawn grey and dashed, and the caption says so (:data:`USELESS_CAPTION`).
     """
     ids = state_ids(states)
-    nodes = [Node(ids[q], label, {"shape": "doublecircle" if q in final else "circle"})
+    grey = frozenset(useless) & frozenset(states)
+    nodes = [Node(ids[q], label, {"shape": "doublecircle" if q in final else "circle", **(_GREY if q in grey else {})})
              for q, label in states.items()]
     arrows = []
     for k, q in enumerate(initial):
         nodes.append(Node(f"start{k}", None, {"shape": "point", "style": "invis", "width": 0}))
         arrows.append(Edge(f"start{k}", ids[q]))
-    lines = [Edge(ids[src], ids[dst], label) for src, dst, label in edges]
+    lines = [Edge(ids[src], ids[dst], label, dict(_GREY) if src in grey or dst in grey else {})
+             for src, dst, label in edges]
+    if grey:
+        title = f"{title}\n{USELESS_CAPTION}" if title else USELESS_CAPTION
     # Wider gaps than Graphviz's defaults (0.25 and 0.5 inches): the selection automata of Thm 7.2 carry long
     # labels, which at the defaults overlap each other and the self-loops.
     return Diagram(name, tuple(nodes), tuple(arrows + lines), title=title, rankdir=rankdir,

@@ -23,6 +23,7 @@ from cer_theory.automata.determinize.lazy import LazyDeterminizer
 from cer_theory.core.drawing import Diagram, Drawable, shown
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event
+from cer_theory.core.wording import plural
 from cer_theory.engines.cces.structure import BOTTOM, Cces, Node
 from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.formalisms.cel.ast import Formula
@@ -280,7 +281,8 @@ class CcesEvaluator(Drawable):
         return "\n".join(lines + [self.cces.describe()])
 
     def __repr__(self) -> str:
-        return f"CcesEvaluator(after {self.position} events: {len(self.table)} active states, {self.cces!r})"
+        return (f"CcesEvaluator(after {plural(self.position, 'event')}: {plural(len(self.table), 'active state')}, "
+                f"{self.cces!r})")
 
 
 def _state_name(q: State) -> str:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from cer_theory.core.drawing import LABEL_FONT, NODE_FONT, Diagram, Drawable, Edge, Node as DrawnNode
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import ComplexEvent
+from cer_theory.core.wording import plural
 from cer_theory.engines.enumeration import EnumerationStats
 
 Value = TypeVar("Value")
@@ -297,7 +298,7 @@ class Cces(Drawable):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Cces({len(self) - 1} nodes + ⊥)"
+        return f"Cces({plural(len(self) - 1, 'node')} + ⊥)"
 
 
 __all__ = ["BOTTOM", "Cces", "CcesError", "Node"]

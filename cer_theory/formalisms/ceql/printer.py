@@ -116,7 +116,8 @@ def _pattern(phi: Formula) -> tuple[str, int]:
         op = {Seq: ";", Contig: ":", Disj: "OR"}[type(phi)]
         return f"{_wrap(phi.left, BINARY_LEVEL)} {op} {_wrap(phi.right, POSTFIX_LEVEL)}", BINARY_LEVEL
     if isinstance(phi, Filter):
-        return f"{_wrap(phi.body, FILTER_LEVEL)} FILTER {format_filter(phi.condition)}", FILTER_LEVEL
+        # parenthesized unless an atom or postfix, as CEL's printer does (D383)
+        return f"{_wrap(phi.body, POSTFIX_LEVEL)} FILTER {format_filter(phi.condition)}", FILTER_LEVEL
     raise UnsupportedError(f"{type(phi).__name__} ({phi}) has no CEQL syntax; CEQL patterns use event types, "
                            f"AS, ;, :, OR, +, :+ and FILTER")
 

@@ -28,11 +28,11 @@ The outputs at stream position n are the matches whose last row is at n.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cer_theory.core.contract import json_order
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import TYPE_KEY, Event
 from cer_theory.formalisms.rpr.ast import (Agg, Alt, And, Arith, Cmp, Col, Concat, Condition, Const, IsNull, Nav,
@@ -69,8 +69,9 @@ class Match:
         return Match(tuple((int(p), str(v)) for p, v in data["rows"]), tuple(data.get("partition", ())),
                      tuple(data.get("measures", {}).items()))
 
-    def sort_key(self) -> str:
-        return json.dumps(self.to_json(), sort_keys=True)
+    def sort_key(self) -> tuple[Any, ...]:
+        """Matches in the order of their rows (positions compared as numbers), then partition and measures."""
+        return json_order([self.to_json()[k] for k in ("rows", "partition", "measures")])
 
 
 # ------------------------------------------------------------------------------------- rule 1: partitions
