@@ -36,8 +36,25 @@ class SyntaxErrorCER(CerError, ValueError):
         pointer = ""
         if text:
             source_line = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
-            pointer = f"\n  {source_line}\n  {' ' * (column - 1)}^"
+            shown, caret = _excerpt(source_line, column - 1)
+            pointer = f"\n  {shown}\n  {' ' * caret}^"
         super().__init__(f"line {line}, column {column}: {message}{pointer}")
+
+
+EXCERPT = 100
+"""The most characters of a source line a syntax error shows around its column (a 5,000-digit literal is shown by
+its ends, not printed whole)."""
+
+
+def _excerpt(source_line: str, offset: int) -> tuple[str, int]:
+    """The part of ``source_line`` a message shows around character ``offset``, and the caret's offset in it."""
+    if len(source_line) <= EXCERPT:
+        return source_line, offset
+    start = max(0, min(offset - EXCERPT // 2, len(source_line) - EXCERPT))
+    shown = source_line[start:start + EXCERPT]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + EXCERPT < len(source_line) else ""
+    return prefix + shown + suffix, offset - start + len(prefix)
 
 
 class FormulaTooDeep(SyntaxErrorCER):

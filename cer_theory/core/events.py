@@ -261,7 +261,8 @@ class Stream(Sequence[Event]):
 
 MAX_INT_DIGITS = 4300
 """Python's limit on the digits of an integer read from text (``sys.get_int_max_str_digits``): longer integers
-are rejected with their line and field rather than read as something else."""
+are rejected with their line and field rather than read as something else. The one bound of every reader: streams,
+JSON files (``core.textfiles.loads_json``) and the numbers of every formula and query (``core.parsing.number``)."""
 
 
 class HugeInt(str):
