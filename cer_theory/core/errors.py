@@ -68,6 +68,29 @@ class FormulaTooDeep(SyntaxErrorCER):
                          f"smaller formulas or flatten it", line=1, column=1)
 
 
+class ArgumentError(CerError, TypeError):
+    """A value of the wrong kind given to a public function (``ct.cel(None)``, ``ct.load(3)``): names the parameter,
+    what it takes and what it got (:func:`wrong_kind`)."""
+
+
+class FileError(CerError, OSError):
+    """A file or folder that cannot be read or written as asked: missing, a folder where a file is expected, no
+    permission, too large, not UTF-8 text. The message names the path."""
+
+
+def kind_of(value: object) -> str:
+    """How a message names what a caller gave: the type, and the value when short (``None``, ``int 3``)."""
+    if value is None:
+        return "None"
+    text = repr(value)
+    return f"{type(value).__name__} {text}" if len(text) <= 40 else f"a {type(value).__name__}"
+
+
+def wrong_kind(what: str, expected: str, value: object) -> ArgumentError:
+    """The :class:`ArgumentError` for parameter ``what`` given ``value`` where it takes ``expected``."""
+    return ArgumentError(f"{what} takes {expected}, got {kind_of(value)}")
+
+
 class NotUnaryError(CerError, ValueError):
     """A formula with an n-ary filter given to a construction that needs unary CEL (the CEL paper, Def. 4.1)."""
 

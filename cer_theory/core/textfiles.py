@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cer_theory.core.errors import CerError
+from cer_theory.core.errors import CerError, FileError
 from cer_theory.core.events import MAX_INT_DIGITS
 
 _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
@@ -47,7 +47,7 @@ MAX_TEXT_FILE_BYTES = 32 * 2**20
 given as a formula file, ``/dev/zero``) is refused before memory fills."""
 
 
-def read_text_file(path: str | Path, what: str = "text files", error: type[CerError] = CerError) -> str:
+def read_text_file(path: str | Path, what: str = "text files", error: type[CerError] = FileError) -> str:
     """The text of the file at ``path``, decoded as by :func:`decode_text`; a file that cannot be read (missing,
     a directory, no permission) is ``error(f"{path}: cannot read (…)")``, and so is an empty one (only blanks):
     every file this module reads must say something, and an empty one is a file saved too early or the wrong

@@ -12,12 +12,13 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.errors import StreamFormatError, wrong_kind
 from cer_theory.core.events import MAX_INT_DIGITS, TYPE_KEY, Event, HugeInt, Stream, Value, huge_int_error
 
 def csv_value(text: str) -> Value:
@@ -169,6 +170,8 @@ def iter_file(path: str | Path, format: str | None = None) -> Iterator[tuple[int
     """Stream a file's events lazily (``-``: standard input): CSV or JSON Lines as :func:`stream_format` says."""
     if str(path) != STDIN and not Path(path).exists():
         raise StreamFormatError("no such file", source=str(path))
+    if Path(path).is_dir():
+        raise StreamFormatError("a folder, not a stream file", source=str(path))
     fmt = stream_format(path, format)
     if fmt == "parquet":
         raise StreamFormatError("Parquet is read by cer_theory.streams.blocks.iter_rows", source=str(path))
@@ -192,7 +195,11 @@ class _Lines:
         if self.name == STDIN:
             yield from _decode(sys.stdin.buffer, "<stdin>")
             return
-        with open(self.name, "rb") as f:
+        try:
+            f = open(self.name, "rb")
+        except OSError as e:  # no permission, a folder: one line naming the file
+            raise StreamFormatError(f"cannot read ({e.strerror or e})", source=self.name) from None
+        with f:
             yield from _decode(f, self.name)
 
 
@@ -229,6 +236,10 @@ def _lines(source: str | Path | Iterable[str]) -> tuple[str | None, Iterable[str
 def load(path: str | Path, format: str | None = None) -> Stream:
     """A whole stream file as a :class:`~cer_theory.core.events.Stream` (``.csv`` as CSV, anything else as JSON
     Lines; ``-``: standard input)."""
+    if isinstance(path, (bytes, bytearray)) or not isinstance(path, (str, os.PathLike)):
+        raise wrong_kind("load", "a stream file's path (str or Path; '-': standard input)", path)
+    if format is not None and not isinstance(format, str):
+        raise wrong_kind("load", "format=None or one of csv, jsonl, parquet", format)
     return Stream(e for _, e in iter_file(path, format))
 
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
+from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError, wrong_kind
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.core.windows import window_value
@@ -83,6 +83,8 @@ class Engine(EngineState):
                  instrument: bool = False) -> None:
         if isinstance(query, str):
             query = parse(query)
+        elif not isinstance(query, Query):
+            raise wrong_kind("Engine", "a CEQL query (its text, or a parsed Query)", query)
         plan = QueryPlan(query, budget=budget, debug=debug, instrument=instrument)
         super().__init__(plan)
         self.query = query
