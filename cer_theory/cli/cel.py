@@ -70,12 +70,13 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 def cmd_cces(args: argparse.Namespace) -> int:
     logic = having(args.logic, "cces")
     phi = read_formula(args.formula, logic)
-    evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
-    for n, event in enumerate(stream):
-        ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
-        if ces:
-            print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+    with work_budget(args.budget):  # the compilation (selection automata) and the enumeration of outputs
+        evaluator = construct(logic, "cces", logic.automaton(phi))
+        for n, event in enumerate(stream):
+            ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
+            if ces:
+                print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
     st = evaluator.stats
     print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
           f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
@@ -189,6 +190,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--stream", required=True, help="stream file (.csv or JSON Lines)")
     c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
     add_logic_option(c, "a CCES algorithm")
+    add_budget_option(c)
     c.set_defaults(func=cmd_cces)
 
     m = sub.add_parser("demo", help="the running example of the CEL paper, semantics vs automaton",

@@ -115,8 +115,12 @@ class SizeBudgetExceeded(CerError, RuntimeError):
         super().__init__(f"{construction}: size budget of {budget} {unit} exceeded (reached {reached}); "
                          f"pass a larger budget= if this is intended")
 
-    def for_command_line(self, option: str = "--budget") -> str:
-        """The same report in the terms of a command whose ``option`` set the budget."""
+    def for_command_line(self, option: str | None = "--budget") -> str:
+        """The same report in the terms of a command whose ``option`` set the budget; ``None`` for a command
+        without one (its bound is fixed: the message must not name an option the command lacks)."""
+        if option is None:
+            return (f"{self.construction} stopped after {self.reached} {self.unit}, past its fixed bound of "
+                    f"{self.budget}; the input is too large for this command")
         return (f"{self.construction} stopped after {self.reached} {self.unit}, past {option} {self.budget}; "
                 f"give a larger {option} to go further")
 
