@@ -149,7 +149,8 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
         with enforce(args):
             return args.func(args)
     except SizeBudgetExceeded as exc:
-        print(f"{command}: {exc.for_command_line()}", file=sys.stderr)
+        # (a command without --budget must not be told to give a larger one)
+        print(f"{command}: {exc.for_command_line('--budget' if hasattr(args, 'budget') else None)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except CerError as exc:
         print(f"{command}: {exc}", file=sys.stderr)

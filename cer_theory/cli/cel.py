@@ -75,8 +75,8 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 def cmd_cces(args: argparse.Namespace) -> int:
     logic = having(args.logic, "cces")
     phi = read_formula(args.formula, logic)
-    evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
+    evaluator = construct(logic, "cces", logic.automaton(phi))  # under the command's --budget (cli.layer)
     level = logic.levels[-1]  # the lines of eval (the output contract)
     for n, event in enumerate(stream):
         ces = frozenset(level.project(c) for c in evaluator.process(event))
@@ -209,6 +209,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
     add_logic_option(c, "a CCES algorithm")
     declare(c, inputs=[text_or_file("formula"), file("stream")], outputs=[output_file("dot", suffixes=DRAWING_FORMATS)],
+            budget=True,
             example=["cces", "A ; B", "--stream", "s.jsonl", "--dot", "cces.dot"])
     c.set_defaults(func=cmd_cces)
 

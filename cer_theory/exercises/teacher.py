@@ -13,7 +13,6 @@ no cell is a spreadsheet formula.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -29,6 +28,7 @@ from cer_theory.core.spreadsheet import spreadsheet_csv
 from cer_theory.core.textfiles import decode_text
 from cer_theory.exercises.checker import bundled_names, check, load_bundled, load_exercise
 from cer_theory.exercises.classfolder import MAX_ANSWER_BYTES, TIME_LIMIT, class_answers
+from cer_theory.core.pages import html_text
 from cer_theory.exercises.generate import LOGICS, generate
 from cer_theory.exercises.grading import construction_input
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, events_json
@@ -103,17 +103,17 @@ def sheet_html(exercises: Iterable[Exercise], title: str = "Complex event recogn
             body.append("</pre>" if code else "<pre>")
             code = not code
         elif code:
-            body.append(html.escape(line))
+            body.append(html_text(line))
         elif line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+            body.append(f"<h2>{html_text(line[3:])}</h2>")
         elif line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+            body.append(f"<h1>{html_text(line[2:])}</h1>")
         elif line:
-            text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(line))
+            text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html_text(line))
             body.append("<p>" + re.sub(r"\*\*?([^*]+)\*\*?", r"<em>\1</em>", text) + "</p>")
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
              "pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap;word-break:break-all}")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html_text(title)}</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 

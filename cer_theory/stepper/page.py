@@ -9,12 +9,11 @@ it interactive without a kernel-side widget library (docs/decisions.md D211).
 
 from __future__ import annotations
 
-import html
-import json
 import os
 from typing import TYPE_CHECKING
 
 from cer_theory.core.outputs import write_output
+from cer_theory.core.pages import html_text, script_json
 
 if TYPE_CHECKING:
     from cer_theory.stepper.frames import Run
@@ -120,25 +119,30 @@ _SCRIPT = """
 """
 
 
-def _data(run: Run) -> str:
-    """The run as JSON for the script; ``</`` escaped so no text can close the script element."""
-    data = {"model": run.model, "events": list(run.events), "svg": run.svg,
+def run_data(run: Run) -> dict[str, object]:
+    """What the page's script reads: the run's events, drawing and frames, as JSON values."""
+    return {"model": run.model, "events": list(run.events), "svg": run.svg,
             "frames": [{"position": f.position, "active": sorted(f.active), "taken": sorted(f.taken),
                         "new": sorted(f.new), "rows": [[r.where, r.carries] for r in f.rows],
                         "outputs": list(f.outputs), "svg": f.svg, "work": f.work} for f in run.frames]}
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+
+
+def _data(run: Run) -> str:
+    """The run as JSON for the script, escaped by the one function every page uses (``core.pages``): no event,
+    label or formula can close the script element or change how the browser reads it."""
+    return script_json(run_data(run))
 
 
 def page(run: Run) -> str:
     """The self-contained HTML page of ``run``."""
-    ribbon = "".join(f"<span title='position {k}'>{k}: {html.escape(e)}</span>" for k, e in enumerate(run.events))
+    ribbon = "".join(f"<span title='position {k}'>{k}: {html_text(e)}</span>" for k, e in enumerate(run.events))
     carries = {"ACEA": "registers ν and bags μ", "SRT": "registers and marked positions",
                "tECS": "union-list entries", "CCES": "list (first, last)"}.get(run.model, "partial valuation μ")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(run.title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{html_text(run.title)}</title>
 <style>{_STYLE}</style></head>
 <body data-frame="0">
-<h1>{html.escape(run.model)} run: {html.escape(run.title)}</h1>
+<h1>{html_text(run.model)} run: {html_text(run.title)}</h1>
 <div id="controls"><button id="prev" title="previous (←)">◀</button><button id="next" title="next (→)">▶</button>
 <input id="slider" type="range" min="0" value="0" aria-label="position"><strong id="position"></strong></div>
 <div class="keys">keys: → / ← step, Home / End jump</div>
@@ -146,7 +150,7 @@ def page(run: Run) -> str:
 <div id="drawing"></div>
 <div id="work"></div>
 <div class="panels">
-<div><h2 style="font-size:1em">active runs</h2><table><thead><tr><th>where</th><th>{html.escape(carries)}</th></tr></thead>
+<div><h2 style="font-size:1em">active runs</h2><table><thead><tr><th>where</th><th>{html_text(carries)}</th></tr></thead>
 <tbody id="rows"></tbody></table></div>
 <div><h2 style="font-size:1em">outputs at this position</h2><table><tbody id="outputs"></tbody></table></div>
 </div>
@@ -162,8 +166,8 @@ def embedded(run: Run) -> str:
     The page's script sets the frame's height to its content at every step (docs/decisions.md D395); the height
     given here is only what a viewer that runs no script shows, an estimate on the generous side."""
     height = 480 + 30 * max((len(f.rows) for f in run.frames), default=1)
-    return (f'<iframe srcdoc="{html.escape(page(run), quote=True)}" style="width: 100%; height: {min(height, 900)}px;'
-            f' border: 1px solid #ddd" title="{html.escape(run.title)}"></iframe>')
+    return (f'<iframe srcdoc="{html_text(page(run))}" style="width: 100%; height: {min(height, 900)}px;'
+            f' border: 1px solid #ddd" title="{html_text(run.title)}"></iframe>')
 
 
 def write_page(run: Run, path: str | os.PathLike[str]) -> None:

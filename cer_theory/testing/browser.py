@@ -36,6 +36,11 @@ def find_chromium() -> str | None:
     return None
 
 
+_RECORD_ERRORS = ("window.__pageErrors = []; window.addEventListener('error', e => "
+                  "window.__pageErrors.push(String(e.message || e.type)), true);")
+"""Run in every page before its own scripts: records each error event (:meth:`Browser.errors`)."""
+
+
 class BrowserError(RuntimeError):
     """The browser failed, or answered a command with an error."""
 
@@ -123,12 +128,18 @@ class Browser:
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
         self.send("Page.enable")
+        self.send("Page.addScriptToEvaluateOnNewDocument", {"source": _RECORD_ERRORS})
         self.send("Page.navigate", {"url": path.resolve().as_uri()})
         deadline = time.monotonic() + self.timeout
         while self.evaluate("document.readyState") != "complete":
             if time.monotonic() > deadline:
                 raise BrowserError(f"{path} did not load")
             time.sleep(0.05)
+
+    def errors(self) -> list[str]:
+        """The script errors the page has raised since it was opened (uncaught exceptions, scripts that failed to
+        parse): a page that looks right but whose script died shows here."""
+        return list(self.evaluate("window.__pageErrors || []"))
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""

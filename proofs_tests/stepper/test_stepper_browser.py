@@ -15,6 +15,7 @@ from conftest import require
 from cer_theory.core.events import Event
 from cer_theory.examples.running_example import fire_stream, formula
 from cer_theory.formalisms.cel.compile import compile_automaton
+from cer_theory.formalisms.cel.parser import parse as parse_cel
 from cer_theory.formalisms.sremo.compile import compile_automaton as compile_srt
 from cer_theory.formalisms.sremo.parser import parse as parse_sremo
 from cer_theory.stepper import Run, cea_run, srt_run, tecs_run
@@ -140,3 +141,33 @@ def test_the_notebook_stepper_frame_fits_its_content(browser: Browser, tmp_path:
         assert shown["overflow"] <= 0, shown  # no content below the frame's bottom
         assert shown["tables"] <= shown["frame"], shown
         assert shown["frame"] <= shown["content"] + 4, shown  # and no empty band below it
+
+
+MARKUP = ["<!--<script>", "</script>", "a & b \u2028 c", "</title><b>"]
+
+
+@pytest.mark.parametrize("model", ["SRT", "CEA"])
+def test_a_page_whose_events_hold_markup_steps(browser: Browser, tmp_path: Path, model: str) -> None:
+    """Event values holding ``<!--<script>`` and ``</script>``, shown on the ribbon and, for the SRT, in the
+    registers of every frame's rows (after the drawing's own comments in the embedded data): escaped as ``<\\/``
+    only, they put the tokenizer in the script data double-escaped state, the page's script was swallowed into the
+    data and nothing stepped. Now the page loads without a script error and every frame shows as given."""
+    if model == "SRT":
+        srt = compile_srt(parse_sremo('<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'))
+        events = [Event("B", id=MARKUP[0]), Event("B", id=MARKUP[1]), Event("S", id=MARKUP[0]),
+                  Event("S", id=MARKUP[2]), Event("S", id=MARKUP[3])]
+        run = srt_run(srt, events)
+        assert any("<!--<script>" in r.carries for f in run.frames for r in f.rows)
+    else:
+        text = 'T FILTER T.x = "<!--<script>" OR T'
+        run = cea_run(compile_automaton(parse_cel(text)), [Event("T", x=v) for v in MARKUP], title=text)
+    page = tmp_path / "markup.html"
+    run.write_html(str(page))
+    browser.open(page)
+    assert browser.errors() == []
+    assert browser.evaluate("document.querySelectorAll('script').length") == 2, "no script swallowed another"
+    _check(browser.evaluate(SHOWN), run, 0)
+    for k in range(1, len(run.frames)):
+        browser.press("ArrowRight")
+        _check(browser.evaluate(SHOWN), run, k)
+    assert browser.errors() == []

