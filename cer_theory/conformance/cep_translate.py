@@ -228,10 +228,15 @@ def translate(q: Query) -> Translation:
         raise Untranslatable(f"SELECT {strategy}{'' if consume else ' without CONSUME BY'} chooses among the complex "
                              f"events ending at a position, which no Flink contiguity or skip strategy does")
     els, ops = elements(q.pattern)
-    strict = strategy == "STRICT"
+    strict, nxt = strategy == "STRICT", strategy == "NEXT"
     stages = []
     for k, e in enumerate(els):
-        edge = "begin" if k == 0 else "next" if strict or ops[k - 1] == ":" else "followedByAny"
+        # Under NEXT with consumption the first match completed at a position is the lexicographically least
+        # (the model's order), and its events after a ';' are each the first that fits, unless the element is an
+        # iteration or a ':' binds it to the element after (D372): there skip-till-next-match is exact.
+        next_match = nxt and e.loop is None and (k + 1 == len(els) or ops[k] == ";")
+        edge = ("begin" if k == 0 else "next" if strict or ops[k - 1] == ":" else
+                "followedBy" if next_match else "followedByAny")
         quant = None
         if e.loop is not None:
             quant = Quantifier(1, None, "consecutive" if strict or e.loop == ":+" else "allowCombinations")
