@@ -139,9 +139,12 @@ def driver_classes(jars: Sequence[Path]) -> Path:
 
 
 class CepDriver:
-    """One JVM running the driver; :meth:`run_batch` sends a batch and reads its answers."""
+    """One JVM running the driver; :meth:`run_batch` sends a batch and reads its answers. ``argv`` replaces the
+    JVM's command line (the tests run stand-ins that hang, exit or answer garbage); a batch may take
+    ``timeout · √cases`` seconds, the first one ``start_seconds`` more."""
 
-    def __init__(self, *, timeout: float = 30.0, java: str = "java", argv: Sequence[str] | None = None) -> None:
+    def __init__(self, *, timeout: float = 30.0, java: str = "java", argv: Sequence[str] | None = None,
+                 start_seconds: float = START_SECONDS) -> None:
         if argv is None:
             missing = missing_requirements()
             if missing is not None:
@@ -151,7 +154,7 @@ class CepDriver:
             argv = [java, *JVM_OPTIONS, f"-Dlog4j2.configurationFile={classes / 'log4j2.properties'}", "-cp",
                     os.pathsep.join([str(classes), *map(str, jars)]), DRIVER_CLASS]
         self.argv = list(argv)
-        self.timeout = timeout
+        self.timeout, self.start_seconds = timeout, start_seconds
         self._proc: subprocess.Popen | None = None
         self._lines: queue.Queue = queue.Queue()
         self._stderr: Any = None
@@ -198,7 +201,7 @@ class CepDriver:
     def run_batch(self, requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The driver's answer objects, one per request in order, or :class:`EngineFailure` for the batch."""
         proc = self._proc if self._proc is not None and self._proc.poll() is None else self._start()
-        budget = self.timeout * max(1, len(requests)) ** 0.5 + (START_SECONDS if self._fresh else 0)
+        budget = self.timeout * max(1, len(requests)) ** 0.5 + (self.start_seconds if self._fresh else 0)
         self._fresh = False
         try:
             assert proc.stdin is not None
