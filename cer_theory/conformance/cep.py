@@ -36,6 +36,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
+
 EDGES = ("begin", "next", "followedBy", "followedByAny")
 INNER = ("relaxed", "consecutive", "allowCombinations")
 SKIPS = ("noSkip", "skipPastLastEvent", "skipToNext")
@@ -220,5 +222,27 @@ def model_matches(pattern: CepPattern, events: Sequence[Mapping[str, Any]], *, k
     return out
 
 
+# ---------------------------------------------------------------------------------------------- native patterns
+
+_CONDITIONS = st.one_of(
+    st.sampled_from("RTU").map(lambda t: {"op": "type", "types": [t]}),
+    st.tuples(st.sampled_from("RTU"), st.sampled_from(CMP_OPS), st.integers(0, 3)).map(
+        lambda a: {"op": "and", "args": [{"op": "type", "types": [a[0]]},
+                                         {"op": "cmp", "attr": "x", "cmp": a[1], "value": a[2]}]}))
+_QUANTIFIERS = st.one_of(st.none(), st.builds(
+    lambda lo, hi, inner: Quantifier(lo, None if hi is None else max(lo, hi), inner),
+    st.integers(1, 2), st.one_of(st.none(), st.integers(1, 3)), st.sampled_from(INNER)))
+
+
+@st.composite
+def native_patterns(draw: st.DrawFn) -> CepPattern:
+    """Flink CEP patterns beyond what CEQL translates to: every edge, ``times``/``timesOrMore`` loops in every
+    inner contiguity, ``within`` and every skip strategy the model has, over R, T, U events with ``x``."""
+    n = draw(st.integers(1, 3))
+    stages = tuple(Stage(f"e{k}", "begin" if k == 0 else draw(st.sampled_from(EDGES[1:])), draw(_CONDITIONS),
+                         draw(_QUANTIFIERS)) for k in range(n))
+    return CepPattern(stages, draw(st.one_of(st.none(), st.integers(1, 5))), draw(st.sampled_from(SKIPS)))
+
+
 __all__ = ["CMP_OPS", "CepPattern", "Condition", "EDGES", "INNER", "Match", "Quantifier", "SKIPS", "Stage", "TRUE",
-           "holds", "java_condition", "model_matches"]
+           "holds", "java_condition", "model_matches", "native_patterns"]

@@ -48,8 +48,10 @@ from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, REFUSED
     conforms, outcome_text, smaller_queries
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
     from_core
-from cer_theory.conformance.cep_translate import Translation, Untranslatable, complex_events, generate_cases, \
-    model_complex_events, translate
+from cer_theory.testing.harness import conformance_cases
+from cer_theory.conformance.cep import model_matches, native_patterns
+from cer_theory.conformance.cep_translate import Translation, Untranslatable, complex_events, event_streams, \
+    generate_cases, model_complex_events, translate
 
 DRIVER_SOURCE = Path(__file__).with_name("java") / "CerFlinkCepDriver.java"
 DRIVER_CLASS = "CerFlinkCepDriver"
@@ -437,6 +439,51 @@ def run_cases(cases: Sequence[Case], adapter: FlinkCepAdapter, *, shrink_finding
     return outcomes, summary
 
 
+# ---------------------------------------------------------------------------------------------- the model
+
+
+@dataclass
+class ModelCheck:
+    """Flink against the model of Flink CEP on native patterns (:func:`~.cep.native_patterns`): the number of
+    patterns run and each one where they part (pattern, stream, Flink's matches and the model's, or the error)."""
+
+    cases: int = 0
+    differences: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def model_check(driver: CepDriver, count: int, seed: int) -> ModelCheck:
+    """Run ``count`` seeded native patterns, each on a stream of :func:`~.cep_translate.event_streams`, through
+    Flink and through :func:`~.cep.model_matches`; every difference is recorded (the model's claims about Flink
+    CEP are checked here, beyond the patterns the dialect produces)."""
+    pairs = conformance_cases(count, seed=seed, logic="ceql", formulas=native_patterns(), streams=event_streams())
+    requests = []
+    for k, (p, stream) in enumerate(pairs):
+        events = [{"pos": i, "ts": i, "key": "", "type": e.type, "attrs": {a: v for a, v in e.to_dict().items()
+                                                                             if a != "type"}}
+                  for i, e in enumerate(stream)]
+        requests.append({"id": k, "pattern": p.to_json(), "events": events})
+    out = ModelCheck()
+    for at in range(0, len(requests), BATCH):
+        chunk = requests[at:at + BATCH]
+        try:
+            answers = driver.run_batch(chunk)
+        except EngineFailure as exc:
+            answers = [{"id": r["id"], "error": str(exc)} for r in chunk]
+        for r, a in zip(chunk, answers):
+            p = pairs[r["id"]][0]
+            model = model_matches(p, [{"type": e["type"], **e["attrs"]} for e in r["events"]],
+                                  keys=[""] * len(r["events"]), timestamps=[e["ts"] for e in r["events"]])
+            out.cases += 1
+            want = sorted([list(ps) for ps in m] for m in model)
+            if "matches" not in a:
+                out.differences.append({**r, "model": want, "error": a.get("error") or a.get("refused")})
+                continue
+            got = sorted([list(m.get(s.name, [])) for s in p.stages] for m in a["matches"])
+            if got != want:
+                out.differences.append({**r, "model": want, "flink": got})
+    return out
+
+
 # ---------------------------------------------------------------------------------------------- reports
 
 JAVA_TEMPLATE = """\
@@ -519,8 +566,8 @@ def java_reproduction(outcome: Outcome, cls: str, title: str) -> str:
                                 events=",\n".join(events), pattern=t.pattern.java().replace("\n", "\n        "))
 
 
-def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, meta: dict[str, Any]
-                 ) -> Path:
+def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, meta: dict[str, Any],
+                 checked: ModelCheck | None = None) -> Path:
     """``report.md``, ``cases.json`` (every case: class, both outputs, readings, minimal case) and, per distinct
     finding, ``findings/NNN.json`` (to ``--replay``) and ``findings/FindingNNN.java`` (Flink CEP alone)."""
     out = Path(directory)
@@ -553,6 +600,17 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
         lines += [f"| `{r}` | {n} |" for r, n in readings.most_common()]
     if untranslatable:
         lines += ["", f"{untranslatable} cases were refused as untranslatable (outside the dialect's fragment)."]
+    if checked is not None:
+        lines += ["", "## The model against Flink", "",
+                  f"{checked.cases} native Flink CEP patterns (every edge, `times`/`timesOrMore`/`oneOrMore` loops "
+                  f"in every inner contiguity, `within`, `noSkip`/`skipToNext`/`skipPastLastEvent`; "
+                  f"`cer_theory.conformance.cep.native_patterns`), each on one stream: Flink's matches equal the "
+                  f"model's on {checked.cases - len(checked.differences)}."]
+        for d in checked.differences:
+            lines += ["", "```", json.dumps({k: d[k] for k in ("pattern", "model", "flink", "error") if k in d}),
+                      "events: " + " ".join(f"{e['type']}{e['attrs'].get('x', '')}" for e in d["events"]), "```"]
+        _write(out / "model-check.json", json.dumps({"cases": checked.cases, "differences": checked.differences},
+                                                    indent=1) + "\n")
     lines += ["", f"## Findings ({len(groups)})", ""]
     if not groups:
         lines.append("None: every case agrees with the reference or is explained by the model of Flink CEP.")
@@ -609,8 +667,11 @@ def main(args: Any, replay: Case | None = None) -> int:
                   f"{c[ENGINE_ERROR]}  {time.monotonic() - started:.0f}s", end="\n" if done == total else "",
                   file=sys.stderr, flush=True)
 
+    checked = None
     try:
         outcomes, summary = run_cases(cases, adapter, shrink_findings=not args.no_shrink, progress=progress)
+        if replay is None:
+            checked = model_check(adapter.driver, max(20, len(cases) // 5), args.seed)
     finally:
         adapter.close()
     if replay is not None or args.verbose:
@@ -625,11 +686,15 @@ def main(args: Any, replay: Case | None = None) -> int:
                 "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else
                                                                   ["--engine", "flink-cep"]),
                 "replay": "cer-theory conformance --engine flink-cep --replay {file}"}
-        print(f"report: {write_report(args.report, outcomes, summary, meta)}", file=sys.stderr)
+        print(f"report: {write_report(args.report, outcomes, summary, meta, checked)}", file=sys.stderr)
     print(summary.line())
-    return 0 if summary.passed else 1
+    if checked is not None:
+        print(f"the model of Flink CEP against Flink: {checked.cases - len(checked.differences)} of {checked.cases} "
+              f"native patterns agree")
+    return 0 if summary.passed and (checked is None or not checked.differences) else 1
 
 
 __all__ = ["BATCH", "CepDriver", "FlinkCepAdapter", "MATCH_PER_ASSIGNMENT", "classify", "driver_classes",
-           "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements", "read_matches",
+           "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements", "model_check", "ModelCheck",
+           "read_matches",
            "run_cases", "shrink", "write_report"]
