@@ -656,8 +656,8 @@ def flink_version() -> str | None:
 def main(args: Any, replay: Case | None = None) -> int:
     """``cer-theory conformance --engine flink-cep``: ``--cases`` generated translatable cases (default 200) or
     the ``--replay`` case; the summary line last; 0 iff nothing is unexplained, refused or failed."""
-    cases = [replay] if replay is not None else generate_cases(args.cases or 200, seed=args.seed)
     started = time.monotonic()
+    cases = [replay] if replay is not None else generate_cases(args.cases or 200, seed=args.seed)
     adapter = FlinkCepAdapter(timeout=args.timeout)
 
     def progress(done: int, total: int, summary: Summary) -> None:
