@@ -2,9 +2,10 @@
 
 A :class:`CepPattern` is the small JSON AST the Java driver (``java/CerFlinkCepDriver.java``) builds a
 ``org.apache.flink.cep.pattern.Pattern`` from: stages in order, each with the edge that joins it to the stage
-before (``begin``, ``next``, ``followedBy``, ``followedByAny``), a condition over one event, and a quantifier
-(``oneOrMore``/``times``/``timesOrMore`` with the loop's inner contiguity: relaxed, ``consecutive()`` or
-``allowCombinations()``), plus ``within`` and the ``AfterMatchSkipStrategy``.
+before (``begin``, ``next``, ``followedBy``, ``followedByAny``, ``notNext``, ``notFollowedBy``), a condition over one
+event, a quantifier (``oneOrMore``/``times``/``timesOrMore`` with the loop's inner contiguity: relaxed,
+``consecutive()`` or ``allowCombinations()``), ``optional()`` and ``greedy()``, plus ``within`` and the
+``AfterMatchSkipStrategy``.
 
 :func:`model_matches` is the model: the matches a pattern has on one stream, by brute force over the documented
 rules of Flink's CEP library (the Apache Flink documentation, *FlinkCEP — Complex event processing for Flink*,
@@ -19,6 +20,11 @@ sections "Combining Patterns" (contiguity), "Individual Patterns" (quantifiers, 
   ``next``, ``allowCombinations()`` as ``followedByAny``; a stage takes between ``min`` and ``max`` events, each
   satisfying its condition; every way out of a loop is a match of its own (``b+`` as the last stage reports
   ``b``, ``b b``, …);
+* ``optional()``: the stage may take no event, and the next stage's edge then joins that stage to the last event
+  taken; ``notNext`` (between two stages): the event right after the last one taken does not satisfy its
+  condition; ``notFollowedBy`` (between two stages): no event between the last one taken and the next stage's
+  first does; ``greedy()`` on a loop: no event after the loop's last one, up to and including the next stage's
+  first, satisfies the loop's condition (the loop takes it; the documentation: "repeat as many as possible");
 * **within(w)** keeps a match whose last event's timestamp is less than ``w`` after its first event's;
 * a match is emitted at its last event; matches completed at one event come in the order of their position lists
   (earliest start first, then the earliest second event, …), and the **skip strategy** then prunes:
@@ -38,7 +44,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-EDGES = ("begin", "next", "followedBy", "followedByAny")
+EDGES = ("begin", "next", "followedBy", "followedByAny", "notNext", "notFollowedBy")
+NEGATIONS = ("notNext", "notFollowedBy")
 INNER = ("relaxed", "consecutive", "allowCombinations")
 SKIPS = ("noSkip", "skipPastLastEvent", "skipToNext")
 CMP_OPS = ("=", "!=", "<", "<=", ">", ">=")
@@ -69,11 +76,17 @@ class Stage:
     edge: str
     where: Condition = field(default_factory=lambda: TRUE)
     quantifier: Quantifier | None = None
+    optional: bool = False
+    greedy: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "edge": self.edge, "where": self.where}
         if self.quantifier is not None:
             out["quantifier"] = self.quantifier.to_json()
+        if self.optional:
+            out["optional"] = True
+        if self.greedy:
+            out["greedy"] = True
         return out
 
 
@@ -105,6 +118,10 @@ class CepPattern:
                         else f".times({q.min})" if q.max == q.min else f".times({q.min}, {q.max})")
                 out += {"relaxed": "", "consecutive": ".consecutive()",
                         "allowCombinations": ".allowCombinations()"}[q.inner]
+            if s.optional:
+                out += ".optional()"
+            if s.greedy:
+                out += ".greedy()"
         if self.within is not None:
             out += f"\n    .within(Duration.ofMillis({self.within}))"
         return out
@@ -169,21 +186,37 @@ def _allowed(kind: str, cond: Condition, between: Sequence[Mapping[str, Any]]) -
     return True  # followedByAny, allowCombinations
 
 
-def _stage_runs(pattern: CepPattern, events: Sequence[Mapping[str, Any]], k: int, after: int | None
-                ) -> Iterator[tuple[tuple[int, ...], ...]]:
-    """Every way stages k.. take events of ``events`` (one key's, in order) after index ``after``."""
+def _stage_runs(pattern: CepPattern, events: Sequence[Mapping[str, Any]], k: int, after: int | None,
+                negations: tuple[tuple[str, Condition], ...] = ()) -> Iterator[tuple[tuple[int, ...], ...]]:
+    """Every way stages k.. take events of ``events`` (one key's, in order) after index ``after``;
+    ``negations``: the ``notNext``/``notFollowedBy`` stages met since that event."""
     if k == len(pattern.stages):
         yield ()
         return
     stage = pattern.stages[k]
+    if stage.edge in NEGATIONS:
+        for rest in _stage_runs(pattern, events, k + 1, after, negations + ((stage.edge, stage.where),)):
+            yield ((),) + rest
+        return
+    if stage.optional:  # skipped: the next stage's edge then joins it to the last event taken
+        for rest in _stage_runs(pattern, events, k + 1, after, negations):
+            yield ((),) + rest
     q = stage.quantifier or Quantifier(1, 1)
     fits = [i for i in range(0 if after is None else after + 1, len(events)) if holds(stage.where, events[i])]
     for size in range(max(q.min, 1), (len(fits) if q.max is None else min(q.max, len(fits))) + 1):
         for taken in itertools.combinations(fits, size):
-            if after is not None and not _allowed(stage.edge, stage.where, events[after + 1:taken[0]]):
-                continue
+            if after is not None:
+                gap = events[after + 1:taken[0]]
+                if not _allowed(stage.edge, stage.where, gap):
+                    continue
+                if any(holds(c, events[after + 1]) if kind == "notNext" else any(holds(c, e) for e in gap)
+                       for kind, c in negations):
+                    continue
             if not all(_allowed(q.inner, stage.where, events[a + 1:b]) for a, b in zip(taken, taken[1:])):
                 continue
+            if k > 0 and after is not None and pattern.stages[k - 1].greedy and any(
+                    holds(pattern.stages[k - 1].where, e) for e in events[after + 1:taken[0] + 1]):
+                continue  # after a greedy loop, an event the loop accepts is the loop's: not skipped, not taken
             for rest in _stage_runs(pattern, events, k + 1, taken[-1]):
                 yield (taken,) + rest
 
@@ -196,6 +229,8 @@ def model_matches(pattern: CepPattern, events: Sequence[Mapping[str, Any]], *, k
     for s in pattern.stages:
         if s.edge not in EDGES or (s.quantifier is not None and s.quantifier.inner not in INNER):
             raise ValueError(f"the model has no rule for stage {s}")
+    if pattern.stages[-1].edge in NEGATIONS or pattern.stages[0].edge != "begin":
+        raise ValueError("the model has no rule for a negation at the end, or a pattern not starting with begin")
     if pattern.skip not in SKIPS:
         raise ValueError(f"the model has no rule for the skip strategy {pattern.skip}")
     out: list[Match] = []
@@ -205,18 +240,21 @@ def model_matches(pattern: CepPattern, events: Sequence[Mapping[str, Any]], *, k
         found: list[Match] = []
         for run in _stage_runs(pattern, mine, 0, None):
             match = tuple(tuple(positions[i] for i in taken) for taken in run)
-            first, last = match[0][0], match[-1][-1]
+            taken_all = [p for ps in match for p in ps]
+            if not taken_all:
+                continue  # every stage optional and skipped: no match
+            first, last = taken_all[0], taken_all[-1]
             if pattern.within is None or timestamps[last] - timestamps[first] < pattern.within:
                 found.append(match)
-        found.sort(key=lambda m: (m[-1][-1], sorted(p for ps in m for p in ps)))
+        found.sort(key=lambda m: (max(p for ps in m for p in ps), sorted(p for ps in m for p in ps)))
         floor = -1  # a match starting at or before this position has been pruned
         for m in found:
-            start = m[0][0]
+            start, end = min(p for ps in m for p in ps), max(p for ps in m for p in ps)
             if start <= floor:
                 continue
             out.append(m)
             if pattern.skip == "skipPastLastEvent":
-                floor = m[-1][-1]
+                floor = end
             elif pattern.skip == "skipToNext":
                 floor = start
     return out
@@ -226,6 +264,7 @@ def model_matches(pattern: CepPattern, events: Sequence[Mapping[str, Any]], *, k
 
 _CONDITIONS = st.one_of(
     st.sampled_from("RTU").map(lambda t: {"op": "type", "types": [t]}),
+    st.sampled_from(("RT", "TU", "RU")).map(lambda t: {"op": "type", "types": list(t)}),
     st.tuples(st.sampled_from("RTU"), st.sampled_from(CMP_OPS), st.integers(0, 3)).map(
         lambda a: {"op": "and", "args": [{"op": "type", "types": [a[0]]},
                                          {"op": "cmp", "attr": "x", "cmp": a[1], "value": a[2]}]}))
@@ -236,13 +275,21 @@ _QUANTIFIERS = st.one_of(st.none(), st.builds(
 
 @st.composite
 def native_patterns(draw: st.DrawFn) -> CepPattern:
-    """Flink CEP patterns beyond what CEQL translates to: every edge, ``times``/``timesOrMore`` loops in every
-    inner contiguity, ``within`` and every skip strategy the model has, over R, T, U events with ``x``."""
-    n = draw(st.integers(1, 3))
-    stages = tuple(Stage(f"e{k}", "begin" if k == 0 else draw(st.sampled_from(EDGES[1:])), draw(_CONDITIONS),
-                         draw(_QUANTIFIERS)) for k in range(n))
-    return CepPattern(stages, draw(st.one_of(st.none(), st.integers(1, 5))), draw(st.sampled_from(SKIPS)))
+    """Flink CEP patterns beyond what CEQL translates to: every edge (``notNext`` and ``notFollowedBy`` between two
+    positive stages), ``times``/``timesOrMore`` loops in every inner contiguity, ``optional()``, ``within`` and
+    every skip strategy the model has, over R, T, U events with ``x``."""
+    n = draw(st.integers(1, 4))
+    stages = []
+    for k in range(n):
+        edges = ("begin",) if k == 0 else EDGES[1:] if 0 < k < n - 1 and stages[-1].edge not in NEGATIONS \
+            else EDGES[1:4]  # a negation neither first, last, nor right after another
+        edge = draw(st.sampled_from(edges))
+        positive = edge not in NEGATIONS
+        quantifier = draw(_QUANTIFIERS) if positive else None
+        stages.append(Stage(f"e{k}", edge, draw(_CONDITIONS), quantifier, positive and draw(st.integers(0, 5)) == 0,
+                            quantifier is not None and k < n - 1 and draw(st.integers(0, 3)) == 0))
+    return CepPattern(tuple(stages), draw(st.one_of(st.none(), st.integers(1, 5))), draw(st.sampled_from(SKIPS)))
 
 
-__all__ = ["CMP_OPS", "CepPattern", "Condition", "EDGES", "INNER", "Match", "Quantifier", "SKIPS", "Stage", "TRUE",
+__all__ = ["CMP_OPS", "CepPattern", "Condition", "EDGES", "INNER", "NEGATIONS", "Match", "Quantifier", "SKIPS", "Stage", "TRUE",
            "holds", "java_condition", "model_matches", "native_patterns"]

@@ -10,7 +10,8 @@
 // answers one line per case, in order, then {"done": N}:
 //
 //   {"id": 3, "matches": [{"v0": [0], "v1": [2, 3]}, ...]}   (each match: pattern variable -> event positions)
-//   {"id": 3, "refused": "..."}                              (Flink refuses the pattern: MalformedPatternException)
+//   {"id": 3, "refused": "..."}                              (Flink refuses the pattern: MalformedPatternException,
+//                                                             UnsupportedOperationException "not supported yet")
 //   {"id": 3, "error": "..."}                                (the case could not be read, or its job failed)
 //
 // A job that fails is run again one case per job, so a failure is charged to the case that caused it.
@@ -307,8 +308,8 @@ public class CerFlinkCepDriver {
                 Pattern<Ev, Ev> p = pattern(field(c, "pattern"));
                 ready.add(new Ready(id, p, evs));
                 index.put(id, k);
-            } catch (MalformedPatternException e) {
-                a.put("refused", message(e));
+            } catch (MalformedPatternException | UnsupportedOperationException e) {
+                a.put("refused", message(e));  // Flink does not accept this pattern
             } catch (Exception e) {
                 a.put("error", "the driver cannot read the case: " + message(e));
             }
