@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from conftest import Class
+from course_fixtures import Class, course_class  # noqa: F401 - the fixture
 from sqlalchemy import func, select
 
 from cer_theory.server import db

@@ -12,7 +12,7 @@ import time
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from conftest import Class, graded
+from course_fixtures import Class, course_class, graded  # noqa: F401 - the fixture
 from sqlalchemy import func, select
 
 from cer_theory.exercises.checker import load_exercise
