@@ -47,7 +47,9 @@ MAX_ANSWER = 64 * 1024
 MAX_FORM = 256 * 1024
 """The largest form body read (bytes), the class list included."""
 SIGN_IN_LIMIT = (10, 60.0)
-"""Sign-in and registration attempts per minute, per address and per account name."""
+"""Sign-in attempts per minute on one account name."""
+ADDRESS_LIMIT = (300, 60.0)
+"""Sign-in and registration attempts per minute from one address (a class behind one router shares it)."""
 SUBMIT_LIMIT = (30, 60.0)
 """Answers per minute per student."""
 CSV_DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
@@ -61,6 +63,7 @@ class Server:
     pool: GradingPool
     templates: Environment
     sign_in_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*SIGN_IN_LIMIT))
+    address_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*ADDRESS_LIMIT))
     submit_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*SUBMIT_LIMIT))
 
 
@@ -162,8 +165,7 @@ async def signin(ctx: Context) -> Response:
     username = ctx.field("username", limit=64).strip()
     password = ctx.field("password", limit=security.MAX_PASSWORD)
     address = ctx.request.client.host if ctx.request.client else "?"
-    limit = ctx.server.sign_in_limit
-    if not (limit.allow(f"ip:{address}") and limit.allow(f"user:{username}")):
+    if not (ctx.server.address_limit.allow(address) and ctx.server.sign_in_limit.allow(username)):
         return ctx.render("signin.html", 429, error="Too many attempts: wait a minute and try again.")
     user = ctx.db.scalar(select(db.User).where(db.User.username == username))
     stored = user.password_hash if user is not None else security.DUMMY_HASH
@@ -204,7 +206,7 @@ def _new_account(ctx: Context, username: str, name: str, password: str, role: st
 async def register(ctx: Context) -> Response:
     code = ctx.field("code", limit=32).strip()
     address = ctx.request.client.host if ctx.request.client else "?"
-    if not ctx.server.sign_in_limit.allow(f"ip:{address}"):
+    if not ctx.server.address_limit.allow(address):
         return ctx.render("register.html", 429, error="Too many attempts: wait a minute and try again.")
     course = ctx.db.scalar(select(db.Course).where(db.Course.join_code == code)) if code else None
     if course is None:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from cer_theory.core.budget import DEFAULT_WORK, work_budget
@@ -114,7 +115,7 @@ class _Worker:
     def run(self, task: dict[str, Any], seconds: float) -> dict[str, Any] | None:
         """The child's answer, or None when it took longer than ``seconds`` or died (it is then replaced)."""
         if self._process is None or self._process.poll() is not None:
-            self._start()
+            self.start()
         assert self._process is not None and self._process.stdin is not None
         try:
             self._process.stdin.write(json.dumps(task).encode() + b"\n")
@@ -141,7 +142,7 @@ class _Worker:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line
 
-    def _start(self) -> None:
+    def start(self) -> None:
         self._buffer = b""
         self._process = subprocess.Popen([sys.executable, "-m", "cer_theory.server.grading", str(self._memory)],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -191,6 +192,7 @@ class GradingPool:
 
     def _serve(self) -> None:
         worker = _Worker(self.memory)
+        worker.start()  # before the first answer arrives: a child takes a second or two to import the grader
         try:
             while (submission_id := self._queue.get()) is not None:
                 self._grade(worker, submission_id)
@@ -214,16 +216,13 @@ class GradingPool:
                       "message": f"Grading your answer took longer than the {self.seconds:g} s each answer may use "
                                  f"(or crashed the grader). Simplify it and submit again."}
         stepper = result.pop("stepper", None)
-        with db.transaction(self.factory) as session:
-            submission = session.get(db.Submission, submission_id)
-            assert submission is not None
-            submission.status = result.pop("status")
-            submission.verdict = result["verdict"]
-            submission.accepted = bool(result["accepted"])
-            submission.feedback = json.dumps(result, ensure_ascii=False)
-            submission.stepper = stepper
-            submission.graded = db.now()
-            submission.seconds = time.monotonic() - started
+        status = result.pop("status")
+        with db.transaction(self.factory) as session:  # written once: only over the claim this grader holds
+            session.execute(update(db.Submission).where(db.Submission.id == submission_id,
+                                                         db.Submission.status == "grading").values(
+                status=status, verdict=result["verdict"], accepted=bool(result["accepted"]),
+                feedback=json.dumps(result, ensure_ascii=False), stepper=stepper, graded=db.now(),
+                seconds=time.monotonic() - started))
         if self._on_graded is not None:
             self._on_graded(submission_id)
 
