@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from cer_theory.core.errors import CerError
@@ -39,7 +39,7 @@ from cer_theory.exercises.checker import bundled_names, load_exercise
 from cer_theory.exercises.generate import LOGICS
 from cer_theory.exercises.model import KINDS
 from cer_theory.server import db, security
-from cer_theory.server.grading import GradingPool
+from cer_theory.server.grading import Drawer, GradingPool
 from cer_theory.server.instances import check_generated, spec_of, statement
 
 MAX_ANSWER = 64 * 1024
@@ -65,6 +65,8 @@ class Server:
     sign_in_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*SIGN_IN_LIMIT))
     address_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*ADDRESS_LIMIT))
     submit_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*SUBMIT_LIMIT))
+    draw_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(120, 60.0))
+    drawer: Drawer = field(default_factory=Drawer)
 
 
 @dataclass
@@ -431,7 +433,14 @@ async def exercise_page(ctx: Context) -> Response:
                                   .order_by(db.Submission.attempt.desc())))
     return ctx.render("exercise_student.html", course=course, exercise=exercise,
                       shown=statement(instance, solutions=exercise.solutions_published), history=history,
-                      closed=_closed(exercise, len(history)))
+                      closed=_closed(exercise, len(history)), draw=_drawn(instance))
+
+
+def _drawn(instance: Any) -> str | None:
+    """What the answer field of an exercise draws live: an automaton model, or None (a formula, a prediction)."""
+    if instance.kind == "automaton" or (instance.kind == "construction" and instance.construction != "star_property"):
+        return "acea" if instance.logic == "acel" else "cea"
+    return None
 
 
 def _closed(exercise: db.CourseExercise, attempts: int) -> str | None:
@@ -506,6 +515,24 @@ async def stepper(ctx: Context) -> Response:
     return HTMLResponse(submission.stepper, headers={"Content-Security-Policy": "sandbox allow-scripts"})
 
 
+@page("/draw", "POST")
+async def draw(ctx: Context) -> Response:
+    """The live drawing of an automaton answer (JSON: ``svg`` or ``error``), laid out in a child process."""
+    assert ctx.user is not None
+    if not ctx.server.draw_limit.allow(str(ctx.user.id)):
+        return JSONResponse({"error": "too many drawings in a minute"}, status_code=429)
+    kind = "acea" if ctx.field("kind", limit=8) == "acea" else "cea"
+    answer = ctx.field("answer", limit=MAX_ANSWER)
+    return JSONResponse(await run_in_threadpool(ctx.server.drawer.draw, answer, kind))
+
+
+@page("/static/answer.js", role=None)
+async def answer_script(ctx: Context) -> Response:
+    script = (resources.files("cer_theory.server") / "static" / "answer.js").read_text(encoding="utf-8")
+    return Response(script, media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "public, max-age=3600"})
+
+
 # ---------------------------------------------------------------------------------------------- gradebook
 
 
@@ -559,7 +586,8 @@ async def _error(request: Request, exc: Exception) -> Response:
     return HTMLResponse(text, status_code=exc.status_code)
 
 
-CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'self'; "
+CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; img-src 'self' data:; "
+       "frame-ancestors 'self'; "
        "form-action 'self'; base-uri 'none'")
 """The pages' Content-Security-Policy: no inline script and nothing from elsewhere (the stepper, which has its own
 inline script, is served with ``sandbox allow-scripts`` instead)."""

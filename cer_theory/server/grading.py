@@ -30,9 +30,12 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from cer_theory.core.budget import DEFAULT_WORK, work_budget
+from cer_theory.core.drawing.render import render_svg
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.exercises import checker, notebook
 from cer_theory.exercises.grading import level_of
+from cer_theory.formalisms.acel.acea_json import loads_acea
+from cer_theory.formalisms.socel.automaton_json import loads_automaton
 from cer_theory.server import db
 from cer_theory.server.instances import Spec, spec_of
 
@@ -76,8 +79,31 @@ def _outputs(level: Any, outputs: frozenset) -> list[str]:
         return sorted(map(str, outputs))
 
 
+MAX_DRAWN = 60
+"""The most states (and ten times as many transitions) a live drawing lays out: a course automaton has a handful."""
+
+
+def draw(text: str, kind: str) -> dict[str, Any]:
+    """The drawing of an automaton answer as SVG (``{"svg": …}``), or why there is none (``{"error": …}``)."""
+    try:
+        automaton = loads_acea(text, source="your automaton") if kind == "acea" else \
+            loads_automaton(text, source="your automaton")
+    except ValueError as e:  # json's own errors, AutomatonError
+        return {"error": str(e)}
+    except CerError as e:
+        return {"error": str(e)}
+    if len(automaton.states) > MAX_DRAWN or len(automaton.transitions) > 10 * MAX_DRAWN:
+        return {"error": f"too large to draw here (at most {MAX_DRAWN} states)"}
+    try:
+        return {"svg": render_svg(automaton.to_dot(title="your automaton"))}
+    except CerError as e:
+        return {"error": str(e)}
+
+
 def _answer(task: dict[str, Any]) -> dict[str, Any]:
-    """One task of a grading child: the feedback, or why there is none."""
+    """One task of a grading child: the feedback (or why there is none), or a drawing."""
+    if "draw" in task:
+        return draw(task["draw"], task.get("kind", "cea"))
     try:
         return grade(Spec(**task["spec"]), task["answer"], task["budget"])
     except MemoryError:
@@ -157,6 +183,24 @@ class _Worker:
         self._process = None
 
 
+class Drawer:
+    """Live drawings of automaton answers, one at a time in a child process of their own, each within ``seconds``."""
+
+    def __init__(self, *, seconds: float = 10.0, memory: int = MEMORY) -> None:
+        self.seconds = seconds
+        self._worker = _Worker(memory)
+        self._lock = threading.Lock()
+
+    def draw(self, text: str, kind: str) -> dict[str, Any]:
+        with self._lock:
+            result = self._worker.run({"draw": text, "kind": kind}, self.seconds)
+        return result if result is not None else {"error": "the drawing took too long"}
+
+    def stop(self) -> None:
+        with self._lock:
+            self._worker.stop()
+
+
 class GradingPool:
     """``workers`` graders, each a thread with its own child process, fed from one queue of submission ids."""
 
@@ -227,7 +271,7 @@ class GradingPool:
             self._on_graded(submission_id)
 
 
-__all__ = ["GradingPool", "MEMORY", "child", "grade"]
+__all__ = ["Drawer", "GradingPool", "MAX_DRAWN", "MEMORY", "child", "draw", "grade"]
 
 
 if __name__ == "__main__":

@@ -82,6 +82,7 @@ def serve(*, host: str, port: int, database: str, workers: int = 2, budget: int 
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     finally:
         pool.stop()
+        app.state.server.drawer.stop()
         engine.dispose()
 
 

@@ -122,6 +122,7 @@ def course_class(tmp_path: Path) -> Iterator[Class]:
         yield made
     finally:
         pool.stop()
+        made.app.state.server.drawer.stop()
         engine.dispose()
 
 

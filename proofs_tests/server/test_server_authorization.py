@@ -26,7 +26,8 @@ FORMS = {"/signin": {"username": "s1", "password": "wrong password"},
          "/courses/{course}/exercises": {"bundled": "fire_03_hot"},
          "/courses/{course}/exercises/{exercise}/settings": {"max_attempts": "5"},
          "/courses/{course}/invite": {"accounts": "newstudent,New Student,long enough password"},
-         "/courses/{course}/exercises/{exercise}/submit": {"answer": "H ; T"}}
+         "/courses/{course}/exercises/{exercise}/submit": {"answer": "H ; T"},
+         "/draw": {"answer": "{}", "kind": "cea"}}
 """Form fields that make each POST do something when it is allowed."""
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import require
 
+from cer_theory.exercises.checker import load_exercise
 from cer_theory.exercises.generate import generate
 from cer_theory.server.instances import student_seed
 from cer_theory.testing.browser import Site, find_chromium
@@ -98,6 +99,7 @@ def test_a_class_in_the_browser(served: tuple[str, str, str], tmp_path: Path) ->
         _sign_in(site, base, "teacher", password)
         site.fill("input[name=title]", "CER, autumn term")
         site.evaluate("document.querySelector('input[value=fire_01_later]').checked = true")
+        site.evaluate("document.querySelector('input[value=cel_11_automaton_seq]').checked = true")
         site.screenshot(shots / "server_teacher_courses.png")
         site.click("#create-course")
         course = site.evaluate("location.pathname")
@@ -117,8 +119,11 @@ def test_a_class_in_the_browser(served: tuple[str, str, str], tmp_path: Path) ->
             _sign_in(site, base, student, f"{student}'s password")
             site.goto(base + course)
             links = site.evaluate("[...document.querySelectorAll('#problems a')].map(a => [a.textContent, a.href])")
-            assert len(links) == 2
-            (bundled_title, bundled_url), (generated_title, generated_url) = links
+            assert len(links) == 3
+            by_title = {title: url for title, url in links}
+            bundled_url = by_title[load_exercise("fire_01_later").title]
+            automaton_url = by_title[load_exercise("cel_11_automaton_seq").title]
+            [(generated_title, generated_url)] = [(t, u) for t, u in links if t.startswith("Formula (easy)")]
             titles[student] = generated_title
             if student == "ann":
                 site.screenshot(shots / "server_student_course.png")
@@ -163,6 +168,21 @@ def test_a_class_in_the_browser(served: tuple[str, str, str], tmp_path: Path) ->
             site.goto(generated_url)
             if student == "ann":
                 site.screenshot(shots / "server_student_exercise.png")
+                # an automaton answer is drawn as it is typed
+                site.goto(automaton_url)
+                site.fill("#answer", load_exercise("cel_11_automaton_seq").answer)
+                site.evaluate("document.getElementById('answer').dispatchEvent(new Event('input'))")
+                deadline = time.monotonic() + 60
+                while not site.evaluate("!!document.getElementById('drawing-image')"):
+                    assert time.monotonic() < deadline, site.text("#drawing")
+                    time.sleep(0.2)
+                assert site.evaluate("document.getElementById('drawing-image').naturalWidth") > 100
+                site.screenshot(shots / "server_student_automaton.png")
+                site.fill("#answer", '{"kind": "cea", "states": [}')
+                site.evaluate("document.getElementById('answer').dispatchEvent(new Event('input'))")
+                while "not JSON" not in site.text("#drawing"):
+                    assert time.monotonic() < deadline + 30, site.text("#drawing")
+                    time.sleep(0.2)
             _sign_out(site)
         assert titles["ann"] != titles["bob"]
 
@@ -175,4 +195,4 @@ def test_a_class_in_the_browser(served: tuple[str, str, str], tmp_path: Path) ->
         site.screenshot(shots / "server_teacher_gradebook.png")
         sheet = site.evaluate(f"fetch('{course}/gradebook.csv').then(r => r.text())")
         rows = {r[0]: r for r in csv.reader(io.StringIO(sheet))}
-        assert rows["ann"][2:5] == ["correct", "correct", "2"] and rows["bob"][5:8] == ["correct", "correct", "1"]
+        assert rows["ann"][5:8] == ["correct", "correct", "2"] and rows["bob"][8:11] == ["correct", "correct", "1"]
