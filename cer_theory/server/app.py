@@ -500,9 +500,11 @@ async def submission_page(ctx: Context) -> Response:
     submission, exercise, course = _submission(ctx, _int(ctx.request.path_params["submission"]))
     feedback = json.loads(submission.feedback) if submission.feedback else None
     student = ctx.db.get(db.User, submission.user_id)
+    instance = _instance(exercise, course, submission.user_id)
+    reference = instance.reference_text if getattr(ctx.user, "role", None) == "teacher" else None
     return ctx.render("submission.html", submission=submission, exercise=exercise, course=course,
-                      feedback=feedback, student=student, label=_label(exercise),
-                      title=_instance(exercise, course, submission.user_id).title)
+                      feedback=feedback, student=student, label=_label(exercise), title=instance.title,
+                      reference=reference)
 
 
 @page("/submissions/{submission}/stepper")
