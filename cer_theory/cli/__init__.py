@@ -32,6 +32,8 @@ Exit status: 0 on success; 2 on bad input (a formula that does not parse, a malf
 requested evaluator cannot handle, a construction past its --budget), with a message on stderr naming where the
 problem is; 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM: a kill, a CI timeout), each with one
 line on stderr and no output file replaced by a part of one; 141 when the reader of the output went away (| head), silently.
+check-exercise exits 1 for a wrong answer; grade-answers exits 1 when it wrote the CSV but some answers could not
+be graded (refused, over --budget, past --time-limit: marked in the CSV's status column).
 See docs/robustness.md for what each kind of bad input gets.
 """
 

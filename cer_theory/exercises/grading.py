@@ -29,7 +29,9 @@ import networkx as nx
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.equivalence import ProductProof, Verdict, compare, show_output
-from cer_theory.core.errors import AutomatonError, CerError, ExerciseError, SyntaxErrorCER, UnsupportedError
+from cer_theory.core.budget import active, states
+from cer_theory.core.errors import (DEFAULT_BUDGET, AutomatonError, CerError, ExerciseError, SizeBudgetExceeded,
+                                    SyntaxErrorCER, UnsupportedError)
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
@@ -71,6 +73,12 @@ SYNTAX_HELP = {
              "(e) WITHIN w, ANY(e1, e2) (docs/sremo-syntax.md).",
 }
 
+def state_budget() -> int:
+    """The state budget of the constructions the grader runs: the active work budget's limit (a command's
+    ``--budget``, so that their messages name the bound the user gave), else the constructions' own default."""
+    return states(DEFAULT_BUDGET)
+
+
 RANDOM_STREAMS = 20
 """Seeded random streams tried after the exhaustive ones, each longer than the bound."""
 
@@ -110,6 +118,8 @@ def check_reference(exercise: Exercise) -> None:
             construction_input(exercise)
         elif exercise.kind == "automaton" and exercise.logic != "acel":
             reference_automaton(exercise)
+    except SizeBudgetExceeded:
+        raise
     except CerError as e:
         raise ExerciseError(f"{where}: {e}") from None
     bounded = exercise.kind == "automaton" and exercise.logic == "acel" or (
@@ -121,10 +131,33 @@ def check_reference(exercise: Exercise) -> None:
 
 # ---------------------------------------------------------------------------------------------- bounded testing
 
+def bounded_cost(k: int, bound: int, cap: int | None = None) -> int:
+    """How many events bounded testing reads over an alphabet of ``k`` events: every stream of length 1..bound
+    (``sum i·k^i``) and the :data:`RANDOM_STREAMS` longer ones (at most bound+3 events each). With ``cap``, the
+    count stops growing once past it, so a huge ``bound`` costs nothing to price."""
+    total = RANDOM_STREAMS * (bound + 3)
+    streams = 1
+    for length in range(1, bound + 1):
+        streams *= k
+        total += length * streams
+        if cap is not None and total > cap:
+            break
+    return total
+
+
 def sample_streams(exercise: Exercise) -> Iterator[Stream]:
     """Every stream over the alphabet of length 1..bound, shortest first, then :data:`RANDOM_STREAMS` seeded
-    random ones of length bound+1..bound+3 (seeded by the exercise's name: the same streams every time)."""
+    random ones of length bound+1..bound+3 (seeded by the exercise's name: the same streams every time).
+
+    The streams are paid for before the first is made: one unit of the active work budget (core.budget) per
+    event of every stream, so an exercise whose ``bound`` asks for millions of streams is refused at once with
+    the budget's message, rather than after minutes (docs/decisions.md D343)."""
     alphabet = exercise.alphabet
+    budget = active()
+    if budget is not None:
+        budget.charge(f"bounded testing of {exercise.name} (every stream of length 1..{exercise.bound} over "
+                      f"{len(alphabet)} events)",
+                      bounded_cost(len(alphabet), exercise.bound, budget.limit - budget.spent))
     for length in range(1, exercise.bound + 1):
         for events in product(alphabet, repeat=length):
             yield Stream(events)
@@ -182,7 +215,7 @@ def _decided(exercise: Exercise, answer: Any) -> Feedback:
     decider = DECIDERS[exercise.logic]
     level = exercise.level if exercise.logic == "cel" else ("valuations" if exercise.logic == "socel"
                                                             else "complex_events")
-    v: Verdict = decider.equivalent(answer, exercise.reference, level=level)
+    v: Verdict = decider.equivalent(answer, exercise.reference, level=level, budget=state_budget())
     if v.holds:
         return Feedback("correct", f"Correct: {exercise.formalism.format(answer)} matches exactly what the "
                                    f"exercise asks for (equivalence decided).", v)
@@ -208,6 +241,8 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
     except SyntaxErrorCER as e:
         return Feedback("syntax error", f"Your answer does not parse as {exercise.logic}: {e}\n"
                                         f"{SYNTAX_HELP.get(exercise.logic, '')}")
+    except SizeBudgetExceeded:
+        raise  # the grader's limit, not the answer's fault: the caller reports it
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be checked: {e}.")
     if exercise.logic == "cel":
@@ -225,6 +260,8 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
     level = level_of(exercise)
     try:
         return _bounded(exercise, lambda s: level.outputs(f.semantics(phi, s)))
+    except SizeBudgetExceeded:
+        raise
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be evaluated: {e}.")
 
@@ -248,7 +285,7 @@ def _load_cea(exercise: Exercise, text: str) -> CEA:
 
 
 def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, level: str) -> Feedback | None:
-    result = compare(student, reference, level=level)  # type: ignore[arg-type]
+    result = compare(student, reference, level=level, budget=state_budget())  # type: ignore[arg-type]
     if isinstance(result, ProductProof):
         return None
     stream, n, out = result.stream(), result.position, result.output()
@@ -360,10 +397,10 @@ def construction_result(exercise: Exercise) -> CEA | bool:
     if exercise.construction == "trim":
         return a.trim()
     if exercise.construction == "determinize":
-        d = io_determinize(a, complete=False)
+        d = io_determinize(a, complete=False, budget=state_budget())
         return d.restrict(d.reachable() - {frozenset()}).relabel_states()
     decide = ucea_star_property if isinstance(a, UCEA) else cea_star_property
-    return decide(a).holds
+    return decide(a, budget=state_budget()).holds
 
 
 def _graph(a: CEA) -> nx.MultiDiGraph:
@@ -430,7 +467,7 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         if (said == "yes") == expected:
             return Feedback("correct", f"Correct: the automaton {'has' if expected else 'lacks'} the *-property.")
         a = construction_input(exercise)
-        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a)
+        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a, budget=state_budget())
         why = str(result) if not expected else ("the decision procedure explored every pair of subsets and found "
                                                  "no counterexample")
         return Feedback("wrong", f"Not quite: the automaton {'has' if expected else 'lacks'} the *-property: {why}",
@@ -485,4 +522,4 @@ def expected_json(exercise: Exercise) -> str:
 __all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "check_reference", "construction_input", "construction_result",
            "deterministic_isomorphic", "expected_json", "first_difference", "grade_automaton",
            "grade_construction", "grade_formula", "grade_predict", "isomorphic", "level_of",
-           "reference_automaton", "sample_streams"]
+           "reference_automaton", "sample_streams", "bounded_cost"]
