@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.spreadsheet import spreadsheet_cell
 from cer_theory.exercises.checker import bundled_names, load_exercise
 from cer_theory.exercises.generate import LOGICS
 from cer_theory.exercises.model import KINDS
@@ -52,7 +53,6 @@ ADDRESS_LIMIT = (300, 60.0)
 """Sign-in and registration attempts per minute from one address (a class behind one router shares it)."""
 SUBMIT_LIMIT = (30, 60.0)
 """Answers per minute per student."""
-CSV_DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -552,27 +552,22 @@ async def gradebook(ctx: Context) -> Response:
     return ctx.render("gradebook.html", course=course, exercises=exercises, rows=rows, label=_label)
 
 
-def safe_cell(value: object) -> str:
-    """A CSV cell a spreadsheet shows as text: one that would start a formula gets a leading quote (OWASP)."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(CSV_DANGEROUS) else text
-
-
 @page("/courses/{course}/gradebook.csv", role="teacher")
 async def gradebook_csv(ctx: Context) -> Response:
     course = _own_course(ctx, _int(ctx.request.path_params["course"]))
     exercises, rows = _gradebook(ctx, course)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out)  # lines end in CRLF (RFC 4180), as core.spreadsheet's files do (docs/decisions.md D342)
     header = ["student", "name"]
     for e in exercises:
         header += [f"{_label(e)}: best", f"{_label(e)}: last", f"{_label(e)}: attempts"]
-    writer.writerow([safe_cell(h) for h in header])
+    writer.writerow([spreadsheet_cell(h) for h in header])
     for student, cells in rows:
         line = [student.username, student.name]
         for best, last, attempts in cells:
-            line += [best.verdict or best.status if best else "", last.verdict or last.status if last else "", attempts]
-        writer.writerow([safe_cell(c) for c in line])
+            line += [best.verdict or best.status if best else "", last.verdict or last.status if last else "",
+                     str(attempts)]
+        writer.writerow([spreadsheet_cell(c) for c in line])
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="gradebook-{course.id}.csv"'})
 
@@ -634,4 +629,4 @@ def create_app(factory: sessionmaker[Session], pool: GradingPool, secret: str, *
     return app
 
 
-__all__ = ["MAX_ANSWER", "ROUTES", "Page", "Server", "create_app", "safe_cell", "templates"]
+__all__ = ["MAX_ANSWER", "ROUTES", "Page", "Server", "create_app", "templates"]
