@@ -59,7 +59,8 @@ def grade(spec: Spec, answer: str, budget: int) -> dict[str, Any]:
                 shown["stream"] = [e.to_dict() for e in stream]
                 shown["answer_outputs"] = _outputs(level, feedback.answer_outputs)
                 shown["expected_outputs"] = _outputs(level, feedback.expected_outputs)
-                title = "your answer" if exercise.kind == "formula" else "the expected automaton"
+                title = {"formula": "your answer", "automaton": "your automaton"}.get(exercise.kind,
+                                                                                       "the expected automaton")
                 try:
                     run = notebook.stepped_run(exercise, answer, stream, title)
                     stepper = None if run is None else run.to_html()

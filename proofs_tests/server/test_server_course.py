@@ -227,3 +227,26 @@ def test_the_gradebook_shows_best_and_last_per_student(course_class: Class) -> N
         f"/courses/{course_class.ids['a']}/gradebook.csv").text)))
     s1 = next(r for r in sheet if r[0] == "s1")
     assert s1[2:5] == ["correct", "wrong", "2"]
+
+
+def test_the_stepper_of_a_wrong_automaton_runs_that_automaton_not_the_reference(course_class: Class) -> None:
+    """An automaton exercise's reference automaton is a right answer: a wrong answer's stepper draws the
+    student's own automaton (its transitions, no more), never the expected one, before solutions are published."""
+    exercise = load_exercise("cel_11_automaton_seq")
+    with db.transaction(course_class.factory) as s:
+        row = db.CourseExercise(course_id=course_class.ids["a"], position=2, bundled=exercise.name)
+        s.add(row)
+        s.flush()
+        course_class.ids["a.automaton"] = row.id
+    wrong = exercise.mistakes[0]
+    client = course_class.client("s1")
+    page = graded(client, _submit(client, course_class, "automaton", wrong))
+    assert 'id="verdict">wrong' in page.text
+    src = re.search(r'<iframe[^>]*sandbox="allow-scripts" src="([^"]+)"', page.text)
+    assert src is not None
+    run = client.page(src[1]).text
+    drawn = json.loads(re.search(r'<script id="run-data" type="application/json">(.*?)</script>', run, re.S)[1]
+                       .replace("<\\/", "</"))["svg"]
+    assert "your automaton" in drawn and "expected" not in drawn
+    moves = re.findall(r"<title>q\d&#45;&gt;q\d</title>", drawn)  # the transitions, not the arrow in
+    assert len(moves) == len(json.loads(wrong)["transitions"]) < len(json.loads(exercise.answer)["transitions"])
