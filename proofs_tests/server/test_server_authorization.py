@@ -148,3 +148,29 @@ def test_sign_in_is_rate_limited(course_class: Class) -> None:
     client.page("/signin")
     codes = [client.form("/signin", {"username": "t2", "password": "wrong"}).status_code for _ in range(12)]
     assert codes[:10] == [400] * 10 and codes[10:] == [429, 429]
+
+
+def test_a_form_sent_without_a_length_is_read_no_further_than_the_limit(course_class: Class) -> None:
+    """A body in chunks (no Content-Length) larger than a form may be: refused (413) once the limit is passed,
+    without reading the rest into memory (each of its fields is under the parser's own limit on one field)."""
+    import anyio
+
+    from cer_theory.server.app import MAX_FORM
+
+    chunk, chunks, read, messages = 1 << 16, 150, 0, []  # 10 MB offered, in fields of 64 KiB
+
+    async def receive() -> dict:
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": b"&f=" + b"a" * (chunk - 3), "more_body": read < chunks}
+
+    async def send(message: dict) -> None:
+        messages.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/signin", "raw_path": b"/signin", "root_path": "", "query_string": b"",
+             "headers": [(b"host", b"testserver"), (b"content-type", b"application/x-www-form-urlencoded")],
+             "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
+    anyio.run(course_class.app, scope, receive, send)
+    assert messages[0]["status"] == 413, (read, messages[1].get("body", b"")[-300:])
+    assert read * chunk <= MAX_FORM + chunk
