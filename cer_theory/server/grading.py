@@ -14,6 +14,7 @@ as rows, what each side outputs there, and the stepped run of the answer over th
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import resource
@@ -38,6 +39,8 @@ from cer_theory.formalisms.acel.acea_json import loads_acea
 from cer_theory.formalisms.socel.automaton_json import loads_automaton
 from cer_theory.server import db
 from cer_theory.server.instances import Spec, spec_of
+
+LOG = logging.getLogger("cer_theory.server.grading")
 
 MEMORY = 6 << 30
 """The address space a grading child may take (bytes): past it an allocation fails in that child alone."""
@@ -240,7 +243,10 @@ class GradingPool:
         worker.start()  # before the first answer arrives: a child takes a second or two to import the grader
         try:
             while (submission_id := self._queue.get()) is not None:
-                self._grade(worker, submission_id)
+                try:
+                    self._grade(worker, submission_id)
+                except Exception:  # noqa: BLE001 - the database failed us: this submission waits for the next start
+                    LOG.exception("submission %d left ungraded until the server starts again", submission_id)
         finally:
             worker.stop()
 

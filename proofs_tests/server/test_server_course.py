@@ -250,3 +250,33 @@ def test_the_stepper_of_a_wrong_automaton_runs_that_automaton_not_the_reference(
     assert "your automaton" in drawn and "expected" not in drawn
     moves = re.findall(r"<title>q\d&#45;&gt;q\d</title>", drawn)  # the transitions, not the arrow in
     assert len(moves) == len(json.loads(wrong)["transitions"]) < len(json.loads(exercise.answer)["transitions"])
+
+
+def test_a_grader_that_meets_a_database_error_goes_on_grading(course_class: Class, monkeypatch) -> None:
+    """A database error while one submission is claimed (a dropped connection, a lock held too long) leaves that
+    submission for the next start; the grader thread lives on and grades the next answer (with one grader, a
+    dead thread would leave every later answer pending until a restart)."""
+    from sqlalchemy.exc import OperationalError
+
+    course_class.pool.stop()
+    claim, calls = db.claim, []
+
+    def flaky(session, submission_id: int) -> bool:
+        calls.append(submission_id)
+        if len(calls) == 1:
+            raise OperationalError("UPDATE submissions", {}, Exception("the connection was dropped"))
+        return claim(session, submission_id)
+
+    monkeypatch.setattr(db, "claim", flaky)
+    pool = GradingPool(course_class.factory, workers=1)
+    pool.start()
+    try:
+        first, second = _pending(course_class, "H ; T"), _pending(course_class, "T ; H")
+        pool.submit(first)
+        pool.submit(second)
+        [sub] = _wait(course_class, [second])
+    finally:
+        pool.stop()
+    assert (sub.status, sub.verdict) == ("graded", "correct")
+    with db.transaction(course_class.factory) as s:
+        assert s.get(db.Submission, first).status == "pending"  # graded when the server next starts
