@@ -387,13 +387,19 @@ async def add_exercise(ctx: Context) -> Response:
     return RedirectResponse(f"/courses/{course.id}", 303)
 
 
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """A deadline as the database keeps it, in UTC without an offset: one typed with an offset is converted (the
+    offset was dropped, moving the deadline by it), one typed without is UTC already (the form says so)."""
+    return moment.astimezone(dt.timezone.utc).replace(tzinfo=None) if moment.tzinfo is not None else moment
+
+
 @page("/courses/{course}/exercises/{exercise}/settings", "POST", role="teacher")
 async def exercise_settings(ctx: Context) -> Response:
     course = _own_course(ctx, _int(ctx.request.path_params["course"]))
     exercise = _exercise(ctx, course, _int(ctx.request.path_params["exercise"]))
     deadline, attempts = ctx.field("deadline", limit=32).strip(), ctx.field("max_attempts", limit=6).strip()
     try:
-        exercise.deadline = dt.datetime.fromisoformat(deadline) if deadline else None
+        exercise.deadline = _utc(dt.datetime.fromisoformat(deadline)) if deadline else None
         exercise.max_attempts = int(attempts) if attempts else None
     except ValueError:
         raise HTTPException(400, "a deadline is a date and time (2026-12-01T18:00), attempts a whole number") from None

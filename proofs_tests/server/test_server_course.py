@@ -280,3 +280,18 @@ def test_a_grader_that_meets_a_database_error_goes_on_grading(course_class: Clas
     assert (sub.status, sub.verdict) == ("graded", "correct")
     with db.transaction(course_class.factory) as s:
         assert s.get(db.Submission, first).status == "pending"  # graded when the server next starts
+
+
+def test_a_deadline_given_with_an_offset_is_kept_in_utc(course_class: Class) -> None:
+    """Deadlines are kept in UTC: one typed with an offset (an hour ago, written in UTC+05:00) has passed."""
+    import datetime as dt
+
+    teacher, student = course_class.client("t1"), course_class.client("s1")
+    url = _exercise_url(course_class, "a", "bundled")
+    teacher.page(f"/courses/{course_class.ids['a']}")
+    plus5 = dt.timezone(dt.timedelta(hours=5))
+    an_hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).astimezone(plus5)
+    assert teacher.form(url + "/settings", {"deadline": an_hour_ago.isoformat(timespec="minutes")}).status_code == 200
+    assert "deadline" in student.page(url).text
+    refused = student.form(url + "/submit", {"answer": "T ; H"})
+    assert refused.status_code == 403 and "deadline" in refused.text
