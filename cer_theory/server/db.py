@@ -10,6 +10,7 @@ finds it ``pending`` or ``grading`` grades it again from the start and nothing i
 from __future__ import annotations
 
 import datetime as dt
+import os
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from sqlalchemy import (Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine,
                         event, select, update)
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 ROLES = ("teacher", "student")
@@ -116,6 +117,7 @@ def connect(url: str) -> Engine:
     if url.startswith("postgresql://"):  # SQLAlchemy's default driver name is psycopg2; the extra ships psycopg 3
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
     if url.startswith("sqlite"):
+        _owner_only(make_url(url).database)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
@@ -128,6 +130,18 @@ def connect(url: str) -> Engine:
     else:
         engine = create_engine(url, pool_pre_ping=True)
     return engine
+
+
+def _owner_only(path: str | None) -> None:
+    """Make a new SQLite file readable and writable by its owner only (SQLite gives its WAL files the same
+    permissions): it holds the password hashes and the key that signs session cookies, with which anyone who
+    reads it could sign in as any teacher. An existing file keeps the permissions its owner gave it."""
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
 
 
 def sessions(engine: Engine) -> sessionmaker[Session]:

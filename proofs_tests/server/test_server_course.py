@@ -295,3 +295,25 @@ def test_a_deadline_given_with_an_offset_is_kept_in_utc(course_class: Class) -> 
     assert "deadline" in student.page(url).text
     refused = student.form(url + "/submit", {"answer": "T ; H"})
     assert refused.status_code == 403 and "deadline" in refused.text
+
+
+def test_a_new_sqlite_database_is_readable_by_its_owner_only(tmp_path) -> None:
+    """The database holds the key that signs session cookies: another account on the machine that could read it
+    could sign in as any teacher. A new SQLite file (and its WAL files) is made readable by its owner only."""
+    import os
+    import stat
+
+    from cer_theory.server import migrate
+
+    old = os.umask(0o022)
+    try:
+        engine = db.connect(db.sqlite_url(tmp_path / "course.db"))
+        migrate.upgrade(engine)
+        with db.transaction(db.sessions(engine)) as s:
+            db.secret_key(s)
+        made = sorted(tmp_path.glob("course.db*"))
+        assert made and all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in made), \
+            [(p.name, oct(p.stat().st_mode)) for p in made]
+        engine.dispose()
+    finally:
+        os.umask(old)
