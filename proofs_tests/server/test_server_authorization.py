@@ -46,10 +46,13 @@ def _submissions(made: Class) -> dict[str, int]:
     return ids
 
 
-def _url(route: Page, course: str, submission: int, made: Class) -> str:
+def _url(route: Page, course: str, submission: int, made: Class, exercise_course: str | None = None) -> str:
+    """The route's path for ``course``, its bundled exercise (that of ``exercise_course`` when given: a mix of
+    one's own course and another's exercise) and ``submission``."""
     names = set(re.findall(r"{(\w+)}", route.path))
     assert names <= PARAMS, f"{route.path}: the authorization tests do not know how to fill {names - PARAMS}"
-    return route.path.format(course=made.ids[course], exercise=made.ids[f"{course}.bundled"], submission=submission)
+    return route.path.format(course=made.ids[course], exercise=made.ids[f"{exercise_course or course}.bundled"],
+                             submission=submission)
 
 
 def _call(client, route: Page, url: str, *, csrf: bool = True):
@@ -98,6 +101,8 @@ def test_other_peoples_resources_are_not_found(course_class: Class, route: Page,
     assert _call(client, route, _url(route, "b", subs["s3"], course_class)).status_code == 404
     if "{submission}" in route.path and who == "s1":  # a classmate's submission, in s1's own course
         assert _call(client, route, _url(route, "a", subs["s2"], course_class)).status_code == 404
+    if "{exercise}" in route.path:  # the caller's own course, with the other course's exercise
+        assert _call(client, route, _url(route, "a", subs["s1"], course_class, "b")).status_code == 404
     assert _counts(course_class) == before
     # and the same route on the caller's own resources is answered (the test can fail)
     own = _call(client, route, _url(route, "a", subs["s1"], course_class))
