@@ -23,6 +23,7 @@ equiv           decide equivalence or containment of two formulas, with a shorte
 check-exercise  grade an answer to an exercise (exercises lists the bundled ones by paper, kind, difficulty);
 exercise-sheet  a problem sheet (Markdown or HTML) for a seed or for named exercises;
 grade-answers   grade a class's folder of answers into one CSV of grades with feedback;
+serve           the course server: exercises, graded answers with the stepper, and a gradebook in a browser;
 conformance     test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
 figures         regenerate every drawing in figures/;
 step            step through a run of a formula's automaton (or the CCES / tECS) as one HTML page.
@@ -52,11 +53,12 @@ from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.signals import STOPPING, exit_status, said, stopping_raises
 from cer_theory.core.tree import MAX_NESTING
 
-from cer_theory.cli import cel, ceql, conformance, equivalence, exercises, figures, formulas, socel, sremo, step
+from cer_theory.cli import (cel, ceql, conformance, equivalence, exercises, figures, formulas, server, socel, sremo,
+                            step)
 from cer_theory.cli.layer import check_registry, enforce
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, figures, step)
+COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, server, figures, step)
 
 EXIT_BAD_INPUT = 2
 EXIT_HANGUP = 128 + signal.SIGHUP  # 129, as a shell reports a program whose terminal closed

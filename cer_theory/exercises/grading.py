@@ -38,6 +38,7 @@ from cer_theory.core.predicates.solver import equivalent as same_predicate
 from cer_theory.core.protocols import Level
 from cer_theory.core.wording import plural
 from cer_theory.exercises.model import Exercise, Feedback, events_json
+from cer_theory.formalisms.acel.acea import ACEA
 from cer_theory.formalisms.acel.acea_json import loads_acea
 from cer_theory.formalisms.cel import equivalence as cel_equivalence
 from cer_theory.formalisms.cel.compile import compile_automaton as cel_automaton
@@ -310,13 +311,20 @@ def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, leve
     return Feedback("wrong", "\n".join(lines), result, evidence=stream, position=n)
 
 
+def answer_automaton(exercise: Exercise, answer: str) -> CEA | ACEA:
+    """The automaton a student handed in for an ``automaton`` exercise: an ACEA for ACEL, else a CEA (a UCEA for
+    SO-CEL), its ``kind`` filled in when left out; ``json.JSONDecodeError`` or ``AutomatonError`` when unreadable."""
+    if exercise.logic == "acel":
+        return loads_acea(_with_kind(answer, "acea"), source="your automaton")
+    return _load_cea(exercise, answer)
+
+
 def grade_automaton(exercise: Exercise, answer: str) -> Feedback:
     try:
-        if exercise.logic == "acel":
-            acea = loads_acea(_with_kind(answer, "acea"), source="your automaton")
+        student = answer_automaton(exercise, answer)
+        if isinstance(student, ACEA):
             level = level_of(exercise)
-            return _bounded(exercise, lambda s: level.outputs(acea.run(s)), what="automaton")
-        student = _load_cea(exercise, answer)
+            return _bounded(exercise, lambda s: level.outputs(student.run(s)), what="automaton")
     except json.JSONDecodeError as e:
         return Feedback("syntax error", f"Your automaton is not JSON: {e}")
     except AutomatonError as e:
@@ -528,7 +536,7 @@ def expected_json(exercise: Exercise) -> str:
         ("yes" if result else "no")
 
 
-__all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "check_reference", "construction_input", "construction_result",
+__all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "answer_automaton", "check_reference", "construction_input", "construction_result",
            "deterministic_isomorphic", "expected_json", "first_difference", "grade_automaton",
            "grade_construction", "grade_formula", "grade_predict", "isomorphic", "level_of",
            "reference_automaton", "sample_streams", "bounded_cost"]

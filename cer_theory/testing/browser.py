@@ -143,7 +143,8 @@ class Browser:
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                      "awaitPromise": True})
         if "exceptionDetails" in result:
             raise BrowserError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -164,3 +165,51 @@ class Browser:
         """A PNG of the page as shown."""
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
         write_output(path, base64.b64decode(data))
+
+
+class Site(Browser):
+    """A browser on a served site: go to addresses, fill forms and click as a person does, waiting for the page
+    each click loads."""
+
+    def goto(self, url: str) -> None:
+        """Open ``url`` (http://…) in the page, opening the page first if there is none, and wait for it."""
+        if not self.session:
+            target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+            self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                     session=False)["sessionId"]
+            self.send("Page.enable")
+        before = self.evaluate("performance.timeOrigin")
+        self.send("Page.navigate", {"url": url})
+        self._loaded(before, url)
+
+    def fill(self, selector: str, text: str) -> None:
+        """Type ``text`` into the field ``selector`` (its value replaced)."""
+        found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false;"
+                              f" e.focus(); e.value = {json.dumps(text)}; return true; }})()")
+        if not found:
+            raise BrowserError(f"no field {selector} on {self.evaluate('location.href')}")
+
+    def click(self, selector: str) -> None:
+        """Click ``selector`` (a button or link) and wait for the page it loads."""
+        before = self.evaluate("performance.timeOrigin")
+        found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false;"
+                              f" e.click(); return true; }})()")
+        if not found:
+            raise BrowserError(f"nothing to click at {selector} on {self.evaluate('location.href')}")
+        self._loaded(before, selector)
+
+    def text(self, selector: str = "body") -> str:
+        return self.evaluate(f"document.querySelector({json.dumps(selector)})?.innerText ?? ''")
+
+    def _loaded(self, before: float, what: str) -> None:
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                if self.evaluate("performance.timeOrigin") != before and \
+                        self.evaluate("document.readyState") == "complete":
+                    return
+            except BrowserError:  # the old page went away mid-question: ask the new one
+                pass
+            if time.monotonic() > deadline:
+                raise BrowserError(f"{what}: no new page loaded")
+            time.sleep(0.05)

@@ -1,7 +1,7 @@
 """The house rule of the layout (docs/architecture.md): dependencies point one way, down this list of ranks:
 
 core → streams → automata → formalisms → engines → stepper → examples, exercises → testing → spark →
-conformance → cli
+conformance → server → cli
 
 A module may import its own package's rank or a lower one; packages of one rank (examples
 and exercises) do not import each other. Within ``formalisms``, ``ceql``, ``socel`` and ``acel`` may import
@@ -35,7 +35,7 @@ from cer_theory.core.protocols import Formalism, Unsupported, get, names
 PACKAGE = Path(__file__).resolve().parents[2] / "cer_theory"
 
 RANKS: list[set[str]] = [{"core"}, {"streams"}, {"automata"}, {"formalisms"}, {"engines"}, {"stepper"},
-                         {"examples", "exercises"}, {"testing"}, {"spark"}, {"conformance"}, {"cli"}]
+                         {"examples", "exercises"}, {"testing"}, {"spark"}, {"conformance"}, {"server"}, {"cli"}]
 """The packages in order (the automata's bit-vector determinizer reads the streams' batches)."""
 FORMALISM_IMPORTS = {"cel": set(), "ceql": {"cel"}, "socel": {"cel"}, "acel": {"cel"}, "sremo": set()}
 LAZY_IMPORTS_ALLOWED = "cer_theory.cli"  # the package and its command modules
