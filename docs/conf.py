@@ -39,8 +39,10 @@ html_theme = "alabaster"
 html_static_path = ["_static"]
 html_css_files = ["site.css"]
 html_title = "cer_theory"
+# "page_width" is also the width below which the sidebar moves above the page; the page itself is as wide as the
+# window (site.css), so that drawings and notebook outputs fill a projector's width (D396)
 html_theme_options = {"description": "The theory of Complex Event Recognition, executable", "fixed_sidebar": True,
-                      "page_width": "1240px", "sidebar_width": "240px"}
+                      "page_width": "1240px", "sidebar_width": "240px", "body_max_width": "none"}
 
 # Pages written for the repository link into it (source files, benchmarks): those links are kept as they are.
 # Docstrings name classes by their short name (:class:`Formula`), which several formalisms share: Sphinx links

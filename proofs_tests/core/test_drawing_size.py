@@ -15,7 +15,7 @@ import pytest
 
 import cer_theory as ct
 from cer_theory.core.drawing import LABEL_FONT, graphviz_available
-from cer_theory.core.drawing.render import _with_dpi, render_svg, scalable, write_drawing
+from cer_theory.core.drawing.render import GROWTH, _with_dpi, render_svg, scalable, write_drawing
 from cer_theory.core.errors import CerError
 from cer_theory.stepper import tecs_run
 from cer_theory.examples.running_example import FORMULAS, fire_stream, formula
@@ -43,10 +43,12 @@ def edge_label_sizes(svg: str) -> list[float]:
             for text in g.iter(f"{SVG_NS}text")]
 
 
-def test_by_default_a_drawing_fills_its_width_and_has_no_maximum_width() -> None:
+def test_by_default_a_drawing_fills_its_width_growing_past_its_natural_size() -> None:
     svg = ct.cel(FORMULAS["φ3"]).draw().to_svg()
     root = root_of(svg)
-    assert 'width="100%"' in root and "max-width" not in root and ' height="' not in root, root
+    assert 'width="100%"' in root and ' height="' not in root, root
+    grows_to = float(re.search(r"max-width: ([0-9.]+)pt", root).group(1))
+    assert grows_to == pytest.approx(GROWTH * view_width(svg), rel=0.02) and GROWTH >= 2
     assert "max-height: 100vh" in root  # a tall drawing stays on one screen
 
 

@@ -181,6 +181,9 @@ _SIZE = re.compile(r'\s(width|height)="([0-9.]+)(pt|px)?"')
 _BITMAPS = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "webp", "tif", "tiff"})
 GRAPHVIZ_DPI = 96
 """Graphviz's default resolution for bitmaps: ``scale`` multiplies it."""
+GROWTH = 2
+"""How far a drawing grows past its natural size when it fills its width: twice, where its 14 pt labels read at
+37 px, enough for the back of a room; past that a small automaton's single state would fill a projector."""
 
 
 def check_scale(scale: float | None) -> float | None:
@@ -197,9 +200,10 @@ def scalable(svg: str, scale: float | None = None) -> str:
     """``svg`` sized for whoever shows it (docs/decisions.md D394).
 
     By default (``scale=None``) the root's fixed ``width``/``height`` give way to ``width="100%"``: the ``viewBox``
-    scales the drawing to the width it is given, up as well as down (a notebook cell, a page on a projector), and
-    ``max-height: 100vh`` keeps a tall drawing on one screen. With ``scale``, the drawing has a fixed size,
-    ``scale`` times its natural one, and still shrinks to a narrower container (``max-width: 100%``)."""
+    scales the drawing to the width it is given, up (to :data:`GROWTH` times its natural size) as well as down (a
+    notebook cell, a page on a projector), and ``max-height: 100vh`` keeps a tall drawing on one screen. With
+    ``scale``, the drawing has a fixed size, ``scale`` times its natural one, and still shrinks to a narrower
+    container (``max-width: 100%``)."""
     scale = check_scale(scale)
     root = _SVG_ROOT.search(svg)
     if root is None or "viewBox" not in root.group(0):
@@ -208,10 +212,10 @@ def scalable(svg: str, scale: float | None = None) -> str:
     if "width" not in sizes:
         return svg
     tag = _SIZE.sub("", root.group(0))[:-1]
+    (w, unit), (h, h_unit) = sizes["width"], sizes.get("height", (0.0, "px"))
     if scale is None:
-        tag += ' width="100%" style="height: auto; max-height: 100vh">'
+        tag += f' width="100%" style="max-width: {w * GROWTH:.1f}{unit}; height: auto; max-height: 100vh">'
     else:
-        (w, unit), (h, h_unit) = sizes["width"], sizes.get("height", (0.0, "px"))
         tag += f' width="{w * scale:.1f}{unit}" height="{h * scale:.1f}{h_unit}" style="max-width: 100%; height: auto">'
     return svg[:root.start()] + tag + svg[root.end():]
 
