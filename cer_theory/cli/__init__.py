@@ -23,6 +23,7 @@ equiv           decide equivalence or containment of two formulas, with a shorte
 check-exercise  grade an answer to an exercise (exercises lists the bundled ones by paper, kind, difficulty);
 exercise-sheet  a problem sheet (Markdown or HTML) for a seed or for named exercises;
 grade-answers   grade a class's folder of answers into one CSV of grades with feedback;
+serve           the course server: exercises, graded answers with the stepper, and a gradebook in a browser;
 conformance     test an engine (ours, Spark, CORE's pycer, any program) against the CEQL reference semantics;
 figures         regenerate every drawing in figures/;
 step            step through a run of a formula's automaton (or the CCES / tECS) as one HTML page.
@@ -33,7 +34,10 @@ a message on stderr naming where the problem is; 130 when interrupted (Ctrl-C), 
 kill, a CI timeout), 129 when hung up (SIGHUP: a closed terminal, a dropped SSH session), 131 on SIGQUIT (Ctrl-\\),
 each with one line on stderr and no output file replaced by a part of one; 141 when the reader of the output went
 away (| head), silently. What each command reads and writes is declared where it is registered and enforced by one
-layer (cli/layer.py). See docs/robustness.md for what each kind of bad input gets.
+layer (cli/layer.py).
+check-exercise exits 1 for a wrong answer; grade-answers exits 1 when it wrote the CSV but some answers could not
+be graded (refused, over --budget, past --time-limit: marked in the CSV's status column).
+See docs/robustness.md for what each kind of bad input gets.
 """
 
 from __future__ import annotations
@@ -49,11 +53,12 @@ from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.signals import STOPPING, exit_status, said, stopping_raises
 from cer_theory.core.tree import MAX_NESTING
 
-from cer_theory.cli import cel, ceql, conformance, equivalence, exercises, figures, formulas, socel, sremo, step
+from cer_theory.cli import (cel, ceql, conformance, equivalence, exercises, figures, formulas, server, socel, sremo,
+                            step)
 from cer_theory.cli.layer import check_registry, enforce
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, figures, step)
+COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, server, figures, step)
 
 EXIT_BAD_INPUT = 2
 EXIT_HANGUP = 128 + signal.SIGHUP  # 129, as a shell reports a program whose terminal closed
@@ -125,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
             _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(exc)}")
             return exit_status(exc)
+        args.as_program = argv is None  # (a command may then change the process: `run` keeps pandas out, D350)
         return _run(args, f"cer-theory {args.command}", program=argv is None)
 
 
@@ -145,7 +151,8 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
         with enforce(args):
             return args.func(args)
     except SizeBudgetExceeded as exc:
-        print(f"{command}: {exc.for_command_line()}", file=sys.stderr)
+        # (a command without --budget must not be told to give a larger one)
+        print(f"{command}: {exc.for_command_line('--budget' if hasattr(args, 'budget') else None)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except CerError as exc:
         print(f"{command}: {exc}", file=sys.stderr)

@@ -13,6 +13,7 @@ from pathlib import Path
 from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.wording import plural
 from cer_theory.streams.rows import load
 
 from cer_theory.cli import socel
@@ -74,17 +75,19 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 def cmd_cces(args: argparse.Namespace) -> int:
     logic = having(args.logic, "cces")
     phi = read_formula(args.formula, logic)
-    evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
+    evaluator = construct(logic, "cces", logic.automaton(phi))  # under the command's --budget (cli.layer)
+    level = logic.levels[-1]  # the lines of eval (the output contract)
     for n, event in enumerate(stream):
-        ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
+        ces = frozenset(level.project(c) for c in evaluator.process(event))
         if ces:
-            print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+            print(json.dumps(level.json_line(n, ces)))
     if args.dot:  # (written before the summary: a failed write is the only line on stderr)
-        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
+        write_drawing(evaluator.to_dot(title=f"CCES after {plural(len(stream), 'event')}: {phi}"), args.dot)
     st = evaluator.stats
-    print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
-          f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
+    print(f"# {plural(st.events, 'event')}, {plural(st.nodes_created, 'CCES node')}, at most "
+          f"{plural(st.max_work_per_event, 'operation')} per event; {plural(st.enumeration.outputs, 'output')} in "
+          f"{plural(st.enumeration.visits, 'node visit')}", file=sys.stderr)
     if args.dot:
         print(f"wrote {args.dot}", file=sys.stderr)
     return 0
@@ -95,7 +98,7 @@ def _fmt(ces: frozenset) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from cer_theory.examples.seed000 import FORMULAS, fire_stream
+    from cer_theory.examples.running_example import FORMULAS, fire_stream
     from cer_theory.formalisms.cel.parser import parse
     from cer_theory.formalisms.cel.selection import compile_with_selection as compile_cel
     from cer_theory.formalisms.cel.semantics import evaluate_complex_events
@@ -112,7 +115,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         by_sem = evaluate_complex_events(phi, stream)
         by_cea = cea.run_complex_events(stream)
         print(f"\n{name} = {FORMULAS[name]}")
-        print(f"  CEA (Theorem 6.2): {len(cea.states)} states, {len(cea.transitions)} transitions")
+        print(f"  CEA (Theorem 6.2): {plural(len(cea.states), 'state')}, {plural(len(cea.transitions), 'transition')}")
         print(f"  {'n':>3}  {'semantics (Fig. 3)':<32} {'automaton (Def. 5.2)':<32}")
         for n in range(len(stream)):
             if by_sem[n] or by_cea[n]:
@@ -206,6 +209,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
     add_logic_option(c, "a CCES algorithm")
     declare(c, inputs=[text_or_file("formula"), file("stream")], outputs=[output_file("dot", suffixes=DRAWING_FORMATS)],
+            budget=True,
             example=["cces", "A ; B", "--stream", "s.jsonl", "--dot", "cces.dot"])
     c.set_defaults(func=cmd_cces)
 

@@ -11,6 +11,7 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from cer_theory.core.errors import CerError
@@ -145,9 +146,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"run: {k:,} events, {writer.count:,} complex events, {k / (now - t0):,.0f} events/s",
                   file=sys.stderr)
 
-    run = run_stream(query, args.stream, input_format=args.input_format, declarations=declarations,
-                     lateness=lateness, late_sink=late, time_attribute=args.time_attribute, writer=writer,
-                     progress=progress)
+    with _without_pandas(getattr(args, "as_program", False)):
+        run = run_stream(query, args.stream, input_format=args.input_format, declarations=declarations,
+                         lateness=lateness, late_sink=late, time_attribute=args.time_attribute, writer=writer,
+                         progress=progress)
     if run.unpartitioned:
         print(f"run: {run.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
@@ -159,13 +161,41 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _NoPandas:
+    """A finder (``sys.meta_path``, first) that answers ``import pandas`` with ModuleNotFoundError."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is not loaded by cer-theory run", name=name)
+        return None
+
+
+@contextlib.contextmanager
+def _without_pandas(program: bool) -> Iterator[None]:
+    """``run`` as the program reads its file without loading pandas: Arrow asks for pandas at its first
+    conversion of a column (its pandas shim), and importing it cost 0.15-0.2 s of a 300k-event run, a tenth of it,
+    for nothing (the command reads files and writes text or Parquet: no DataFrame). Only as the program (``cer-theory
+    run``, not ``main([...])`` called from Python): Arrow remembers the answer for the life of the process
+    (docs/decisions.md D350)."""
+    if not program or "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def _require_pyspark() -> None:
     """``cer-theory spark`` needs the optional extra: say how to install it rather than fail on an import."""
     try:
         importlib.import_module("pyspark")
     except ImportError:
-        raise CerError("PySpark is not installed: pip install 'cer_theory[spark]' (it also needs Java 17 or "
-                       "later)") from None
+        # the package is installed from a checkout or a wheel, not the package index (docs/install.md)
+        raise CerError("PySpark is not installed: install cer_theory's spark extra, from a checkout "
+                       "pip install '.[spark]' (Spark also needs Java 17 or later)") from None
 
 
 def _check_paths(args: argparse.Namespace) -> None:

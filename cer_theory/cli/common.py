@@ -16,7 +16,7 @@ from cer_theory.core.textfiles import read_text_file
 from cer_theory.cli.layer import add_budget_option
 
 __all__ = ["add_budget_option", "add_logic_option", "construct", "having", "read_formula", "read_text_argument",
-           "show"]
+           "scale_factor", "show"]
 
 
 def add_logic_option(parser: argparse.ArgumentParser, what: str, default: str = "cel") -> None:
@@ -25,6 +25,17 @@ def add_logic_option(parser: argparse.ArgumentParser, what: str, default: str = 
     parser.add_argument("--logic", default=default, metavar="NAME",
                         help=f"the formalism's registry name (default {default}); a formalism without {what} is "
                              f"refused with the reason (cer-theory logics lists them)")
+
+
+def scale_factor(text: str) -> float:
+    """``--scale S``: a positive finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 1.5, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
 
 
 def read_text_argument(text: str) -> str:
@@ -37,6 +48,12 @@ def having(logic: str, construction: str) -> Formalism:
     record = get(logic)
     record.construction(construction)
     return record
+
+
+def automaton_file(argument: str) -> str | None:
+    """The path of the automaton file a formula argument names (``@a.json``: docs/automaton-files.md), which
+    ``draw`` and ``step`` accept in place of a formula (``@phi.cel`` stays a formula file); None otherwise."""
+    return argument[1:] if argument.startswith("@") and argument.lower().endswith(".json") else None
 
 
 def read_formula(text: str, logic: Formalism) -> Any:

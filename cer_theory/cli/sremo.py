@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+from cer_theory.core.budget import work_budget
+
 from cer_theory.cli.options import whole_number
 from cer_theory.core.drawing import DRAWING_FORMATS
 from cer_theory.cli.common import add_logic_option, construct, having, read_formula, read_text_argument, show
@@ -33,11 +35,12 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from cer_theory.formalisms.sremo.detect import Detector
     from cer_theory.formalisms.sremo.parser import parse
 
-    srt = compile_automaton(parse(read_text_argument(args.formula)))
     stream = load(args.stream)
     out = sys.stdout
-    for k in Detector(srt, pure=args.pure).run(stream):
-        out.write(json.dumps({"k": k}) + "\n")
+    with work_budget(args.budget):  # the compilation (windows unrolled, complements determinized) and the run
+        srt = compile_automaton(parse(read_text_argument(args.formula)))
+        for k in Detector(srt, pure=args.pure).run(stream):
+            out.write(json.dumps({"k": k}) + "\n")
     return 0
 
 
@@ -50,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("formula", help="SREMO text (docs/sremo-syntax.md), or @FILE")
     d.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
     d.add_argument("--pure", action="store_true", help="the pure reading (no • needed on the last transition)")
-    declare(d, inputs=[text_or_file("formula"), file("stream")])
+    declare(d, inputs=[text_or_file("formula"), file("stream")], budget=True)
     d.set_defaults(func=cmd_detect)
     c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (the SRT paper Cor. 43)",
                        description="Compile a SREMO expression (Thm. 27), unroll it to strings of length ≤ w "

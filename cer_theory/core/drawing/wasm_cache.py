@@ -34,8 +34,27 @@ def cache_file(wasm_path: Path, folder: Path) -> Path:
 
     digest = hashlib.sha256(wasm_path.read_bytes())
     digest.update(importlib.metadata.version("wasmtime").encode())
+    digest.update(repr(sorted(MEMORY.items())).encode())  # (a module is compiled for its engine's memory settings)
     digest.update(platform.machine().encode())
     return folder / f"graphviz-{digest.hexdigest()[:32]}.cwasm"
+
+
+MEMORY = {"memory_reservation": 64 * 2**20, "memory_reservation_for_growth": 64 * 2**20,
+          "memory_guard_size": 2**16}
+"""How the engine lays out Graphviz's linear memory. wasmtime's defaults reserve 4 GiB of address space per memory,
+plus 2 GiB of guard pages, so that bounds checks can be left out: under an address-space limit (``ulimit -v
+3000000``, common on shared and HPC hosts) instantiating the module fails (``mmap failed to reserve 0x104000000
+bytes``). A 64 MiB reservation that moves when Graphviz grows past it, with a 64 KiB guard and explicit bounds
+checks, draws the same SVG in a few MiB of address space (a 1,500-node graph uses 16 MiB), at a cost a test cannot
+see beside the layout's own."""
+
+
+def engine(wasmtime: Any) -> Any:
+    """A wasmtime ``Engine`` configured by :data:`MEMORY`."""
+    config = wasmtime.Config()
+    for name, value in MEMORY.items():
+        setattr(config, name, value)
+    return wasmtime.Engine(config)
 
 
 def load_module(engine: wasmtime.Engine, wasm_path: Path) -> wasmtime.Module:
@@ -69,7 +88,7 @@ def cached_backend() -> Any:
 
     backend = object.__new__(WasmtimeBackend)
     backend.wasm_path = Path(PACKAGE_WASM_PATH)
-    backend._engine = wasmtime.Engine()
+    backend._engine = engine(wasmtime)
     backend._module = load_module(backend._engine, backend.wasm_path)
     backend._session = backend._create_session()
     return backend
