@@ -12,7 +12,8 @@ A command declares, in its module's ``register(sub)``, right after its arguments
 
 * ``inputs`` — every reading of every option that names something read, each by its argparse destination:
   :func:`file` (a path; ``-`` is standard input, ``hdfs://…`` a remote path: neither is a local file; a folder
-  is a path too; a value that may be a name or a file, as an exercise, is a file when one exists),
+  is a path too; a value that may be a name or a file, as an exercise, is taken as a path: a name that is no
+  file overlaps nothing),
   :func:`text_or_file` (text, or ``@FILE``), :func:`query` (text, ``@FILE``, or a value without whitespace:
   a file name).
 * ``outputs`` — every place written: :func:`output_file` (a file, replaced whole; ``suffixes`` the formats its
@@ -27,12 +28,19 @@ A command declares, in its module's ``register(sub)``, right after its arguments
 
 What the layer then does for every command (:func:`enforce`, called by :func:`cer_theory.cli.main` before the
 command's function): refuses, before anything is read, an output that is an input (by any name: a link, a hard
-link, ``sub/..``, another case) or a folder holding one, two outputs at one place, and a file output whose
+link, ``sub/..``, another case), a folder holding one or a place inside an input folder, two outputs at one
+place, and a file output whose
 extension names no known format — one line, exit 2; then runs the command with only its declared outputs
 writable (:func:`cer_theory.core.outputs.declared_outputs`: a write elsewhere is a bug the first test finds) and
 under its budget. The outputs themselves are written through :mod:`cer_theory.core.outputs` (aside, renamed
 into place, the umask's mode); the stopping signals and a full disk are handled by :func:`cer_theory.cli.main`.
 :func:`check_registry` refuses a parser with a command that declares nothing.
+
+Elsewhere (a course server, a notebook, a conformance adapter) the same two halves serve without argparse:
+:func:`cer_theory.streams.paths.check_outputs` ``(outputs, inputs)`` with ``(label, path)`` pairs refuses the
+overlaps, and every file is written with :func:`cer_theory.core.outputs.write_output` (or ``open_output`` /
+``Aside``), under :func:`~cer_theory.core.outputs.declared_outputs` ``(places)`` when the writes must stay in
+declared places.
 """
 
 from __future__ import annotations

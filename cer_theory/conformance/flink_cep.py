@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.outputs import write_output
 from cer_theory.core.user_cache import cache_dir, untrusted_in_tree
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, REFUSED, UNEXPLAINED, Outcome, Summary, \
@@ -110,7 +111,7 @@ def _compile(into: Path, jars: Sequence[Path]) -> None:
                            str(DRIVER_SOURCE)], capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise ConformanceError(f"javac could not compile the Flink CEP driver: {proc.stderr.strip()[-400:]}")
-    (into / "log4j2.properties").write_text("rootLogger.level = OFF\n", encoding="utf-8")
+    write_output(into / "log4j2.properties", "rootLogger.level = OFF\n", private=True)
 
 
 def driver_classes(jars: Sequence[Path]) -> Path:
@@ -648,10 +649,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
 
 
 def _write(path: Path, text: str) -> None:
-    """Written aside and renamed into place."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Written aside and renamed into place (:mod:`cer_theory.core.outputs`)."""
+    write_output(path, text)
 
 
 def flink_version() -> str | None:

@@ -22,6 +22,8 @@ The API (standard library only: the command line loads it before anything heavy)
 * :func:`declared_outputs` — set by the command line around a command (``cli/layer.py``): inside it, writing an
   output anywhere but the places the command declared raises :class:`UndeclaredOutput` (a bug of the command,
   found by the first test that runs it).
+* :func:`create_private` — an empty file only its owner may read, made when none exists (for a database a
+  library then fills in place).
 * :func:`quiet_standard_output` — standard output pointed at the null device (a closed pipe).
 * :func:`discard_all` — remove every temporary file not yet committed or discarded (the command line's last
   step when a signal stops it, in case a second signal cut a clean-up short).
@@ -256,6 +258,18 @@ def quiet_standard_output() -> None:
         pass
 
 
+def create_private(path: str | os.PathLike[str]) -> bool:
+    """An empty file at ``path`` readable and writable by its owner only, made when none exists (``O_EXCL``: an
+    existing file is never truncated nor given another mode); whether it was made. For a file another library
+    then fills in place (a SQLite database holding secrets), where a temporary file renamed into place would
+    not serve."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    return True
+
+
 def discard_all() -> None:
     """Remove every temporary file and folder not yet committed or discarded."""
     for path in list(_LIVE):
@@ -266,5 +280,6 @@ def discard_all() -> None:
         _LIVE.discard(path)
 
 
-__all__ = ["Aside", "OutputError", "UndeclaredOutput", "WRITE_FAILURES", "declared_outputs", "discard_all",
-           "failed", "file_mode", "folder_mode", "open_output", "quiet_standard_output", "umask", "write_output"]
+__all__ = ["Aside", "OutputError", "UndeclaredOutput", "WRITE_FAILURES", "create_private", "declared_outputs",
+           "discard_all", "failed", "file_mode", "folder_mode", "open_output", "quiet_standard_output", "umask",
+           "write_output"]

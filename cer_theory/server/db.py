@@ -10,7 +10,6 @@ finds it ``pending`` or ``grading`` grades it again from the start and nothing i
 from __future__ import annotations
 
 import datetime as dt
-import os
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +19,8 @@ from sqlalchemy import (Boolean, DateTime, Float, ForeignKey, Integer, String, T
                         event, select, update)
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from cer_theory.core.outputs import create_private
 
 ROLES = ("teacher", "student")
 STATUSES = ("pending", "grading", "graded", "failed")
@@ -138,10 +139,7 @@ def _owner_only(path: str | None) -> None:
     reads it could sign in as any teacher. An existing file keeps the permissions its owner gave it."""
     if not path or path == ":memory:" or path.startswith("file:"):
         return
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        pass
+    create_private(path)
 
 
 def sessions(engine: Engine) -> sessionmaker[Session]:

@@ -1,4 +1,4 @@
-"""Ctrl-C stops any command promptly, whatever it is enumerating (docs/robustness.md, "Interrupts and pipes").
+"""Ctrl-C stops any command promptly, whatever it is enumerating (docs/robustness.md, "The layer").
 
 Each command below enumerates an exponential output (R+ over 60 R's: position n has 2^(n+1) − 1 complex events)
 while its output is read as fast as it comes; SIGINT is sent once it has used 1.5 seconds of CPU, deep in the

@@ -2,8 +2,9 @@
 layer"): every test below is built from the commands' declarations, so a new command inherits them.
 
 * every command × every declared output × every declared input × every reading of it (the file itself, ``@FILE``
-  or a bare query file name, a symbolic link, ``sub/..``, a hard link, the folder holding it): refused before
-  anything is read, exit 2, one line, the input byte for byte as it was and nothing written beside it;
+  or a bare query file name, a symbolic link, ``sub/..``, a hard link, the folder holding it, a place inside the
+  input folder): refused before anything is read, exit 2, one line, the input byte for byte as it was and
+  nothing written beside it;
 * every command's example run, on a full disk (a file-size limit: ``ulimit -f``) and killed by SIGTERM, SIGINT,
   SIGHUP and SIGQUIT at seeded random points: the old outputs or complete new ones, nothing beside them, one
   line and the conventional exit status;
@@ -126,7 +127,7 @@ def _readings(given: Input) -> list[str]:
     """How a test spells the input: the file itself (for a text-or-file argument: ``@FILE``; for a query also
     the bare file name), then through the output's other spellings."""
     first = {FILE: ["direct"], TEXT_OR_FILE: ["@"], QUERY: ["direct", "@"]}[given.reading]
-    return first + ["symlink", "dotdot", "hardlink", "folder"]
+    return first + ["symlink", "dotdot", "hardlink", "folder", "inside"]
 
 
 def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
@@ -174,13 +175,15 @@ def test_no_output_may_be_an_input(capsys, tmp_path: Path, name: str, output: st
     victim = folder / "victim.txt"
     victim.write_text("SELECT * WHERE A ; B\n", encoding="utf-8")
     spelled = {"direct": victim, "@": victim, "dotdot": folder / "sub" / ".." / victim.name,
-               "symlink": tmp_path / "link.txt", "hardlink": tmp_path / "hard.txt", "folder": folder}[reading]
+               "symlink": tmp_path / "link.txt", "hardlink": tmp_path / "hard.txt", "folder": folder,
+               "inside": folder / "sub" / "new.txt"}[reading]
     if reading == "symlink":
         spelled.symlink_to(victim)
     elif reading == "hardlink":
         os.link(victim, spelled)
+    read = folder if reading == "inside" else victim  # (inside: the input is a folder, the output in it)
     kind = next(i.reading for i in DECLARATIONS[name].inputs if i.dest == given)
-    as_input = f"@{victim}" if reading == "@" or kind == TEXT_OR_FILE else str(victim)
+    as_input = f"@{read}" if reading == "@" or kind == TEXT_OR_FILE else str(read)
     before = sorted(p.name for p in tmp_path.rglob("*"))
     code = main(_argv(name, {given: as_input, output: str(spelled)}, elsewhere))
     err = capsys.readouterr().err
