@@ -80,31 +80,36 @@ def _step(text: str) -> Callable[[Any], Any]:
     return lambda record: record.construction("step")(record.parse(text), stream(LONG))
 
 
+def _decide(kind: str, one: str, other: str) -> Callable[[Any], Any]:
+    """Equivalence (``one`` against ``other``) or containment (``other`` in ``one``), the budget given."""
+    left, right = (one, other) if kind == "equivalent" else (other, one)
+    return lambda record: record.construction(kind)(left, right, budget=BUDGET)
+
+
+def _built(kind: str, text: str) -> Callable[[Any], Any]:
+    """A construction of the parsed ``text`` with the budget given; its result's summary computed too."""
+    def build(record: Any) -> Any:
+        built = record.construction(kind)(record.parse(text), budget=BUDGET)
+        return built.result.summary() if hasattr(built, "result") else built
+    return build
+
+
 # (logic, construction) -> what to call with the record
 CONSTRUCTIONS: dict[tuple[str, str], Callable[[Any], Any]] = {
-    ("cel", "equivalent"): lambda r: r.construction("equivalent")(EIGHT, EIGHT_BUT_LAST, budget=BUDGET),
-    ("cel", "contained"): lambda r: r.construction("contained")(EIGHT_BUT_LAST, EIGHT, budget=BUDGET),
-    ("cel", "determinize"): lambda r: r.construction("determinize")(r.parse(EIGHT), budget=BUDGET).result.summary(),
-    ("cel", "normal-form"): lambda r: r.construction("normal-form")(r.parse(EIGHT), budget=BUDGET).result.summary(),
-    ("cel", "star-property"): lambda r: r.construction("star-property")(r.parse(EIGHT), budget=BUDGET),
+    **{(logic, kind): _decide(kind, EIGHT, EIGHT_BUT_LAST) for logic in ("cel", "socel")
+       for kind in ("equivalent", "contained")},
+    **{("sremo", kind): _decide(kind, SREMO_EIGHT, SREMO_EIGHT_BUT_LAST) for kind in ("equivalent", "contained")},
+    **{("cel", kind): _built(kind, EIGHT) for kind in ("determinize", "normal-form", "star-property")},
+    **{("socel", kind): _built(kind, EIGHT) for kind in ("determinize", "star-property")},
+    **{("sremo", kind): _built(kind, WINDOWED) for kind in ("determinize", "complement")},
     ("cel", "to-formula"): _cel_to_formula,
+    ("socel", "to-formula"): _socel_to_formula,
     ("cel", "rewrite"): lambda r: r.construction("rewrite")("contig-to-strict",
                                                             r.parse(" : ".join(["(R OR S)"] * 12))),
     ("cel", "cces"): _cces,
-    ("cel", "step"): _step("R+"),
-    ("ceql", "step"): _step("SELECT * WHERE R+"),
-    ("sremo", "equivalent"): lambda r: r.construction("equivalent")(SREMO_EIGHT, SREMO_EIGHT_BUT_LAST, budget=BUDGET),
-    ("sremo", "contained"): lambda r: r.construction("contained")(SREMO_EIGHT_BUT_LAST, SREMO_EIGHT, budget=BUDGET),
-    ("sremo", "determinize"): lambda r: r.construction("determinize")(r.parse(WINDOWED), budget=BUDGET),
-    ("sremo", "complement"): lambda r: r.construction("complement")(r.parse(WINDOWED), budget=BUDGET),
-    ("sremo", "step"): _step('(<type = "R"> . [TRUE]*)+'),
-    ("acel", "step"): _step("R+"),
-    ("socel", "equivalent"): lambda r: r.construction("equivalent")(EIGHT, EIGHT_BUT_LAST, budget=BUDGET),
-    ("socel", "contained"): lambda r: r.construction("contained")(EIGHT_BUT_LAST, EIGHT, budget=BUDGET),
-    ("socel", "determinize"): lambda r: r.construction("determinize")(r.parse(EIGHT), budget=BUDGET),
-    ("socel", "star-property"): lambda r: r.construction("star-property")(r.parse(EIGHT), budget=BUDGET),
-    ("socel", "to-formula"): _socel_to_formula,
-    ("socel", "step"): _step("R+"),
+    **{(logic, "step"): _step(text) for logic, text in (("cel", "R+"), ("ceql", "SELECT * WHERE R+"),
+                                                        ("sremo", '(<type = "R"> . [TRUE]*)+'), ("acel", "R+"),
+                                                        ("socel", "R+"))},
 }
 
 
