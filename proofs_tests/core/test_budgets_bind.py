@@ -183,3 +183,37 @@ def test_every_construction_stops_at_the_budget(logic: str, name: str) -> None:
 
 if __name__ == "__main__":
     print(run_case(*sys.argv[1:4]))
+
+
+def _subcommands() -> dict[str, Any]:
+    from cer_theory.cli import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return dict(action.choices)
+
+
+def test_budget_is_named_only_where_it_exists(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--budget`` exists wherever a message mentions it: a command's help that names it has the option, and a
+    construction past its bound in a command without the option is reported without naming it (a command with
+    the option is told to give a larger one)."""
+    import argparse
+
+    from cer_theory.cli import _run
+    from cer_theory.core.errors import SizeBudgetExceeded
+
+    for name, sub in _subcommands().items():
+        options = {o for a in sub._actions for o in a.option_strings}
+        texts = [sub.description or "", *(a.help or "" for a in sub._actions)]
+        if any("--budget" in t for t in texts):
+            assert "--budget" in options, f"{name}'s help names --budget, which it does not take"
+
+        def exceed(_: argparse.Namespace) -> int:
+            raise SizeBudgetExceeded("a construction", 10, 11, unit="units")
+
+        args = argparse.Namespace(func=exceed, **({"budget": 10} if "--budget" in options else {}))
+        assert _run(args, f"cer-theory {name}", program=False) == 2
+        err = capsys.readouterr().err
+        assert ("--budget" in err) == ("--budget" in options), (name, err)
+    assert {"cces", "detect"} <= {n for n, s in _subcommands().items()
+                                  if "--budget" in {o for a in s._actions for o in a.option_strings}}
