@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from cer_theory.core.errors import CerError, ExerciseError
-from cer_theory.core.events import Event, Stream
+from cer_theory.core.events import MAX_INT_DIGITS, Event, Stream
 from cer_theory.core.protocols import Formalism, get, names
 
 DIFFICULTIES = {1: "easy", 2: "medium", 3: "hard"}
@@ -150,6 +150,9 @@ def read_exercise(text: str, *, name: str = "exercise") -> Exercise:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ExerciseError(f"{name}: not valid TOML: {e}") from None
+    except ValueError:  # tomllib converts integers with int(): past Python's 4,300 digits it raises this
+        raise ExerciseError(f"{name}: an integer of more than {MAX_INT_DIGITS:,} digits, more than can be read; "
+                            f"write it as a string") from None
     title = _field(data, "title", str, name)
     body = _field(data, "text", str, name)
     difficulty = _field(data, "difficulty", int, name)

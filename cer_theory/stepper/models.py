@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.drawing import render_svg, shown, state_ids
+from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event, Valuation
 from cer_theory.core.wording import plural
 from cer_theory.engines.cces.evaluator import CcesEvaluator
@@ -187,7 +188,7 @@ def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
     for n, event in enumerate(stream):
         before = set(ev.cces.nodes())
         stats = ev.update(event)
-        outputs = sorted(map(str, ev.enumerate_current()))
+        outputs = sorted(shown_outputs(ev.enumerate_current(), n, max_rows))
         table = ev.describe_table()
         check_rows(len(table), n, max_rows)
         rows = tuple(Row(f"T[{shown(q)}]", f"({first}, {last})") for q, (first, last) in table.items())
@@ -201,6 +202,20 @@ def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
     return Run("CCES", title or cea.name or "CCES", tuple(map(event_text, stream)), (start, *frames))
 
 
+def shown_outputs(outputs: Iterable[object], position: int, max_rows: int) -> list[str]:
+    """A frame's outputs as text, enumerated one at a time and refused past ``max_rows`` (the page lists each on a
+    row of its own): ``R+`` has 2^n outputs at position n, which an engine enumerates with output-linear delay but
+    no page can show."""
+    shown_: list[str] = []
+    for c in outputs:
+        if len(shown_) == max_rows:
+            raise CerError(f"at position {position} there are more than {max_rows} outputs, more than the stepper's "
+                           f"budget of {max_rows} rows (--max-runs); step through a shorter stream or a narrower "
+                           f"query (a window, a selection strategy)")
+        shown_.append(str(c))
+    return shown_
+
+
 def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
              max_positions: int = MAX_POSITIONS, max_rows: int = MAX_ROWS, **evaluator: object) -> Run:
     """Algorithm 1 of the CORE paper (CORE) over ``stream``: the tECS after each event with the table T (each
@@ -212,7 +227,7 @@ def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
     frames = []
     for n, event in enumerate(stream):
         first_new = ev.tecs.next_id
-        outputs = [str(c) for c in ev.process(event)]  # in Algorithm 2's order
+        outputs = shown_outputs(ev.process(event), n, max_rows)  # in Algorithm 2's order
         entries = {f"T[{shown(states)}]": ul for states, ul in
                    ((ev.det.states_of(p), ul) for p, ul in ev.table.items())}
         check_rows(len(entries), n, max_rows)

@@ -28,8 +28,9 @@ CPU_AFTER_SIGNAL = 1.0  # seconds of CPU the command may spend between SIGINT an
 DEEP = 1.5  # seconds of CPU the command has spent enumerating when SIGINT is sent
 
 COMMANDS = {
-    "cces": ["cces", "R+", "--stream", "STREAM"],
-    "eval": ["eval", "R+", "--stream", "STREAM"],
+    # (a budget far past what a second of enumeration spends: every evaluator charges its outputs, D336)
+    "cces": ["cces", "R+", "--stream", "STREAM", "--budget", "10" * 20],
+    "eval": ["eval", "R+", "--stream", "STREAM", "--budget", "10" * 20],
     "eval --via semantics": ["eval", "R+ ; R+", "--via", "semantics", "--stream", "STREAM", "--budget", "10" * 20],
     "run": ["run", "--query", "SELECT * FROM S WHERE R+", "--stream", "STREAM"],
 }

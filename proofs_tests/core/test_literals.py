@@ -117,3 +117,20 @@ def test_every_parser_refuses_nesting_past_the_limit(name: str) -> None:
         get(name).parse(NESTED[name](3 * MAX_NESTING))
     with pytest.raises(FormulaTooDeep):
         get(name).parse(NESTED[name](20_000))
+
+
+def test_an_exercise_file_with_a_huge_integer_is_one_line(tmp_path) -> None:
+    """Exercise files are TOML, read by tomllib, which converts integers with ``int()``: past the limit it raised a
+    bare ValueError; now the exercise's own error, naming the file."""
+    from cer_theory.core.errors import ExerciseError
+    from cer_theory.exercises.model import read_exercise
+
+    with pytest.raises(ExerciseError, match=r"ex.toml: an integer of more than 4,300 digits"):
+        read_exercise(f"title = 'x'\ndifficulty = {HUGE}\n", name="ex.toml")
+    path = tmp_path / "ex.toml"
+    path.write_text(f"title = 'x'\ndifficulty = {HUGE}\n")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["check-exercise", str(path), "T"])
+    assert status == 2 and "more than 4,300 digits" in err.getvalue() and "Traceback" not in err.getvalue(), \
+        err.getvalue()

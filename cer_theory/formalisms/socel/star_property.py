@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cer_theory.automata.cea import State
+from cer_theory.core.budget import charge
 from cer_theory.core.drawing import Subset
 from cer_theory.core.errors import AutomatonError, DEFAULT_BUDGET, SizeBudgetExceeded
 from cer_theory.core.events import Event, Stream, Valuation
@@ -100,6 +101,7 @@ def has_star_property(a: UCEA, *, budget: int | None = DEFAULT_BUDGET) -> StarPr
     while queue:
         pair = queue.popleft()
         x, y = pair
+        charge("*-property decision", 1 + len(types) * len(label_sets))  # core.budget: a pair and its letters
         for m in range(len(types)):
             for labels in label_sets:
                 letter = (m, labels)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from cer_theory.automata.cea import Transition
+from cer_theory.core.budget import charge
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.predicates.ast import FALSE, TRUE, And, IsType, Not, Or, Predicate, conj, disj, neg, reslot
 from cer_theory.formalisms.socel.ast import (Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Proj, Rename, Seq,
@@ -71,11 +72,20 @@ def _cat(op: type, *parts: Formula | None) -> Formula | None:
     return out
 
 
+ELIMINATION = "state elimination (the SO-CEL paper Thm 6.2, §6.3: the formula's size as a tree)"
+"""What the work budget's messages call the translation back to a formula (core.budget)."""
+
+
 def _eliminate(states: Sequence, edges: dict, cat: type, star: type) -> dict:
+    """Kleene's state elimination. The formulas share their parts, so building them is cheap, but printing one
+    costs its size as a tree, which can double with each state eliminated: that size is counted (``size``) and
+    charged to the work budget as each formula is built, so a translation whose result could not be printed
+    within the budget stops."""
     phi = dict(edges)
+    size = {key: _tree_size(f) for key, f in phi.items()}
     for k in states:
         loop = phi.get((k, k))
-        new = dict(phi)
+        new, new_size = dict(phi), dict(size)
         for p in states:
             into_k = phi.get((p, k))
             if into_k is None:
@@ -87,8 +97,23 @@ def _eliminate(states: Sequence, edges: dict, cat: type, star: type) -> dict:
                 through = _cat(cat, into_k, out_k)
                 looped = _cat(cat, into_k, star(loop), out_k) if loop is not None else None
                 new[(p, q)] = _or(phi.get((p, q)), through, looped)
-        phi = new
+                grown = size[(p, k)] + size[(k, q)] + 1
+                if loop is not None:
+                    grown += size[(p, k)] + size[(k, k)] + size[(k, q)] + 3
+                new_size[(p, q)] = size.get((p, q), 0) + grown + 2
+                charge(ELIMINATION, new_size[(p, q)])
+        phi, size = new, new_size
     return phi
+
+
+def _tree_size(f: object) -> int:
+    """The number of nodes of a (small) formula as a tree: an edge's leaf, before elimination."""
+    if isinstance(f, tuple):
+        return sum(_tree_size(x) for x in f)
+    fields = getattr(f, "__dataclass_fields__", None)
+    if fields is None:
+        return 0
+    return 1 + sum(_tree_size(getattr(f, name)) for name in fields)
 
 
 def _fresh(name: str, taken: set[str]) -> str:
