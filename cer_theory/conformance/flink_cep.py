@@ -147,12 +147,16 @@ class CepDriver:
 
     def __init__(self, *, timeout: float = 30.0, java: str = "java", argv: Sequence[str] | None = None,
                  start_seconds: float = START_SECONDS) -> None:
+        self._scratch: Path | None = None
         if argv is None:
             missing = missing_requirements()
             if missing is not None:
                 raise ConformanceError(missing)
             jars = flink_jars()
             classes = driver_classes(jars)
+            base = cache_dir()
+            if base is None or not classes.is_relative_to(base):
+                self._scratch = classes  # a private build of this run: removed at close
             argv = [java, *JVM_OPTIONS, f"-Dlog4j2.configurationFile={classes / 'log4j2.properties'}", "-cp",
                     os.pathsep.join([str(classes), *map(str, jars)]), DRIVER_CLASS]
         self.argv = list(argv)
@@ -237,16 +241,19 @@ class CepDriver:
         return answers
 
     def close(self) -> None:
+        """End the JVM (its stdin closed), and remove a private build of the classes (the driver is then done)."""
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            assert proc.stdin is not None
-            proc.stdin.close()
-            proc.wait(timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
+        if proc is not None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
 
 # ---------------------------------------------------------------------------------------------- the adapter
@@ -665,8 +672,8 @@ def main(args: Any, replay: Case | None = None) -> int:
     """``cer-theory conformance --engine flink-cep``: ``--cases`` generated translatable cases (default 200) or
     the ``--replay`` case; the summary line last; 0 iff nothing is unexplained, refused or failed."""
     started = time.monotonic()
+    adapter = FlinkCepAdapter(timeout=args.timeout)  # first: a missing extra or JDK is told before any work
     cases = [replay] if replay is not None else generate_cases(args.cases or 200, seed=args.seed)
-    adapter = FlinkCepAdapter(timeout=args.timeout)
 
     def progress(done: int, total: int, summary: Summary) -> None:
         if not args.quiet:

@@ -4,13 +4,18 @@ refused (docs/conformance.md, "Flink CEP")."""
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from cer_theory.conformance import flink_cep
 from cer_theory.conformance.check import ENGINE_ERROR, REFUSED
 from cer_theory.conformance.cep_translate import DECLARATIONS, Untranslatable
-from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, read_matches
+from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, driver_classes, read_matches
 from cer_theory.conformance.protocol import Case, EngineFailure
 
 CASE = Case.make(DECLARATIONS, "SELECT * FROM S WHERE R ; T", [{"type": "R", "x": 1, "s": "a", "time": 0},
@@ -75,3 +80,53 @@ def test_untranslatable_is_refused_not_sent():
         assert adapter.driver.jobs == 0
     finally:
         adapter.close()
+
+
+# ---------------------------------------------------------------------------------------------- the compiled driver
+
+
+@pytest.fixture
+def fake_javac(monkeypatch):
+    """The compiler replaced by one that writes a marker class (the cache policy is what is tested here)."""
+    compiled: list[Path] = []
+
+    def compile_(into: Path, jars) -> None:
+        (into / "CerFlinkCepDriver.class").write_bytes(b"\xca\xfe\xba\xbe")
+        compiled.append(into)
+
+    monkeypatch.setattr(flink_cep, "_compile", compile_)
+    return compiled
+
+
+def test_driver_classes_are_cached_in_a_private_folder(tmp_path, monkeypatch, fake_javac):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("CER_THEORY_CACHE", str(cache))
+    jar = tmp_path / "flink-cep-2.3.0.jar"
+    jar.write_bytes(b"jar")
+    first = driver_classes([jar])
+    assert first.parent == cache / "flink-cep-driver" and (first / "CerFlinkCepDriver.class").exists()
+    assert driver_classes([jar]) == first and len(fake_javac) == 1  # compiled once
+    jar.write_bytes(b"another jar")
+    assert driver_classes([jar]) != first and len(fake_javac) == 2  # other jars: compiled again
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_driver_classes_in_a_folder_others_can_write_are_not_run(tmp_path, monkeypatch, fake_javac):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("CER_THEORY_CACHE", str(cache))
+    jar = tmp_path / "flink-cep-2.3.0.jar"
+    jar.write_bytes(b"jar")
+    cached = driver_classes([jar])
+    os.chmod(cached, 0o777)  # someone else could now swap the classes
+    chosen = driver_classes([jar])
+    assert chosen != cached and not chosen.is_relative_to(cache) and (chosen / "CerFlinkCepDriver.class").exists()
+    assert stat.S_IMODE(chosen.stat().st_mode) == 0o700
+
+
+@pytest.mark.skipif(flink_cep.missing_requirements() is None, reason="the extra and a JDK are here")
+def test_cli_without_the_extra_exits_2():
+    r = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink-cep", "--cases", "5"],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 2 and "flink-cep engine needs" in r.stderr and "Traceback" not in r.stderr
