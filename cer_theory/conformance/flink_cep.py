@@ -642,8 +642,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
             except Untranslatable:
                 model = None
         lines += [f"### Finding {k}: {m.kind} ({len(same)} case{'s' if len(same) > 1 else ''}, first "
-                  f"{o.case.name})", "", f"Shrunk from {len(o.case.events)} to {len(m.case.events)} events "
-                  f"in {o.shrink_runs} jobs. Original query: `{o.case.query}`", "", "```", outcome_text(m)]
+                  f"{o.case.name})", "", f"Shrunk from {len(o.case.events)} to {len(m.case.events)} "
+                  f"event{'s' if len(m.case.events) != 1 else ''} in {o.shrink_runs} jobs. Original query: `{o.case.query}`", "", "```", outcome_text(m)]
         if model is not None:
             lines.append("  model:    " + (" ".join(f"[{a},{b}]{{{','.join(map(str, ps))}}}"
                                                   for a, b, ps in sorted(model)) or "∅"))

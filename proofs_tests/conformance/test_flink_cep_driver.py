@@ -4,6 +4,7 @@ refused (docs/conformance.md, "Flink CEP")."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -13,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from cer_theory.conformance import flink_cep
-from cer_theory.conformance.check import ENGINE_ERROR, REFUSED
+from cer_theory.conformance.adapters import ReferenceAdapter
+from cer_theory.conformance.check import ENGINE_ERROR, REFUSED, UNEXPLAINED
 from cer_theory.conformance.cep_translate import DECLARATIONS, Untranslatable
-from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, driver_classes, read_matches
+from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, driver_classes, read_matches, \
+    run_cases, write_report
 from cer_theory.conformance.protocol import Case, EngineFailure
 
 CASE = Case.make(DECLARATIONS, "SELECT * FROM S WHERE R ; T", [{"type": "R", "x": 1, "s": "a", "time": 0},
@@ -130,3 +133,40 @@ def test_cli_without_the_extra_exits_2():
     r = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink-cep", "--cases", "5"],
                        capture_output=True, text=True, timeout=240)
     assert r.returncode == 2 and "flink-cep engine needs" in r.stderr and "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------- findings
+
+
+class DropsTheLast:
+    """A planted bug in place of Flink: the reference's complex events, without the one that ends last."""
+
+    name = "drops-the-last"
+
+    def run_many(self, cases):
+        out = []
+        for c in cases:
+            ces = sorted(ReferenceAdapter().run(c), key=lambda ce: (ce[1], ce))
+            out.append(ces[:-1])
+        return out
+
+    def close(self):
+        pass
+
+
+def test_a_finding_is_shrunk_and_reported_with_a_java_reproduction(tmp_path):
+    events = [{"type": t, "x": k % 4, "s": "ab", "time": k} for k, t in enumerate("RTRRTUTR")]
+    big = Case.make(DECLARATIONS, "SELECT * FROM S WHERE R ; T FILTER R[x >= 0] WITHIN 5 EVENTS", events, "planted")
+    outcomes, summary = run_cases([big], DropsTheLast())
+    (o,) = outcomes
+    assert o.kind == UNEXPLAINED and summary.counts[UNEXPLAINED] == 1
+    m = o.minimal
+    assert m is not None and m.kind == UNEXPLAINED and len(m.case.events) == 1  # one R: its complex event dropped
+    assert m.case.query == "SELECT * FROM S WHERE R" and m.got == [] and len(m.expected) == 1
+    page = write_report(tmp_path, outcomes, summary, {"command": "test", "replay": "replay {file}"})
+    text = page.read_text()
+    assert "## Findings (1)" in text and "Shrunk from 8 to 1 event in" in text
+    java = (tmp_path / "findings" / "Finding001.java").read_text()
+    assert "public class Finding001" in java and "begin(\"e0\"" in java and "[0,0]{0}" in java
+    replayed = json.loads((tmp_path / "findings" / "001.json").read_text())
+    assert Case.from_json(replayed).query == m.case.query
