@@ -291,5 +291,5 @@ def native_patterns(draw: st.DrawFn) -> CepPattern:
     return CepPattern(tuple(stages), draw(st.one_of(st.none(), st.integers(1, 5))), draw(st.sampled_from(SKIPS)))
 
 
-__all__ = ["CMP_OPS", "CepPattern", "Condition", "EDGES", "INNER", "NEGATIONS", "Match", "Quantifier", "SKIPS", "Stage", "TRUE",
-           "holds", "java_condition", "model_matches", "native_patterns"]
+__all__ = ["CMP_OPS", "CepPattern", "Condition", "EDGES", "INNER", "NEGATIONS", "Match", "Quantifier", "SKIPS",
+           "Stage", "TRUE", "holds", "java_condition", "model_matches", "native_patterns"]

@@ -484,7 +484,7 @@ def model_check(driver: CepDriver, count: int, seed: int) -> ModelCheck:
             out.cases += 1
             want = sorted([list(ps) for ps in m] for m in model)
             if "refused" in a:
-                out.refused += 1  # Flink's own MalformedPatternException: a combination it does not accept
+                out.refused += 1  # Flink does not accept this combination (its own exception)
                 continue
             if "matches" not in a:
                 out.differences.append({**r, "model": want, "error": a.get("error") or a.get("refused")})
@@ -643,7 +643,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
                 model = None
         lines += [f"### Finding {k}: {m.kind} ({len(same)} case{'s' if len(same) > 1 else ''}, first "
                   f"{o.case.name})", "", f"Shrunk from {len(o.case.events)} to {len(m.case.events)} "
-                  f"event{'s' if len(m.case.events) != 1 else ''} in {o.shrink_runs} jobs. Original query: `{o.case.query}`", "", "```", outcome_text(m)]
+                  f"event{'s' if len(m.case.events) != 1 else ''} in {o.shrink_runs} jobs. Original query: "
+                  f"`{o.case.query}`", "", "```", outcome_text(m)]
         if model is not None:
             lines.append("  model:    " + (" ".join(f"[{a},{b}]{{{','.join(map(str, ps))}}}"
                                                   for a, b, ps in sorted(model)) or "∅"))
@@ -709,7 +710,6 @@ def main(args: Any, replay: Case | None = None) -> int:
     return 0 if summary.passed and (checked is None or not checked.differences) else 1
 
 
-__all__ = ["BATCH", "CepDriver", "FlinkCepAdapter", "MATCH_PER_ASSIGNMENT", "classify", "driver_classes",
-           "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements", "model_check", "ModelCheck",
-           "read_matches",
-           "run_cases", "shrink", "write_report"]
+__all__ = ["BATCH", "CepDriver", "FlinkCepAdapter", "MATCH_PER_ASSIGNMENT", "ModelCheck", "classify",
+           "driver_classes", "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements",
+           "model_check", "read_matches", "run_cases", "shrink", "write_report"]
