@@ -229,8 +229,9 @@ def translate(q: Query) -> Translation:
     consume = q.consume if q.consume in ("ANY", "PARTITION") else None
     strategy = q.strategy.upper()
     if strategy in ("LAST", "MAX") or (strategy == "NEXT" and consume is None):
-        raise Untranslatable(f"SELECT {strategy}{'' if consume else ' without CONSUME BY'} chooses among the complex "
-                             f"events ending at a position, which no Flink contiguity or skip strategy does")
+        raise Untranslatable(f"SELECT {strategy}{' without CONSUME BY' if strategy == 'NEXT' else ''} chooses among "
+                             f"the complex events ending at a position, which no Flink contiguity or skip strategy "
+                             f"does")
     els, ops = elements(q.pattern)
     strict, nxt = strategy == "STRICT", strategy == "NEXT"
     stages = []
