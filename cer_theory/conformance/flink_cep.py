@@ -49,7 +49,7 @@ from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, REFUSED
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
     from_core
 from cer_theory.testing.harness import conformance_cases
-from cer_theory.conformance.cep import model_matches, native_patterns
+from cer_theory.conformance.cep import CepPattern, model_matches, native_patterns
 from cer_theory.conformance.cep_translate import Translation, Untranslatable, complex_events, event_streams, \
     generate_cases, model_complex_events, translate
 
@@ -505,7 +505,7 @@ JAVA_TEMPLATE = """\
 //
 // CEQL query:  {query}
 // As Flink CEP, the pattern below; events carry their position in the stream.
-// Expected (the CEQL reference semantics; complex events as [first, last]{{positions}}):
+// Expected (the CEQL reference semantics, or Flink's documentation for a native pattern):
 //   {expected}
 // Flink CEP 2.3 reports:
 //   {got}
@@ -575,6 +575,15 @@ def java_reproduction(outcome: Outcome, cls: str, title: str) -> str:
     return JAVA_TEMPLATE.format(title=title, version="2.3", cls=cls, query=case.query, expected=show(outcome.expected),
                                 got=show(outcome.got) if outcome.got is not None else "(an error)", why=why,
                                 events=",\n".join(events), pattern=t.pattern.java().replace("\n", "\n        "))
+
+
+def native_reproduction(pattern: CepPattern, types: str, cls: str, title: str, expected: str, got: str) -> str:
+    """A standalone Java file running a native Flink CEP pattern on events of the given types (positions 0, 1, …
+    as timestamps), with the documented and the reported output in its header."""
+    events = ",\n".join(f"            new Ev({k}, {k}L, \"\", \"{t}\")" for k, t in enumerate(types))
+    return JAVA_TEMPLATE.format(title=title, version="2.3", cls=cls, query="(none: a Flink CEP pattern)",
+                                expected=expected, got=got, why="", events=events,
+                                pattern=pattern.java().replace("\n", "\n        "))
 
 
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, meta: dict[str, Any],
@@ -712,4 +721,5 @@ def main(args: Any, replay: Case | None = None) -> int:
 
 __all__ = ["BATCH", "CepDriver", "FlinkCepAdapter", "MATCH_PER_ASSIGNMENT", "ModelCheck", "classify",
            "driver_classes", "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements",
+           "native_reproduction",
            "model_check", "read_matches", "run_cases", "shrink", "write_report"]

@@ -110,3 +110,21 @@ def test_model_against_flink(adapter):
     skipToNext, ...): Flink's matches are the model's."""
     checked = model_check(adapter.driver, 40, seed=5)
     assert checked.cases == 40 and not checked.differences, checked.differences[:3]
+
+
+def test_finding_held_back_match(adapter):
+    """The committed finding (benchmarks/conformance/flink-cep/finding-held-back-match, FLINK-15873): under a skip
+    strategy the match {c} on T U R is held back behind the partial match a=T, b=R and lost when the input ends;
+    with noSkip, or with one more event, it is emitted. The model says it is a match. If this test fails, Flink has
+    changed: update the finding."""
+    def pattern(skip: str) -> CepPattern:
+        return CepPattern((Stage("a", "begin", typed("T"), None, True),
+                           Stage("b", "followedBy", {"op": "type", "types": ["R", "T"]}, None, True),
+                           Stage("c", "next", typed("R"))), skip=skip)
+
+    cases = [(pattern("skipPastLastEvent"), "TUR"), (pattern("noSkip"), "TUR"), (pattern("skipPastLastEvent"), "TURU")]
+    answers = adapter.driver.run_batch([request(k, p, t) for k, (p, t) in enumerate(cases)])
+    got = [as_matches(a, ("a", "b", "c")) for a in answers]
+    assert got == [[], [((), (), (2,))], [((), (), (2,))]]
+    p, t = cases[0]
+    assert model_matches(p, [{"type": x} for x in t], keys=[""] * 3, timestamps=[0, 1, 2]) == [((), (), (2,))]
