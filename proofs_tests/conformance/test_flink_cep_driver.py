@@ -4,6 +4,7 @@ refused (docs/conformance.md, "Flink CEP")."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -15,10 +16,11 @@ import pytest
 
 from cer_theory.conformance import flink_cep
 from cer_theory.conformance.adapters import ReferenceAdapter
+from cer_theory.conformance.cep import CepPattern, Quantifier, Stage
 from cer_theory.conformance.check import ENGINE_ERROR, REFUSED, UNEXPLAINED
 from cer_theory.conformance.cep_translate import DECLARATIONS, Untranslatable
-from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, driver_classes, read_matches, \
-    run_cases, write_report
+from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, driver_classes, known_finding, \
+    read_matches, run_cases, write_report
 from cer_theory.conformance.protocol import Case, EngineFailure
 
 CASE = Case.make(DECLARATIONS, "SELECT * FROM S WHERE R ; T", [{"type": "R", "x": 1, "s": "a", "time": 0},
@@ -165,8 +167,21 @@ def test_a_finding_is_shrunk_and_reported_with_a_java_reproduction(tmp_path):
     assert m.case.query == "SELECT * FROM S WHERE R" and m.got == [] and len(m.expected) == 1
     page = write_report(tmp_path, outcomes, summary, {"command": "test", "replay": "replay {file}"})
     text = page.read_text()
-    assert "## Findings (1)" in text and "Shrunk from 8 to 1 event in" in text
+    assert "## Findings on the translated CEQL cases (1)" in text and "Shrunk from 8 to 1 event in" in text
     java = (tmp_path / "findings" / "Finding001.java").read_text()
     assert "public class Finding001" in java and "begin(\"e0\"" in java and "[0,0]{0}" in java
     replayed = json.loads((tmp_path / "findings" / "001.json").read_text())
     assert Case.from_json(replayed).query == m.case.query
+
+
+def test_differences_are_attributed_to_known_findings_only_by_shape():
+    t = {"op": "type", "types": ["R"]}
+    loop_not = CepPattern((Stage("a", "begin", t, Quantifier(1, None, "relaxed")), Stage("n", "notNext", t),
+                           Stage("c", "next", t)))
+    plain = CepPattern((Stage("a", "begin", t), Stage("c", "next", t)))
+    skipping = dataclasses.replace(plain, skip="skipPastLastEvent")
+    every = [[[0], [1]], [[1], [2]]]
+    assert known_finding(loop_not, every, [[[1], [2]]]) == "notnext-after-loop"
+    assert known_finding(skipping, every, [[[0], [1]]]) == "held-back-match"
+    assert known_finding(plain, every, [[[0], [1]]]) is None  # no known shape: a new difference
+    assert known_finding(skipping, every, [[[0], [2]]]) is None  # Flink invents a match: never a known finding
