@@ -21,7 +21,9 @@ SELECT STRICT                   every edge ``next``, every loop       always (a 
                                 ``consecutive()``                     adjacent events, in the partition)
 CONSUME BY ANY / PARTITION      ``skipPastLastEvent()``               with SELECT NEXT, without WITHIN,
                                                                       and (ANY) without PARTITION BY
-SELECT NEXT (with CONSUME BY)   as ALL, ``skipPastLastEvent()``       as the line above
+SELECT NEXT (with CONSUME BY)   as ALL, ``skipPastLastEvent()``;      as the line above
+                                ``;`` before a single event not
+                                bound by ``:`` is ``followedBy``
 PARTITION BY                    ``keyBy`` on the attributes           always
 WITHIN n EVENTS                 ``within(n+1 ms)``, timestamp =       always
                                 position
@@ -30,10 +32,12 @@ WITHIN n SECONDS / n [time]     ``within((n+1)·10⁶ ms)``, timestamp   always 
 ==============================  ====================================  ==================================
 
 ``followedBy`` (relaxed contiguity, skip-till-next-match) and a relaxed ``oneOrMore()`` correspond to no CEL
-strategy: NXT chooses among the complex events that *end* at a position, skip-till-next-match among the
-continuations of one partial match, from its *start*; they are not produced by the translation (the model and the
-driver still run them). SELECT LAST and MAX, SELECT NEXT without CONSUME BY, projections (SELECT lists), LIMIT,
-aggregates and OR or sequences under ``+`` are refused as untranslatable (:class:`Untranslatable`).
+strategy by themselves: NXT chooses among the complex events that *end* at a position, skip-till-next-match among
+the continuations of one partial match, from its *start*. Under ``skipPastLastEvent`` they meet: the first match
+Flink completes at an event is the lexicographically least, NXT's choice, and its event after a ``;`` is the first
+that fits unless a ``:`` binds it to the next element (D372). SELECT LAST and MAX, SELECT NEXT without CONSUME
+BY, projections (SELECT lists), LIMIT, aggregates and OR or sequences under ``+`` are refused as untranslatable
+(:class:`Untranslatable`).
 
 Where a translation is not exact, a *departure* names the reason and the difference is explained only when the
 executable model of Flink CEP (:func:`~cer_theory.conformance.cep.model_matches`) reproduces Flink's output:
@@ -225,8 +229,9 @@ def translate(q: Query) -> Translation:
     consume = q.consume if q.consume in ("ANY", "PARTITION") else None
     strategy = q.strategy.upper()
     if strategy in ("LAST", "MAX") or (strategy == "NEXT" and consume is None):
-        raise Untranslatable(f"SELECT {strategy}{'' if consume else ' without CONSUME BY'} chooses among the complex "
-                             f"events ending at a position, which no Flink contiguity or skip strategy does")
+        raise Untranslatable(f"SELECT {strategy}{' without CONSUME BY' if strategy == 'NEXT' else ''} chooses among "
+                             f"the complex events ending at a position, which no Flink contiguity or skip strategy "
+                             f"does")
     els, ops = elements(q.pattern)
     strict, nxt = strategy == "STRICT", strategy == "NEXT"
     stages = []
@@ -339,7 +344,8 @@ def event_streams(types: Sequence[str] = ("R", "T", "U"), min_length: int = 3, m
     """Streams of events of ``types`` (and now and then another of R, T, U) with ``x`` in 0..3, ``s`` in 'ab',
     'b' and a non-decreasing ``time`` (steps of 0-3 seconds), of at least ``min_length`` events."""
     kinds = st.one_of(st.sampled_from(tuple(types)), st.sampled_from(tuple(types)), st.sampled_from(("R", "T", "U")))
-    event = st.builds(lambda t, x, s: Event(t, {"x": x, "s": s}), kinds, st.integers(0, 3), st.sampled_from(("ab", "b")))
+    event = st.builds(lambda t, x, s: Event(t, {"x": x, "s": s}), kinds, st.integers(0, 3),
+                      st.sampled_from(("ab", "b")))
     return timestamped(st.lists(event, min_size=min_length, max_size=max_length).map(Stream))
 
 
@@ -359,5 +365,6 @@ def generate_cases(count: int, *, seed: int = 0) -> list[Case]:
 
 
 __all__ = ["Branch", "DECLARATIONS", "DEPARTURES", "Element", "TIME_SCALE", "Translation", "Untranslatable",
-           "body_condition", "complex_events", "elements", "event_streams", "generate_cases", "model_complex_events", "patterns", "query_and_stream",
+           "body_condition", "complex_events", "elements", "event_streams", "generate_cases", "model_complex_events",
+           "patterns", "query_and_stream",
            "queries", "translate"]

@@ -4,13 +4,23 @@ refused (docs/conformance.md, "Flink CEP")."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+import stat
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from cer_theory.conformance.check import ENGINE_ERROR, REFUSED
+from cer_theory.conformance import flink_cep
+from cer_theory.conformance.adapters import ReferenceAdapter
+from cer_theory.conformance.cep import CepPattern, Quantifier, Stage
+from cer_theory.conformance.check import ENGINE_ERROR, REFUSED, UNEXPLAINED
 from cer_theory.conformance.cep_translate import DECLARATIONS, Untranslatable
-from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, read_matches
+from cer_theory.conformance.flink_cep import CepDriver, FlinkCepAdapter, classify, driver_classes, known_finding, \
+    read_matches, run_cases, write_report
 from cer_theory.conformance.protocol import Case, EngineFailure
 
 CASE = Case.make(DECLARATIONS, "SELECT * FROM S WHERE R ; T", [{"type": "R", "x": 1, "s": "a", "time": 0},
@@ -75,3 +85,103 @@ def test_untranslatable_is_refused_not_sent():
         assert adapter.driver.jobs == 0
     finally:
         adapter.close()
+
+
+# ---------------------------------------------------------------------------------------------- the compiled driver
+
+
+@pytest.fixture
+def fake_javac(monkeypatch):
+    """The compiler replaced by one that writes a marker class (the cache policy is what is tested here)."""
+    compiled: list[Path] = []
+
+    def compile_(into: Path, jars) -> None:
+        (into / "CerFlinkCepDriver.class").write_bytes(b"\xca\xfe\xba\xbe")
+        compiled.append(into)
+
+    monkeypatch.setattr(flink_cep, "_compile", compile_)
+    return compiled
+
+
+def test_driver_classes_are_cached_in_a_private_folder(tmp_path, monkeypatch, fake_javac):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("CER_THEORY_CACHE", str(cache))
+    jar = tmp_path / "flink-cep-2.3.0.jar"
+    jar.write_bytes(b"jar")
+    first = driver_classes([jar])
+    assert first.parent == cache / "flink-cep-driver" and (first / "CerFlinkCepDriver.class").exists()
+    assert driver_classes([jar]) == first and len(fake_javac) == 1  # compiled once
+    jar.write_bytes(b"another jar")
+    assert driver_classes([jar]) != first and len(fake_javac) == 2  # other jars: compiled again
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_driver_classes_in_a_folder_others_can_write_are_not_run(tmp_path, monkeypatch, fake_javac):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("CER_THEORY_CACHE", str(cache))
+    jar = tmp_path / "flink-cep-2.3.0.jar"
+    jar.write_bytes(b"jar")
+    cached = driver_classes([jar])
+    os.chmod(cached, 0o777)  # someone else could now swap the classes
+    chosen = driver_classes([jar])
+    assert chosen != cached and not chosen.is_relative_to(cache) and (chosen / "CerFlinkCepDriver.class").exists()
+    assert stat.S_IMODE(chosen.stat().st_mode) == 0o700
+
+
+@pytest.mark.skipif(flink_cep.missing_requirements() is None, reason="the extra and a JDK are here")
+def test_cli_without_the_extra_exits_2():
+    r = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink-cep", "--cases", "5"],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 2 and "flink-cep engine needs" in r.stderr and "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------- findings
+
+
+class DropsTheLast:
+    """A planted bug in place of Flink: the reference's complex events, without the one that ends last."""
+
+    name = "drops-the-last"
+
+    def run_many(self, cases):
+        out = []
+        for c in cases:
+            ces = sorted(ReferenceAdapter().run(c), key=lambda ce: (ce[1], ce))
+            out.append(ces[:-1])
+        return out
+
+    def close(self):
+        pass
+
+
+def test_a_finding_is_shrunk_and_reported_with_a_java_reproduction(tmp_path):
+    events = [{"type": t, "x": k % 4, "s": "ab", "time": k} for k, t in enumerate("RTRRTUTR")]
+    big = Case.make(DECLARATIONS, "SELECT * FROM S WHERE R ; T FILTER R[x >= 0] WITHIN 5 EVENTS", events, "planted")
+    outcomes, summary = run_cases([big], DropsTheLast())
+    (o,) = outcomes
+    assert o.kind == UNEXPLAINED and summary.counts[UNEXPLAINED] == 1
+    m = o.minimal
+    assert m is not None and m.kind == UNEXPLAINED and len(m.case.events) == 1  # one R: its complex event dropped
+    assert m.case.query == "SELECT * FROM S WHERE R" and m.got == [] and len(m.expected) == 1
+    page = write_report(tmp_path, outcomes, summary, {"command": "test", "replay": "replay {file}"})
+    text = page.read_text()
+    assert "## Findings on the translated CEQL cases (1)" in text and "Shrunk from 8 to 1 event in" in text
+    java = (tmp_path / "findings" / "Finding001.java").read_text()
+    assert "public class Finding001" in java and "begin(\"e0\"" in java and "[0,0]{0}" in java
+    replayed = json.loads((tmp_path / "findings" / "001.json").read_text())
+    assert Case.from_json(replayed).query == m.case.query
+
+
+def test_differences_are_attributed_to_known_findings_only_by_shape():
+    t = {"op": "type", "types": ["R"]}
+    loop_not = CepPattern((Stage("a", "begin", t, Quantifier(1, None, "relaxed")), Stage("n", "notNext", t),
+                           Stage("c", "next", t)))
+    plain = CepPattern((Stage("a", "begin", t), Stage("c", "next", t)))
+    skipping = dataclasses.replace(plain, skip="skipPastLastEvent")
+    every = [[[0], [1]], [[1], [2]]]
+    assert known_finding(loop_not, every, [[[1], [2]]]) == "notnext-after-loop"
+    assert known_finding(skipping, every, [[[0], [1]]]) == "held-back-match"
+    assert known_finding(plain, every, [[[0], [1]]]) is None  # no known shape: a new difference
+    assert known_finding(skipping, every, [[[0], [2]]]) is None  # Flink invents a match: never a known finding
