@@ -76,3 +76,11 @@ def test_a_model_without_a_file_format_is_refused_naming_it(tmp_path: Path, caps
     rpr = "MATCH_RECOGNIZE (PATTERN (A B) DEFINE A AS type = 'H', B AS type = 'T')"
     assert main(["draw", "--logic", "rpr", rpr, "-o", str(tmp_path / "r.json")]) == 2
     assert "OrderedNFA has no file format" in capsys.readouterr().err and not list(tmp_path.iterdir())
+
+
+def test_an_automaton_file_is_never_overwritten_by_its_own_drawing(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "a.json"
+    assert main(["draw", "T ; H", "-o", str(path)]) == 0
+    before = path.read_bytes()
+    assert main(["draw", f"@{path}", "-o", str(path)]) == 2
+    assert "overlaps the input" in capsys.readouterr().err and path.read_bytes() == before
