@@ -16,12 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from cer_theory.automata.files import header
+from cer_theory.core.budget import active
 from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate, disj
 from cer_theory.core.wording import plural
+
+RUN = "the run of a complex event automaton (Def. 5.2: its configurations)"
+"""What the work budget's messages call the run: one unit per configuration (state, valuation) kept."""
 
 State = Hashable
 
@@ -234,8 +238,11 @@ class CEA(Drawable):
         """After each t_n: the set of ``(q, μ_ρ)`` over all runs ρ on ``t0..tn`` (runs merged by state and
         valuation, which keeps exactly the information Def. 5.2 reads off a run)."""
         config: set[tuple[State, frozenset]] = {(q, frozenset()) for q in self.initial}
+        budget = active()
         for n, event in enumerate(stream):
             config = self.step(config, n, event)
+            if budget is not None:  # each configuration is a run kept: exponentially many on R+ (core.budget)
+                budget.charge(RUN, len(config))
             yield config
 
     def run(self, stream: Sequence[Event]) -> list[frozenset[Valuation]]:

@@ -15,13 +15,14 @@ from cer_theory.automata import files
 from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
 from cer_theory.core.contract import schema
-from cer_theory.core.drawing import write_drawing
+from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.streams.rows import iter_file, load, rereadable
-from cer_theory.streams.writers import OutputFile
+from cer_theory.core.outputs import write_output
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, automaton_file, read_formula
+from cer_theory.cli.common import add_logic_option, automaton_file, read_formula, scale_factor
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 
 
 def draws_trimmed(model: object) -> bool:
@@ -128,8 +129,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
         default_title = getattr(automaton, "name", "") or Path(path).name
     else:
         ast = read_formula(args.formula, logic)
-        with work_budget(args.budget):
-            automaton = logic.automaton(ast) if args.stream is None else logic.automaton_for(ast, load(args.stream))
+        automaton = logic.automaton(ast) if args.stream is None else logic.automaton_for(ast, load(args.stream))
         default_title = logic.format(ast)
     if args.trim:
         if not hasattr(automaton, "trim"):
@@ -137,13 +137,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
         automaton = automaton.trim().relabel_states()
     title = args.title or default_title
     if args.output is not None and args.output.lower().endswith(".json"):
-        text = files.dumps(automaton, name=title)  # refused, naming the model, if it has no file format
-        out = OutputFile(args.output, "jsonl")  # written aside, renamed into place
-        try:
-            out.write_text(text)
-            out.commit()
-        finally:
-            out.discard()
+        write_output(args.output, files.dumps(automaton, name=title))  # refused, naming the model, if it has no file format
         print(f"wrote {args.output}", file=sys.stderr)
         return 0
     if args.all_states and not draws_trimmed(automaton):
@@ -153,7 +147,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(dot)
     else:
-        write_drawing(dot, args.output)
+        write_drawing(dot, args.output, scale=args.scale)
         print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -198,7 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.add_argument("--bind", choices=("bag", "set"),
                    help="ACEL's reading of AS: bag (the ACEL paper Fig. 1 literally, the default) or set")
-    add_budget_option(e)
+    declare(e, inputs=[text_or_file("formula"), file("stream")], budget=True)
     e.set_defaults(func=cmd_eval)
 
     d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)",
@@ -213,6 +207,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                           "the automaton as a file, docs/automaton-files.md); DOT on stdout when "
                                           "omitted")
     d.add_argument("--title", help="caption (default: the formula)")
+    d.add_argument("--scale", type=scale_factor, metavar="S",
+                   help="an SVG S times its natural size (default: it fills the width it is shown at); a PNG S "
+                        "times the resolution")
     d.add_argument("--stream", help="build the automaton for this stream's events: ACEL's ACEA copies the attributes "
                                     "the stream's events carry (the ACEL paper Thm 6.2; default: the attributes the "
                                     "formula names); the other models are the same for every stream")
@@ -220,7 +217,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                        "the others (drawings show them grey, with their numbers)")
     d.add_argument("--all-states", action="store_true",
                    help="draw the states no accepting run visits like the others (grey by default; CEA, UCEA and SRT)")
-    add_budget_option(d)
+    declare(d, inputs=[text_or_file("formula"), file("stream")],
+            outputs=[output_file("output", suffixes=DRAWING_FORMATS | {"json"})], budget=True,
+            example=["draw", "A ; B", "-o", "drawing.dot"])
     d.set_defaults(func=cmd_draw)
 
     g = sub.add_parser("logics", help="list the registered formalisms, their evaluators and constructions",
@@ -230,4 +229,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("-v", "--verbose", action="store_true", help="say why each missing construction is missing")
     g.add_argument("--schema", metavar="LOGIC", help="print the JSON Schema of the lines eval --logic LOGIC prints "
                                                      "(docs/output-contract.md)")
+    declare(g)
     g.set_defaults(func=cmd_logics)

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, automaton_file, construct, having, read_formula
+from cer_theory.cli.common import add_logic_option, automaton_file, construct, having, read_formula
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 from cer_theory.cli.options import whole_number
 from cer_theory.core.wording import plural
 
@@ -18,7 +19,7 @@ def cmd_step(args: argparse.Namespace) -> int:
     from cer_theory.streams.rows import load
 
     path = automaton_file(args.formula)
-    # (an -o naming the stream, a link to it or its folder is refused before this: cli.common.check_output_paths)
+    # (an -o naming the stream, a link to it or its folder is refused before this: cli.layer.enforce)
     stream = list(load(args.stream))
     if args.positions is not None:
         stream = stream[:args.positions]
@@ -59,5 +60,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"refuse streams longer than N events (a whole number ≥ 1; default {MAX_POSITIONS})")
     s.add_argument("--max-runs", type=whole_number(minimum=1), default=MAX_ROWS, metavar="N",
                    help=f"refuse a position with more than N active runs (a whole number ≥ 1; default {MAX_ROWS})")
-    add_budget_option(s)
+    declare(s, inputs=[text_or_file("formula"), file("stream")], outputs=[output_file("output")],
+            budget=True, example=["step", "A ; B", "--stream", "s.jsonl", "-o", "page.html"])
     s.set_defaults(func=cmd_step)

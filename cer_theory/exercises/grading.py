@@ -29,14 +29,17 @@ import networkx as nx
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.equivalence import ProductProof, Verdict, compare, output_json, show_output
+from cer_theory.core.budget import active, states
 from cer_theory.core.contract import json_order
-from cer_theory.core.errors import AutomatonError, CerError, ExerciseError, SyntaxErrorCER, UnsupportedError
+from cer_theory.core.errors import (DEFAULT_BUDGET, AutomatonError, CerError, ExerciseError, SizeBudgetExceeded,
+                                    SyntaxErrorCER, UnsupportedError)
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
 from cer_theory.core.protocols import Level
 from cer_theory.core.wording import plural
 from cer_theory.exercises.model import Exercise, Feedback, events_json
+from cer_theory.formalisms.acel.acea import ACEA
 from cer_theory.formalisms.acel.acea_json import loads_acea
 from cer_theory.formalisms.cel import equivalence as cel_equivalence
 from cer_theory.formalisms.cel.compile import compile_automaton as cel_automaton
@@ -72,6 +75,12 @@ SYNTAX_HELP = {
     "sremo": "SREMO in brief: <φ> marked and [φ] unmarked conditions, e . e, e | e, e*, -> r1 writes a register, "
              "(e) WITHIN w, ANY(e1, e2) (docs/sremo-syntax.md).",
 }
+
+def state_budget() -> int:
+    """The state budget of the constructions the grader runs: the active work budget's limit (a command's
+    ``--budget``, so that their messages name the bound the user gave), else the constructions' own default."""
+    return states(DEFAULT_BUDGET)
+
 
 RANDOM_STREAMS = 20
 """Seeded random streams tried after the exhaustive ones, each longer than the bound."""
@@ -113,6 +122,8 @@ def check_reference(exercise: Exercise) -> None:
             construction_input(exercise)
         elif exercise.kind == "automaton" and exercise.logic != "acel":
             reference_automaton(exercise)
+    except SizeBudgetExceeded:
+        raise
     except CerError as e:
         raise ExerciseError(f"{where}: {e}") from None
     bounded = exercise.kind == "automaton" and exercise.logic == "acel" or (
@@ -124,10 +135,33 @@ def check_reference(exercise: Exercise) -> None:
 
 # ---------------------------------------------------------------------------------------------- bounded testing
 
+def bounded_cost(k: int, bound: int, cap: int | None = None) -> int:
+    """How many events bounded testing reads over an alphabet of ``k`` events: every stream of length 1..bound
+    (``sum i·k^i``) and the :data:`RANDOM_STREAMS` longer ones (at most bound+3 events each). With ``cap``, the
+    count stops growing once past it, so a huge ``bound`` costs nothing to price."""
+    total = RANDOM_STREAMS * (bound + 3)
+    streams = 1
+    for length in range(1, bound + 1):
+        streams *= k
+        total += length * streams
+        if cap is not None and total > cap:
+            break
+    return total
+
+
 def sample_streams(exercise: Exercise) -> Iterator[Stream]:
     """Every stream over the alphabet of length 1..bound, shortest first, then :data:`RANDOM_STREAMS` seeded
-    random ones of length bound+1..bound+3 (seeded by the exercise's name: the same streams every time)."""
+    random ones of length bound+1..bound+3 (seeded by the exercise's name: the same streams every time).
+
+    The streams are paid for before the first is made: one unit of the active work budget (core.budget) per
+    event of every stream, so an exercise whose ``bound`` asks for millions of streams is refused at once with
+    the budget's message, rather than after minutes (docs/decisions.md D343)."""
     alphabet = exercise.alphabet
+    budget = active()
+    if budget is not None:
+        budget.charge(f"bounded testing of {exercise.name} (every stream of length 1..{exercise.bound} over "
+                      f"{len(alphabet)} events)",
+                      bounded_cost(len(alphabet), exercise.bound, budget.limit - budget.spent))
     for length in range(1, exercise.bound + 1):
         for events in product(alphabet, repeat=length):
             yield Stream(events)
@@ -193,7 +227,7 @@ def _decided(exercise: Exercise, answer: Any, written: str | None = None) -> Fee
     decider = DECIDERS[exercise.logic]
     level = exercise.level if exercise.logic == "cel" else ("valuations" if exercise.logic == "socel"
                                                             else "complex_events")
-    v: Verdict = decider.equivalent(answer, exercise.reference, level=level)
+    v: Verdict = decider.equivalent(answer, exercise.reference, level=level, budget=state_budget())
     if v.holds:
         echo = " ".join(written.split()) if written is not None else exercise.formalism.format(answer)
         return Feedback("correct", f"Correct: {echo} matches exactly what the "
@@ -219,6 +253,8 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
     except SyntaxErrorCER as e:
         return Feedback("syntax error", f"Your answer does not parse as {exercise.logic}: {e}\n"
                                         f"{SYNTAX_HELP.get(exercise.logic, '')}")
+    except SizeBudgetExceeded:
+        raise  # the grader's limit, not the answer's fault: the caller reports it
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be checked: {e}.")
     if exercise.logic == "cel":
@@ -236,6 +272,8 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
     level = level_of(exercise)
     try:
         return _bounded(exercise, lambda s: level.outputs(f.semantics(phi, s)))
+    except SizeBudgetExceeded:
+        raise
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be evaluated: {e}.")
 
@@ -259,7 +297,7 @@ def _load_cea(exercise: Exercise, text: str) -> CEA:
 
 
 def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, level: str) -> Feedback | None:
-    result = compare(student, reference, level=level)  # type: ignore[arg-type]
+    result = compare(student, reference, level=level, budget=state_budget())  # type: ignore[arg-type]
     if isinstance(result, ProductProof):
         return None
     stream, n, out = result.stream(), result.position, result.output()
@@ -279,13 +317,20 @@ def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, leve
     return Feedback("wrong", "\n".join(lines), result, evidence=stream, position=n)
 
 
+def answer_automaton(exercise: Exercise, answer: str) -> CEA | ACEA:
+    """The automaton a student handed in for an ``automaton`` exercise: an ACEA for ACEL, else a CEA (a UCEA for
+    SO-CEL), its ``kind`` filled in when left out; ``json.JSONDecodeError`` or ``AutomatonError`` when unreadable."""
+    if exercise.logic == "acel":
+        return loads_acea(_with_kind(answer, "acea"), source="your automaton")
+    return _load_cea(exercise, answer)
+
+
 def grade_automaton(exercise: Exercise, answer: str) -> Feedback:
     try:
-        if exercise.logic == "acel":
-            acea = loads_acea(_with_kind(answer, "acea"), source="your automaton")
+        student = answer_automaton(exercise, answer)
+        if isinstance(student, ACEA):
             level = level_of(exercise)
-            return _bounded(exercise, lambda s: level.outputs(acea.run(s)), what="automaton")
-        student = _load_cea(exercise, answer)
+            return _bounded(exercise, lambda s: level.outputs(student.run(s)), what="automaton")
     except json.JSONDecodeError as e:
         return Feedback("syntax error", f"Your automaton is not JSON: {e}")
     except AutomatonError as e:
@@ -371,10 +416,10 @@ def construction_result(exercise: Exercise) -> CEA | bool:
     if exercise.construction == "trim":
         return a.trim()
     if exercise.construction == "determinize":
-        d = io_determinize(a, complete=False)
+        d = io_determinize(a, complete=False, budget=state_budget())
         return d.restrict(d.reachable() - {frozenset()}).relabel_states()
     decide = ucea_star_property if isinstance(a, UCEA) else cea_star_property
-    return decide(a).holds
+    return decide(a, budget=state_budget()).holds
 
 
 def _graph(a: CEA) -> nx.MultiDiGraph:
@@ -441,7 +486,7 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         if (said == "yes") == expected:
             return Feedback("correct", f"Correct: the automaton {'has' if expected else 'lacks'} the *-property.")
         a = construction_input(exercise)
-        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a)
+        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a, budget=state_budget())
         why = str(result) if not expected else ("the decision procedure explored every pair of subsets and found "
                                                  "no counterexample")
         return Feedback("wrong", f"Not quite: the automaton {'has' if expected else 'lacks'} the *-property: {why}",
@@ -497,7 +542,7 @@ def expected_json(exercise: Exercise) -> str:
         ("yes" if result else "no")
 
 
-__all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "check_reference", "construction_input", "construction_result",
+__all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "answer_automaton", "check_reference", "construction_input", "construction_result",
            "deterministic_isomorphic", "expected_json", "first_difference", "grade_automaton",
            "grade_construction", "grade_formula", "grade_predict", "isomorphic", "level_of",
-           "reference_automaton", "sample_streams"]
+           "reference_automaton", "sample_streams", "bounded_cost"]

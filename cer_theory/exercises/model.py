@@ -188,10 +188,13 @@ def read_exercise(text: str, *, name: str = "exercise") -> Exercise:
         raise ExerciseError(f"{name}: field 'construction' must be one of {', '.join(CONSTRUCTIONS)}, "
                             f"got {construction!r}")
     alphabet = tuple(_events(data["alphabet"], name, "alphabet")) if "alphabet" in data else ()
+    bound = _field(data, "bound", int, name, 4)
+    if bound < 1:
+        raise ExerciseError(f"{name}: field 'bound' must be at least 1 (the longest stream tested), got {bound}")
     return Exercise(name, title, body, reference, schema, difficulty, level, tuple(mistakes), logic, kind,
                         str(solution.get("text", "")), str(solution.get("answer", "")), stream,
                         position if kind == "predict" else None, construction, alphabet,
-                        _field(data, "bound", int, name, 4), _field(data, "automaton", str, name, ""))
+                        bound, _field(data, "automaton", str, name, ""))
 
 
 def events_json(stream: Stream) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from conftest import require
 
 from cer_theory.cli import main
-from cer_theory.examples.seed000 import FORMULAS
+from cer_theory.examples.running_example import FORMULAS
 
 FIRE = str(resources.files("cer_theory").joinpath("examples/data/fire.jsonl"))
 FIRE_CSV = str(resources.files("cer_theory").joinpath("examples/data/fire.csv"))

@@ -96,7 +96,7 @@ def test_acea_labels_are_several_short_lines_with_readable_symbols() -> None:
 
 def test_every_drawable_gives_a_graphviz_digraph() -> None:
     from cer_theory.engines.cces.evaluator import CcesEvaluator
-    from cer_theory.examples.seed000 import fire_stream, formula
+    from cer_theory.examples.running_example import fire_stream, formula
     from cer_theory.formalisms.sremo.compile import compile_automaton as compile_srt
     from cer_theory.formalisms.sremo.parser import parse as parse_sremo
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cer_theory.core.errors import ExerciseError
-from cer_theory.examples.seed000 import fire_stream
+from cer_theory.examples.running_example import fire_stream
 from cer_theory.exercises.checker import (DIFFICULTIES, bundled_exercises, bundled_names, check, check_file,
                                           parse_exercise)
 from cer_theory.formalisms.cel.parser import parse

@@ -97,6 +97,15 @@ class Edge:
     attrs: Mapping[str, object] = field(default_factory=dict)
 
 
+NODE_FONT: Mapping[str, object] = {"fontname": "Helvetica", "fontsize": 16}
+"""The text in states and nodes. Sizes are chosen for a projector (docs/decisions.md D394): a drawing fills the width
+it is shown at, and at 16 and 14 points the labels of the papers' automata read at 20–30 px on a 1920 px page."""
+LABEL_FONT: Mapping[str, object] = {"fontname": "Helvetica", "fontsize": 14}
+"""The labels on edges (transitions)."""
+TITLE_FONT: Mapping[str, object] = {"fontname": "Helvetica", "fontsize": 18}
+"""The title above a drawing."""
+
+
 @dataclass(frozen=True, slots=True)
 class Diagram:
     """A directed drawing: ``nodes`` and ``edges`` in drawing order, an optional ``title`` above it, the
@@ -107,9 +116,8 @@ class Diagram:
     edges: tuple[Edge, ...]
     title: str | None = None
     rankdir: str = "LR"
-    node_style: Mapping[str, object] = field(
-        default_factory=lambda: {"shape": "circle", "fontname": "Helvetica", "fontsize": 12})
-    edge_style: Mapping[str, object] = field(default_factory=lambda: {"fontname": "Helvetica", "fontsize": 10})
+    node_style: Mapping[str, object] = field(default_factory=lambda: {"shape": "circle", **NODE_FONT})
+    edge_style: Mapping[str, object] = field(default_factory=lambda: dict(LABEL_FONT))
     graph_style: Mapping[str, object] = field(default_factory=dict)
 
     def to_dot(self) -> str:
@@ -121,6 +129,7 @@ class Diagram:
         if self.edge_style:
             lines.append(f"  edge [{_attr_list(None, self.edge_style)}];")
         if self.title:
+            lines.append(f"  fontname={dot_id(TITLE_FONT['fontname'])}; fontsize={TITLE_FONT['fontsize']};")
             lines.append(f"  labelloc=t; label={quote(self.title)};")
         for n in self.nodes:
             attrs = _attr_list(n.label, n.attrs)
@@ -140,7 +149,7 @@ class Diagram:
         g = graphviz.Digraph(self.name)
         g.attr(rankdir=self.rankdir, **{k: str(v) for k, v in self.graph_style.items()})
         if self.title:
-            g.attr(labelloc="t", label=self.title)
+            g.attr(labelloc="t", label=self.title, **{k: str(v) for k, v in TITLE_FONT.items()})
         g.attr("node", **{k: str(v) for k, v in self.node_style.items()})
         g.attr("edge", **{k: str(v) for k, v in self.edge_style.items()})
         for n in self.nodes:

@@ -25,12 +25,16 @@ from typing import Any, Union
 
 from cer_theory.automata.files import header
 from cer_theory.core.aggregates import NULL, aggregator, json_value
+from cer_theory.core.budget import charge
 from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate, format_value
 from cer_theory.core.wording import plural
 from cer_theory.formalisms.acel.events import ComplexEvent, TimedEvent, by_end, timed_stream
+
+RUN = "the run of an aggregation automaton (the ACEL paper §6) from every start"
+"""What the work budget's messages call :meth:`ACEA.complex_events`: one unit per configuration kept."""
 
 # ---------------------------------------------------------------------------------------------- expressions
 
@@ -348,6 +352,7 @@ class ACEA(Drawable):
             configs = {(self.initial, (), ())}
             for k in range(i, len(events)):
                 configs = self.step(configs, events[k])
+                charge(RUN, len(configs))  # core.budget: each configuration is a run kept, exponentially many
                 if not configs:
                     break
                 for q, _nu, mu in configs:

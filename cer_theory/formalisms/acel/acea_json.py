@@ -26,6 +26,7 @@ from typing import Any
 from cer_theory.automata.files import check_header, dumps
 from cer_theory.core.aggregates import NULL, aggregator
 from cer_theory.core.errors import AutomatonError, CerError
+from cer_theory.core.outputs import write_output
 from cer_theory.core.textfiles import loads_json, read_text_file
 from cer_theory.formalisms.acel.acea import (ACEA, BagsEqual, Check, Combine, Const, Emits, Expr, Finish, Lift, Ref,
                                              Template, Transition, TypeIs)
@@ -46,7 +47,7 @@ def dumps_acea(a: ACEA) -> str:
 
 
 def save_acea(a: ACEA, path: str | Path) -> None:
-    Path(path).write_text(dumps(a), encoding="utf-8")
+    write_output(path, dumps(a))
 
 
 # ---------------------------------------------------------------------------------------------- reading

@@ -133,6 +133,8 @@ def format_pattern(phi: Formula) -> str:
 
 
 def _format_number(x: float) -> str:
+    if isinstance(x, int):  # exactly, however long (a float of it may overflow)
+        return str(x)
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
@@ -143,7 +145,7 @@ def format_window(w: Window) -> str:
     if w.size < 0 or (isinstance(w.size, float) and not math.isfinite(w.size)):
         raise UnsupportedError(f"a window size is a non-negative finite number, got {w.size!r}")
     if w.kind == "events":
-        if not float(w.size).is_integer():
+        if not isinstance(w.size, int) and not float(w.size).is_integer():
             raise UnsupportedError(f"a window of EVENTS has a whole size, got {w.size!r}")
         return f"{int(w.size)} EVENTS"
     if w.kind == "attribute":

@@ -14,6 +14,7 @@ from typing import Any
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.files import MAX_STATE_DIGITS, check_header, dumps
 from cer_theory.core.errors import AutomatonError
+from cer_theory.core.outputs import write_output
 from cer_theory.core.textfiles import loads_json, read_text_file
 from cer_theory.formalisms.cel.automaton_file import read_cea
 from cer_theory.formalisms.socel.ucea import UCEA
@@ -31,7 +32,7 @@ def dumps_automaton(a: CEA) -> str:
 
 
 def save_automaton(a: CEA, path: str | Path) -> None:
-    Path(path).write_text(dumps(a), encoding="utf-8")
+    write_output(path, dumps(a))
 
 
 def read_ucea(data: Any, *, source: str = "automaton") -> UCEA:

@@ -23,6 +23,7 @@ from typing import Any
 
 from cer_theory.automata.files import header
 from cer_theory.automata.registers import EMPTY, Valuation
+from cer_theory.core.budget import charge
 from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
@@ -323,6 +324,9 @@ class SRT(Drawable):
 
 RunState = tuple[int, Valuation, tuple[int, ...]]
 
+RUN = "the run pool of Alg. 1 (the SRT paper §4.3)"
+"""What the work budget's messages call the recognizer's work: one unit per run kept and per match reported."""
+
 
 class Recognizer(StreamingRecognizer):
     """The streaming run-pool recognizer of the SRT paper §4.3, Alg. 1 (Wayeb), for the streaming matches of Def. 32.
@@ -385,6 +389,7 @@ class Recognizer(StreamingRecognizer):
                         continue  # Alg. 1 as written (P7)
                 if self._moves[t.target] and not self._expired(m2, k):
                     new.add((t.target, v.write(writes, event), m2))
+        charge(RUN, len(new) + len(reported))  # core.budget: each run kept and each match, exponentially many
         self.runs = new
         self.steps = steps
         self.k += 1
