@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cer_theory.core.errors import CerError
 from cer_theory.core.textfiles import read_text_file
+from cer_theory.core.wording import plural
 from cer_theory.cli.layer import declare, file, output_file, output_folder, query
 from cer_theory.streams.paths import late_path
 from cer_theory.cli.options import seconds, whole_number
@@ -143,21 +144,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         now = time.perf_counter()
         if args.progress > 0 and now - last >= args.progress:
             last = now
-            print(f"run: {k:,} events, {writer.count:,} complex events, {k / (now - t0):,.0f} events/s",
-                  file=sys.stderr)
+            print(f"run: {plural(k, 'event')}, {plural(writer.count, 'complex event')}, "
+                  f"{k / (now - t0):,.0f} events/s", file=sys.stderr)
 
     with _without_pandas(getattr(args, "as_program", False)):
         run = run_stream(query, args.stream, input_format=args.input_format, declarations=declarations,
                          lateness=lateness, late_sink=late, time_attribute=args.time_attribute, writer=writer,
                          progress=progress)
     if run.unpartitioned:
-        print(f"run: {run.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
+        print(f"run: {plural(run.unpartitioned, 'event')} without a PARTITION BY attribute, in no partition",
               file=sys.stderr)
     if run.late_count:
-        print(f"run: {run.late_count:,} events arrived later than the allowed lateness of {run.lateness:g} s and "
-              f"were left out; listed in {run.late.path}", file=sys.stderr)  # type: ignore[union-attr]
+        print(f"run: {plural(run.late_count, 'event')} later than the allowed lateness of {run.lateness:g} s, left "
+              f"out; listed in {run.late.path}", file=sys.stderr)  # type: ignore[union-attr]
     elapsed = time.perf_counter() - t0
-    print(f"run: {run.events:,} events, {writer.count:,} complex events in {elapsed:.2f} s", file=sys.stderr)
+    print(f"run: {plural(run.events, 'event')}, {plural(writer.count, 'complex event')} in {elapsed:.2f} s",
+          file=sys.stderr)
     return 0
 
 

@@ -56,7 +56,7 @@ def payload_schema(level: Level) -> dict[str, Any]:
 def schema(record: Formalism) -> dict[str, Any]:
     """The JSON Schema every line of ``cer-theory eval --logic NAME`` satisfies: the envelope, with ``kind`` one of
     the record's level keys and ``outputs`` the items of that level's payload schema."""
-    envelope = json.loads(json.dumps(packaged_schema(ENVELOPE)))  # a deep copy: the cached one stays as read
+    envelope: dict[str, Any] = json.loads(json.dumps(packaged_schema(ENVELOPE)))  # a deep copy: the cache stays
     envelope["$id"] = f"urn:cer-theory:eval-line:{record.name}"
     envelope["title"] = f"A line of cer-theory eval --logic {record.name} ({record.paper})"
     envelope["properties"]["kind"]["enum"] = [lv.key for lv in record.levels]

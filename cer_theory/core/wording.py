@@ -5,8 +5,9 @@ from __future__ import annotations
 
 
 def plural(n: int, noun: str, many: str | None = None) -> str:
-    """``n`` and ``noun``, in the plural unless ``n`` is 1 (``many`` when the plural is not ``noun + "s"``)."""
-    return f"{n} {noun if n == 1 else (many or noun + 's')}"
+    """``n`` (thousands grouped: ``12,345``) and ``noun``, in the plural unless ``n`` is 1 (``many`` when the plural
+    is not ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else (many or noun + 's')}"
 
 
 __all__ = ["plural"]

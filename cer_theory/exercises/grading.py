@@ -28,8 +28,9 @@ import networkx as nx
 
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.eager import io_determinize
-from cer_theory.automata.equivalence import ProductProof, Verdict, compare, show_output
+from cer_theory.automata.equivalence import ProductProof, Verdict, compare, output_json, show_output
 from cer_theory.core.budget import active, states
+from cer_theory.core.contract import json_order
 from cer_theory.core.errors import (DEFAULT_BUDGET, AutomatonError, CerError, ExerciseError, SizeBudgetExceeded,
                                     SyntaxErrorCER, UnsupportedError)
 from cer_theory.core.events import Stream, Valuation
@@ -97,7 +98,8 @@ def show(level: Level, output: Any) -> str:
 
 
 def _outputs(level: Level, outs: Iterable) -> str:
-    return ", ".join(sorted(show(level, o) for o in outs)) or "nothing"
+    """The outputs in the level's canonical order (numbers as numbers: ``[2,12]`` before ``[10,12]``)."""
+    return ", ".join(show(level, o) for o in sorted(outs, key=level.sort_key)) or "nothing"
 
 
 def reference_automaton(exercise: Exercise) -> CEA:
@@ -214,6 +216,11 @@ def _bounded(exercise: Exercise, answer_run: Run, what: str = "answer") -> Feedb
 
 # ---------------------------------------------------------------------------------------------- formulas
 
+def _shown(outs: Iterable) -> str:
+    """Outputs of an equivalence verdict in the canonical order (numbers as numbers), or "nothing"."""
+    return ", ".join(map(show_output, sorted(outs, key=lambda o: json_order(output_json(o))))) or "nothing"
+
+
 def _decided(exercise: Exercise, answer: Any, written: str | None = None) -> Feedback:
     """Grade by the formalism's equivalence procedure; ``written`` is the answer as the student typed it, echoed
     as typed (the printer would write ``AS`` as ``IN``, its synonym)."""
@@ -229,9 +236,8 @@ def _decided(exercise: Exercise, answer: Any, written: str | None = None) -> Fee
     lines = [f"Not quite. Here is a shortest stream on which your answer and the expected one differ "
              f"({plural(len(v.stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(v.jsonl())]
-    shown = lambda outs: ", ".join(sorted(map(show_output, outs))) or "nothing"  # noqa: E731
-    lines.append(f"At position {v.position} (the last event) your answer outputs {shown(v.left_outputs)}; "
-                 f"it should output {shown(v.right_outputs)}.")
+    lines.append(f"At position {v.position} (the last event) your answer outputs {_shown(v.left_outputs)}; "
+                 f"it should output {_shown(v.right_outputs)}.")
     what = "complex event" if v.level == "complex_events" else "valuation"
     if v.in_left:
         lines.append(f"Your answer outputs the {what} {show_output(v.output)}, which the exercise does not ask for.")

@@ -44,8 +44,8 @@ def stepped_run(ex: Exercise, answer: Any, stream: Stream, title: str) -> Run | 
 
 def _outputs(ex: Exercise, outs: frozenset) -> str:
     level = level_of(ex)
-    try:
-        shown = sorted(json.dumps(level.to_json(o), sort_keys=True) for o in outs)
+    try:  # the level's canonical order (numbers as numbers)
+        shown = [json.dumps(level.to_json(o), sort_keys=True) for o in sorted(outs, key=level.sort_key)]
     except (TypeError, AttributeError, CerError):
         shown = sorted(map(str, outs))
     return ", ".join(shown) or "nothing"

@@ -13,7 +13,6 @@ no cell is a spreadsheet formula.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -22,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from cer_theory.automata import files
 from cer_theory.core.budget import DEFAULT_WORK, work_budget
 from cer_theory.core.errors import CerError, ExerciseError, SizeBudgetExceeded
 from cer_theory.core.spreadsheet import spreadsheet_csv
@@ -32,7 +32,6 @@ from cer_theory.core.pages import html_text
 from cer_theory.exercises.generate import LOGICS, generate
 from cer_theory.exercises.grading import construction_input
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, events_json
-from cer_theory.formalisms.socel.automaton_json import automaton_to_json
 
 FILE_FORMAT = ("an automaton file (JSON, docs/automaton-files.md; start from `cer-theory draw --logic LOGIC FORMULA -o "
                "a.json`)")
@@ -87,8 +86,10 @@ def sheet_markdown(exercises: Iterable[Exercise], title: str = "Complex event re
             out += ["Stream:", "", "```"] + [f"{n}: {line}" for n, line in enumerate(events_json(e.stream))]
             out += ["```", ""]
         if e.kind == "construction":
-            automaton = json.dumps(automaton_to_json(construction_input(e)), ensure_ascii=False)
-            out += ["The automaton:", "", "```json", automaton, "```", ""]
+            # one field and one transition per line, the numbers cer-theory draw shows (docs/automaton-files.md)
+            automaton = files.dumps(construction_input(e), name=e.reference_text).rstrip("\n")
+            out += ["The automaton (its drawing: `cer-theory draw @automaton.json`):", "", "```json", automaton,
+                    "```", ""]
         if solutions:
             out += [f"**Solution.** {e.solution.strip()}", "", "```", e.answer, "```", ""]
     return "\n".join(out)

@@ -62,7 +62,7 @@ def test_run_partition_key_and_null_report(capsys, tmp_path: Path) -> None:
     rows = [json.loads(line) for line in captured.out.splitlines()]
     assert rows == [{"start": 0, "end": 2, "positions": [0, 2], "events": [{"type": "A", "k": 1},
                                                                           {"type": "B", "k": 1}], "partition": [1]}]
-    assert "1 events lack a PARTITION BY attribute" in captured.err
+    assert "1 event without a PARTITION BY attribute" in captured.err
 
 
 def test_run_query_syntax_error_exits_2_with_line_and_column(capsys, e1: Path) -> None:

@@ -121,7 +121,7 @@ def test_lateness_reorders_and_reports_late_events(capsys, tmp_path: Path) -> No
                            "--late", str(late))
     # B@2 is 3 s behind A@5: late. B@4 is re-ordered before A@5: positions are those of the time order.
     assert code == 0 and sorted(rows) == [(0, 1), (0, 3), (2, 3)]
-    assert "1 events arrived later than the allowed lateness of 2 s" in err and str(late) in err
+    assert "1 event later than the allowed lateness of 2 s" in err and str(late) in err
     assert [json.loads(line) for line in late.read_text().splitlines()] == [
         {"line": 4, "watermark": 3, "event": {"type": "B", "time": 2}}]
     declared = tmp_path / "s.decl"

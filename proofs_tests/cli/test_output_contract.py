@@ -151,3 +151,20 @@ def test_sremo_matches_are_sorted_numerically_not_as_text() -> None:
     level = get("sremo").levels[-1]
     line = level.json_line(12, frozenset({frozenset({10, 12}), frozenset({2, 12})}))
     assert line["outputs"] == [[2, 12], [10, 12]]
+
+
+def test_every_schema_is_package_data() -> None:
+    """The wheel carries every schema a level or the automaton files name (pyproject's package-data globs)."""
+    import fnmatch
+    import tomllib
+
+    from cer_theory.automata import files
+    from cer_theory.core.contract import ENVELOPE
+
+    root = Path(__file__).resolve().parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["cer_theory"]
+    paths = {ENVELOPE, files.SCHEMA} | {lv.schema for name in names() for lv in get(name).levels}
+    assert None not in paths
+    for path in paths:
+        assert any(fnmatch.fnmatch(path, g) for g in globs), f"{path} is not package data"

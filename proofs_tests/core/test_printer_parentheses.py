@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from cer_theory.core.protocols import get
-from cer_theory.examples.seed000 import FORMULAS
+from cer_theory.examples.running_example import FORMULAS
 from cer_theory.testing.harness import assert_round_trip
 
 WRITTEN = {

@@ -95,3 +95,12 @@ def test_feedback_echoes_the_answer_as_the_student_wrote_it() -> None:
     exercise = next(e for e in bundled_exercises() if e.name == "fire_01_later")
     feedback = check(exercise, "T AS X ;  H")
     assert feedback.correct and "Correct: T AS X ; H matches" in feedback.message and " IN " not in feedback.message
+
+
+def test_feedback_lists_outputs_in_the_canonical_order() -> None:
+    """Numbers as numbers: [2,12] before [10,12] (JSON text would put "[10" first)."""
+    from cer_theory.core.protocols import get
+    from cer_theory.exercises.grading import _outputs
+
+    level = get("sremo").levels[-1]
+    assert _outputs(level, {frozenset({10, 12}), frozenset({2, 12})}) == "[2,12], [10,12]"

@@ -12,7 +12,7 @@ from pathlib import Path
 from cer_theory.cli import main
 from cer_theory.core.drawing.dot import USELESS_CAPTION
 from cer_theory.core.protocols import get
-from cer_theory.examples.seed000 import FORMULAS, fire_stream
+from cer_theory.examples.running_example import FORMULAS, fire_stream
 from cer_theory.exercises.checker import check, parse_exercise
 from cer_theory.exercises.grading import construction_input
 

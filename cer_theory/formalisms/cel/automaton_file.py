@@ -23,7 +23,7 @@ from cer_theory.core.errors import AutomatonError, SyntaxErrorCER
 from cer_theory.formalisms.cel.parser import is_name, parse_predicate
 
 
-def _field(obj: dict, name: str, where: str, kind: type | tuple[type, ...]) -> Any:
+def _field(obj: dict[str, Any], name: str, where: str, kind: type | tuple[type, ...]) -> Any:
     if name not in obj:
         raise AutomatonError(f"{where}: missing field {name!r}")
     value = obj[name]

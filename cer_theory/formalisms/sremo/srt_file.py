@@ -23,7 +23,7 @@ from cer_theory.formalisms.sremo.parser import parse
 from cer_theory.formalisms.sremo.srt import SRT, Transition
 
 
-def _field(obj: dict, name: str, where: str, kind: type | tuple[type, ...], *, optional: bool = False) -> Any:
+def _field(obj: dict[str, Any], name: str, where: str, kind: type | tuple[type, ...], *, optional: bool = False) -> Any:
     if name not in obj:
         if optional:
             return None
