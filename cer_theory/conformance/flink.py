@@ -321,8 +321,8 @@ def run_group(session: FlinkSession, cases: Sequence[Case]) -> list[Outcome]:
 
 # ------------------------------------------------------------------------------------------ shrinking
 
-SHRINK_JOBS = 8
-"""At most this many Flink jobs to shrink one finding."""
+SHRINK_JOBS = 30
+"""At most this many Flink jobs to shrink one finding (a job costs about a second, more on a loaded machine)."""
 
 
 def outcome_shape(o: Outcome) -> frozenset[str]:
@@ -340,8 +340,9 @@ def outcome_shape(o: Outcome) -> frozenset[str]:
 class FlinkReducer:
     """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition, an
     extra measure, WITHIN, PARTITION BY or the skip mode dropped, a pattern element dropped or unquantified, the
-    WITHIN interval lowered, then canonical steps: ``x`` and ``k`` lowered to 0, ``id`` renumbered 0, 1, …, and
-    each row moved back in time (with those after it) to one second after the previous."""
+    WITHIN interval lowered (alone, or with the time it spans), the variables renamed A, B, … in first-use order,
+    then ``x`` and ``k`` lowered to 0, ``id`` renumbered 0, 1, …, and each row moved back in time (with those
+    after it) to one second after the previous."""
 
     def candidates(self, case: Case) -> Iterator[Case]:
         yield from _fewer_rows(case)
@@ -358,10 +359,20 @@ class FlinkReducer:
                     q, pattern=pattern, defines=tuple(d for d in q.defines if d[0] in names)))
                 yield smaller
                 yield from _fewer_rows(smaller)  # a shorter pattern often needs a shorter stream: both at once
-        if q.within is not None and q.within > 1:
-            yield dataclasses.replace(case, query=dataclasses.replace(q, within=q.within - 1))
         events = list(case.events)
+        if q.within is not None and q.within > 1:
+            shorter = dataclasses.replace(case, query=dataclasses.replace(q, within=q.within - 1))
+            yield shorter
+            if all(b["ts"] - a["ts"] >= 2 for a, b in zip(events, events[1:2])):  # the window and the time
+                yield dataclasses.replace(shorter, events=tuple(  # it spans, shorter together
+                    e if k == 0 else Event(e.type, {**e.attributes, "ts": e["ts"] - 1}) for k, e in enumerate(events)))
+        names = list(dict.fromkeys(variables(q.pattern)))
+        canonical = {v: chr(ord("A") + k) for k, v in enumerate(names) if k < 26}
+        if any(a != b for a, b in canonical.items()):
+            yield dataclasses.replace(case, query=rename_variables(q, canonical))
         for k, e in enumerate(events):
+            if e.type != "a":  # the least type name
+                yield dataclasses.replace(case, events=tuple(events[:k] + [Event("a", e.attributes)] + events[k + 1:]))
             for attr in ("x", "k"):
                 if e.get(attr):
                     changed = Event(e.type, {**e.attributes, attr: 0})
@@ -378,13 +389,34 @@ class FlinkReducer:
 
     def measure(self, case: Case) -> tuple:
         values = tuple(abs(e.get(a) or 0) for e in case.events for a in ("x", "k", "id", "ts"))
-        return len(case.events), len(format(case.query)), case.query.within or 0, values
+        q = case.query
+        names = tuple(dict.fromkeys(variables(q.pattern)))
+        size = len(format(dataclasses.replace(q, skip=Skip()))) + (q.skip != Skip())  # the printer writes the default
+        return len(case.events), size, q.within or 0, names, tuple(e.type for e in case.events), values
 
     def key(self, case: Case) -> str:
         return json.dumps(case.to_json()["query"]) + json.dumps([e.to_dict() for e in case.events], default=str)
 
 
 FLINK_REDUCER = FlinkReducer()
+
+
+def rename_variables(q: Query, names: dict[str, str]) -> Query:
+    """``q`` with its pattern variables renamed by ``names`` (a permutation or a renaming into fresh names):
+    in the pattern, DEFINE, MEASURES and the skip mode."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, tuple):
+            return tuple(walk(x) for x in node)
+        if not dataclasses.is_dataclass(node) or isinstance(node, type):
+            return node
+        changes = {f.name: walk(getattr(node, f.name)) for f in dataclasses.fields(node)}
+        for f in ("name", "var"):
+            if f in changes and isinstance(changes[f], str) and not isinstance(node, Measure):
+                changes[f] = names.get(changes[f], changes[f])
+        return dataclasses.replace(node, **changes)
+
+    out = walk(dataclasses.replace(q, defines=()))
+    return dataclasses.replace(out, defines=tuple((names.get(v, v), walk(c)) for v, c in q.defines))
 
 
 def _fewer_rows(case: Case) -> Iterator[Case]:
@@ -636,6 +668,6 @@ def main(args: Any) -> int:
 
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
-           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rejudge", "rejudge_report", "findings",
+           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "rejudge", "rejudge_report", "findings",
            "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]
