@@ -45,6 +45,7 @@ from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
 from cer_theory.conformance.protocol import ConformanceError, EngineFailure
+from cer_theory.conformance.report import fenced, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, group, reduce, shape, shape_text
 
 Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
@@ -536,8 +537,6 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
     """``cases.json`` (every case, its class, both outputs, its finding), ``report.md`` and one folder per finding
     (:func:`cer_theory.conformance.report.write_finding`: ``case.json`` for ``--replay``, ``repro.sql`` for
     Flink's SQL client, ``README.md``)."""
-    from cer_theory.conformance.report import fenced, write_finding, write_text
-
     out = Path(directory)
     (out / "findings").mkdir(parents=True, exist_ok=True)
     for stale in (out / "findings").iterdir():  # an earlier run's files (and the old NNN.json / NNN.sql)

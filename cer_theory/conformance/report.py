@@ -18,6 +18,7 @@ from typing import Any
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
+from cer_theory.conformance.metamorphic import RULES, findings as violations
 from cer_theory.conformance.protocol import to_json_ce
 from cer_theory.testing.findings import Finding, cases_text, shape_text
 
@@ -176,8 +177,6 @@ def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], line:
     """The report of a metamorphic run (:mod:`cer_theory.conformance.metamorphic`): ``checks.json`` (every
     violation with its runs), ``report.md`` and one folder per finding, whose ``case.json`` is the reduced
     source case."""
-    from cer_theory.conformance.metamorphic import RULES, findings as violations
-
     out = Path(directory)
     (out / "findings").mkdir(parents=True, exist_ok=True)
     found = violations(checks)
