@@ -45,7 +45,7 @@ from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
 from cer_theory.conformance.protocol import ConformanceError, EngineFailure
-from cer_theory.conformance.report import fenced, write_finding, write_text
+from cer_theory.conformance.report import clear_findings, fenced, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, group, reduce, shape, shape_text
 
 Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
@@ -538,11 +538,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
     (:func:`cer_theory.conformance.report.write_finding`: ``case.json`` for ``--replay``, ``repro.sql`` for
     Flink's SQL client, ``README.md``)."""
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "findings").iterdir():  # an earlier run's files (and the old NNN.json / NNN.sql)
-        if stale.is_file() and re.fullmatch(r"\d{3}\.(json|sql)", stale.name):
-            stale.unlink()
     found = findings(outcomes)
+    clear_findings(out, found)
     label = {o.case.name: f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary_line": summary_line(outcomes), "findings": len(found),

@@ -42,6 +42,23 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
+def clear_findings(directory: Path, found: Sequence[Finding]) -> None:
+    """Remove what an earlier run left in ``directory/findings`` that this run's page would not list: folders
+    ``F<n>`` of findings it does not have, and the numbered files of the older layout (``001.json``,
+    ``001.sql``). Only names the harness makes are touched."""
+    folder = directory / "findings"
+    folder.mkdir(parents=True, exist_ok=True)
+    keep = {f.label for f in found}
+    for stale in folder.iterdir():
+        if stale.is_file() and not stale.is_symlink() and re.fullmatch(r"\d{3}\.(json|sql)", stale.name):
+            stale.unlink()
+        elif stale.is_dir() and not stale.is_symlink() and re.fullmatch(r"F\d+", stale.name) and stale.name not in keep:
+            for f in stale.iterdir():
+                if f.is_file() and not f.is_symlink():
+                    f.unlink()
+            stale.rmdir()
+
+
 def finding_folder(directory: Path, finding: Finding) -> Path:
     """``directory/findings/F<n>``: a name the harness makes from the finding's number alone."""
     folder = directory / "findings" / finding.label
@@ -86,16 +103,8 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
     line prefix that runs one finding's case file (``{file}`` is replaced by its path); ``reproduction(case)``
     the engine's own script for a minimal case."""
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
     found = findings(outcomes)
-    keep = {f.label for f in found}
-    for stale in (out / "findings").iterdir():  # an earlier run's: the page would not list them
-        if stale.is_file() and re.fullmatch(r"\d{3}\.json", stale.name):
-            stale.unlink()
-        elif stale.is_dir() and re.fullmatch(r"F\d+", stale.name) and stale.name not in keep:
-            for f in stale.iterdir():
-                f.unlink()
-            stale.rmdir()
+    clear_findings(out, found)
     label = {id(o): f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
@@ -178,8 +187,8 @@ def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], line:
     violation with its runs), ``report.md`` and one folder per finding, whose ``case.json`` is the reduced
     source case."""
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
     found = violations(checks)
+    clear_findings(out, found)
     body = [{"relation": c.relation, "case": c.case.name, "why": c.why,
              "runs": [{"label": r.label, "query": r.case.query, "events": [e.to_dict() for e in r.case.events],
                        "output": [to_json_ce(x) for x in sorted(r.out or [])]} for r in (c.minimal or c).runs]}
@@ -211,5 +220,5 @@ def reproduction_of(meta: dict[str, Any], check: Any) -> tuple[str, str] | None:
     return "repro.py", ("\n\n# " + "-" * 70 + "\n\n").join(scripts)
 
 
-__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "fenced", "finding_folder", "pycer_script", "reproduction_of",
+__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "clear_findings", "fenced", "finding_folder", "pycer_script", "reproduction_of",
            "write_finding", "write_metamorphic_report", "write_report", "write_text"]
