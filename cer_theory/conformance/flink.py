@@ -40,7 +40,7 @@ from cer_theory.formalisms.rpr.ast import Col, Concat, Measure, Nav, Quant, Quer
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
 from cer_theory.formalisms.rpr.semantics import SkipError, evaluate, run_with
-from cer_theory.conformance.flink_model import FlinkModel, elements
+from cer_theory.conformance.flink_model import EVIDENCE, MEASURED, FlinkModel, elements
 from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
@@ -586,6 +586,46 @@ def rejudge(directory: str | Path) -> list[Outcome]:
     return out
 
 
+DEPARTURE_RULES = {
+    "possessive-greedy": "ISO/IEC 9075-2:2016 §7.6 and TR 19075-5:2016 §4.12: the preferred match is the least in the "
+                         "order of the parenthesized language; a greedy quantifier prefers more iterations but falls "
+                         "back to fewer when the rest of the pattern needs the row.",
+    "possessive-greedy-bounded": "ISO/IEC TR 19075-5:2016 §4.12: after m iterations of B{n,m} the pattern goes on; a "
+                                 "row B's condition accepts may be classified as the next variable.",
+    "optional-not-greedy": "ISO/IEC TR 19075-5:2016 §4.12: a greedy ? prefers one iteration (A X B) to none (A B).",
+    "end-of-input": "ISO/IEC TR 19075-5:2016 §4.13: the pattern is matched against the whole (finite) partition.",
+}
+
+
+def write_departures(directory: str | Path) -> list[Path]:
+    """One folder per rule of the model that departs from the standard (``departures/<rule>/``, names from
+    :data:`DEPARTURE_RULES`, never from an engine): ``case.json``, ``repro.sql`` for Flink's SQL client and a
+    ``README.md`` with the standard's rows against Flink's measured ones (:data:`~cer_theory.conformance.
+    flink_model.MEASURED`) and the rule."""
+    folders = []
+    for rule, text in DEPARTURE_RULES.items():
+        query, types, xs, answer = MEASURED[rule]
+        case = Case(identified(parse(query)), tuple(Event(t, id=i, k=0, x=x, ts=i + 1)
+                                                    for i, (t, x) in enumerate(zip(types, xs))), rule)
+        standard = sorted((dict(m)["first_id"], dict(m)["last_id"]) for (_, m) in expected_rows(case.query,
+                                                                                                case.events))
+        folder = Path(directory) / "departures" / rule
+        folder.mkdir(parents=True, exist_ok=True)
+        write_text(folder / "case.json", json.dumps(case.to_json()) + "\n")
+        write_text(folder / "repro.sql", sql_script(case))
+        rows = " ".join(f"{e.type}(id={e['id']},x={e['x']},ts={e['ts']})" for e in case.events)
+        what = "\n".join([format(case.query), "", "rows: " + rows,
+                          "standard (first_id, last_id): " + (" ".join(map(str, standard)) or "none"),
+                          "Flink 2.3 (first_id, last_id): " + (" ".join(map(str, answer)) or "none")])
+        key = rule if rule in EVIDENCE else "possessive-greedy"
+        write_text(folder / "README.md", "\n".join([
+            f"# Apache Flink MATCH_RECOGNIZE departs from the standard: {rule}", "", fenced(what), "",
+            f"**Rule.** {text}", "", f"**What Flink does** (measured; the model's rule): {EVIDENCE[key]}.", "",
+            "- `repro.sql`: the table, its rows and the query for Flink's SQL client", "- `case.json`: the case", ""]))
+        folders.append(folder)
+    return folders
+
+
 def rejudge_report(directory: str | Path, session: FlinkSession | None = None) -> Path:
     """Rewrite a committed run's report in place from its recorded answers (:func:`rejudge`), its meta data
     kept and the re-judgement dated: ``python -c "from cer_theory.conformance.flink import rejudge_report;
@@ -664,6 +704,6 @@ def main(args: Any) -> int:
 
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
-           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "rejudge", "rejudge_report", "findings",
+           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "write_departures", "DEPARTURE_RULES", "rejudge", "rejudge_report", "findings",
            "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]
