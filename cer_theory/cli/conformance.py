@@ -48,7 +48,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     from cer_theory.conformance.dialects import get_dialect
     from cer_theory.conformance.generate import generate_cases
     from cer_theory.conformance.protocol import ConformanceError, EngineFailure
-    from cer_theory.conformance.report import write_report
+    from cer_theory.conformance.report import pycer_script, write_report
 
     dialect = get_dialect(args.dialect)
     if args.metamorphic and args.jobs > 1:
@@ -86,7 +86,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                 "cases": len(cases), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else options)}
         page = write_report(args.report, outcomes, summary, meta=meta, skipped=skipped,
-                            replay="cer-theory conformance " + shlex.join(options) + " --replay {file}")
+                            replay="cer-theory conformance " + shlex.join(options) + " --replay {file}",
+                            reproduction=pycer_script if args.engine == "pycer" else None)
         print(f"report: {page}", file=sys.stderr)
     print(summary.line())
     if closing:

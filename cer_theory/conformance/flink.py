@@ -45,7 +45,7 @@ from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
 from cer_theory.conformance.protocol import ConformanceError, EngineFailure
-from cer_theory.conformance.report import clear_findings, fenced, write_finding, write_text
+from cer_theory.conformance.report import clear_findings, fenced, heading, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, group, reduce, shape, shape_text
 
 Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
@@ -533,6 +533,7 @@ def _what(o: Outcome) -> str:
                       + (f" error: {o.error}" if o.error else "")])
 
 
+
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[str, Any]) -> Path:
     """``cases.json`` (every case, its class, both outputs, its finding), ``report.md`` and one folder per finding
     (:func:`cer_theory.conformance.report.write_finding`: ``case.json`` for ``--replay``, ``repro.sql`` for
@@ -557,7 +558,7 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
         folder = write_finding(out, f, engine="Apache Flink MATCH_RECOGNIZE", case_json=m.case.to_json(),
                                what=_what(m), rule=_rule(m), reproduction=("repro.sql", sql_script(m.case)),
                                replay=str(meta.get("replay", "{file}")))
-        lines += [f"### Finding {f.label}: {f.kind}, {shape_text(f.shape)} ({f.count} "
+        lines += [f"### Finding {f.label}: {heading(f)} ({f.count} "
                   f"{'case' if f.count == 1 else 'cases'}: {cases_text(f.cases)})", "", fenced(_what(m), "sql"), "",
                   f"Folder: `{folder.relative_to(out)}/` (`repro.sql` for Flink's SQL client)", ""]
     write_text(out / "report.md", "\n".join(lines) + "\n")

@@ -81,7 +81,7 @@ def write_finding(directory: Path, finding: Finding, *, engine: str, case_json: 
         name, text = reproduction
         write_text(folder / name, text)
         files.append(f"`{name}`: the reproduction in the engine's own terms")
-    lines = [f"# {engine}: finding {finding.label} ({finding.kind}; {shape_text(finding.shape)})", "",
+    lines = [f"# {engine}: finding {finding.label} ({heading(finding)})", "",
              fenced(what), "", f"**Rule.** {rule}", "",
              f"Found in {finding.count} generated case(s): {cases_text(finding.cases)}; each reduced to the case "
              "above.", "", *[f"- {f}" for f in files], ""]
@@ -95,6 +95,13 @@ CEQL_RULE = ("The CORE paper (Bucchi, Grez, Quintana, Riveros, Vansummeren, *COR
              "TODS 2021, §3), within the window, per partition, under the selection strategy; each once.")
 REFUSAL_RULE = ("The query is CEQL as the CORE paper §2 (Fig. 1) defines it; the engine declares no such "
                 "restriction.")
+
+
+
+def heading(f: Finding) -> str:
+    """A finding's class, and its shape when that says more (a refusal's shape is its class)."""
+    shape = shape_text(f.shape)
+    return f.kind if shape == f.kind else f"{f.kind}, {shape}"
 
 
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, *, meta: dict[str, Any],
@@ -134,7 +141,7 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
                                what=outcome_text(m), rule=REFUSAL_RULE if f.kind != "unexplained" else CEQL_RULE,
                                reproduction=reproduction(m.case) if reproduction is not None else None,
                                replay=replay)
-        lines += [f"### Finding {f.label}: {f.kind}, {shape_text(f.shape)} ({f.count} "
+        lines += [f"### Finding {f.label}: {heading(f)} ({f.count} "
                   f"{'case' if f.count == 1 else 'cases'}: {cases_text(f.cases)})", "",
                   f"Reduced from {len(o.case.events)} to {len(m.case.events)} events in {o.shrink_runs} engine runs "
                   f"(from {o.case.name}: `{o.case.query}`).", "", fenced(outcome_text(m)), "",
@@ -220,5 +227,5 @@ def reproduction_of(meta: dict[str, Any], check: Any) -> tuple[str, str] | None:
     return "repro.py", ("\n\n# " + "-" * 70 + "\n\n").join(scripts)
 
 
-__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "clear_findings", "fenced", "finding_folder", "pycer_script", "reproduction_of",
+__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "clear_findings", "fenced", "heading", "finding_folder", "pycer_script", "reproduction_of",
            "write_finding", "write_metamorphic_report", "write_report", "write_text"]
