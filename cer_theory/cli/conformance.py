@@ -10,6 +10,7 @@ import shlex
 import sys
 import time
 
+from cer_theory.cli.layer import declare, file, output_into
 from cer_theory.cli.options import seconds, whole_number
 
 
@@ -42,6 +43,10 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         from cer_theory.conformance.flink import main
 
         return main(args)
+    if args.engine == "flink-cep":  # CEQL translated to Flink CEP patterns: its own batched run and report
+        from cer_theory.conformance.flink_cep import main as cep_main
+
+        return cep_main(args, read_case_file(args.replay) if args.replay else None)
     from cer_theory.conformance.adapters import make_adapter
     from cer_theory.conformance.check import run_cases
     from cer_theory.conformance.corpus import corpus_cases
@@ -175,7 +180,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", required=True,
                    help="reference, engine (the tECS), spark (local), pycer (CORE's C++ engine), command:CMD "
                         "(any program speaking the JSON-lines protocol of docs/conformance.md), or flink (Apache "
-                        "Flink's MATCH_RECOGNIZE against the rpr reference; needs cer_theory[flink] and Java 17)")
+                        "Flink's MATCH_RECOGNIZE against the rpr reference; needs cer_theory[flink] and Java 17), or flink-cep "
+                        "(Flink's CEP library on CEQL translated to its Pattern API; needs cer_theory[flink] and a "
+                        "JDK 17)")
     p.add_argument("--dialect", default=None, help="declared readings that explain differences: core (CORE 0.1.x); "
                                                    "default: none (the paper's semantics)")
     p.add_argument("--cases", type=whole_number(minimum=1, maximum=1_000_000), default=None,
@@ -200,6 +207,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")
+    declare(p, inputs=[file("corpus"), file("replay"), file("pycer_python")], outputs=[output_into("report")],
+            example=["conformance", "--engine", "reference", "--cases", "3", "--quiet", "--report", "report"])
     p.set_defaults(func=cmd_conformance)
 
 

@@ -111,7 +111,7 @@ def expected_rows(q: Query, events: Sequence[Event], find: Callable | None = Non
 def missing_requirements() -> str | None:
     """What this machine lacks to run Flink, in one line; None when nothing is missing."""
     if importlib.util.find_spec("pyflink") is None:
-        return "the flink engine needs the optional extra: pip install 'cer_theory[flink]' (apache-flink)"
+        return "the flink engine needs the optional extra: from a checkout, pip install '.[flink]' (apache-flink)"
     if shutil.which("java") is None:
         return "the flink engine needs a Java 17 runtime on PATH (java not found)"
     return None
@@ -161,7 +161,7 @@ class FlinkSession:
         self.jobs += 1
         table, folder = f"ev{self.jobs}", self.scratch / f"g{self.jobs}"
         folder.mkdir()
-        with open(folder / "rows.csv", "w", newline="", encoding="utf-8") as f:
+        with open_output(folder / "rows.csv", private=True) as f:  # (a scratch file Flink reads)
             csv.writer(f).writerows(csv_rows(cases))
         names = [m.name for m in q.measures]
         out = [Counter() for _ in cases]

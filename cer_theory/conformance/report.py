@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from cer_theory.core.outputs import write_output
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
@@ -28,10 +29,9 @@ script. The name is the harness's own (``repro.py``), never taken from the engin
 
 
 def write_text(path: Path, text: str) -> None:
-    """Written aside, then renamed into place: an interrupted run leaves the old file or the new one."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Written aside, then renamed into place (:mod:`cer_theory.core.outputs`): an interrupted run leaves the old
+    file or the new one."""
+    write_output(path, text)
 
 
 def fenced(text: str, info: str = "") -> str:

@@ -29,8 +29,10 @@ from hypothesis import strategies as st
 
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import Event, Stream
+from cer_theory.core.outputs import write_output
 from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
 from cer_theory.testing.findings import reduce
+from cer_theory.core.wording import plural
 
 Output = Collection[Any]
 """One position's outputs: a set, or a :class:`~collections.Counter` when duplicates matter (an engine that may
@@ -68,7 +70,7 @@ def _fmt_stream(stream: Sequence[object] | None) -> str:
         return "(not shown)"
     shown = " ".join(f"{k}:{_fmt_event(e)}" for k, e in enumerate(stream[:SHOWN_EVENTS]))
     more = len(stream) - SHOWN_EVENTS
-    return shown + (f" … ({more} more, {len(stream)} events)" if more > 0 else "")
+    return shown + (f" … ({more} more, {plural(len(stream), 'event')})" if more > 0 else "")
 
 
 def _fmt_formula(formula: object) -> str:
@@ -465,7 +467,8 @@ class CommandEngine:
 
     ``command`` is a shell-like template with ``{formula}`` and ``{stream}`` placeholders, e.g.
     ``"cer-theory eval {formula} --stream {stream}"``; the stream is written as JSON Lines to a temporary
-    file; each output line is ``{"n": …, "complex_events": [[…], …]}``.
+    file; each output line is one of the output contract (docs/output-contract.md):
+    ``{"position": n, "kind": "complex_events", "outputs": [[…], …]}``.
     """
 
     command: str
@@ -474,7 +477,7 @@ class CommandEngine:
     def __call__(self, formula: str, events: list[dict]) -> dict[int, list[Any]]:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "stream.jsonl"
-            path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+            write_output(path, "".join(json.dumps(e) + "\n" for e in events), private=True)
             argv = [part.format(formula=formula, stream=str(path)) for part in shlex.split(self.command)]
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, check=False)
         if proc.returncode != 0:
@@ -483,7 +486,7 @@ class CommandEngine:
         for line in proc.stdout.splitlines():
             if line.strip():
                 obj = json.loads(line)
-                out[int(obj["n"])] = obj["complex_events"]
+                out[int(obj["position"])] = obj["outputs"]
         return out
 
 

@@ -66,7 +66,7 @@ def test_documented_refusals_are_explained_and_other_errors_are_engine_errors() 
 
 def test_without_the_extra_the_command_says_what_is_missing_in_one_line(monkeypatch) -> None:
     monkeypatch.setattr(flink.importlib.util, "find_spec", lambda name: None)
-    assert "pip install 'cer_theory[flink]'" in flink.missing_requirements()
+    assert "pip install '.[flink]'" in flink.missing_requirements()
     monkeypatch.setattr(flink.importlib.util, "find_spec", lambda name: object())
     monkeypatch.setattr(flink.shutil, "which", lambda name: None)
     assert "Java 17" in flink.missing_requirements()
@@ -79,7 +79,7 @@ def test_the_cli_refuses_in_one_line_when_flink_is_not_installed() -> None:
     proc = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink", "--cases", "1"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1 and "cer_theory[flink]" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "'.[flink]'" in proc.stderr
 
 
 def test_the_greedy_gap_encoding_is_silent_in_the_model() -> None:
