@@ -36,6 +36,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
+from cer_theory.core.outputs import open_output
 from cer_theory.formalisms.rpr.ast import Col, Concat, Measure, Nav, Quant, Query, Skip, Truth, check, variables
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
