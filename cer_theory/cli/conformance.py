@@ -43,6 +43,12 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         from cer_theory.conformance.flink import main
 
         return main(args)
+    if args.engine == "flink-cep" and args.metamorphic:  # the relations need one case at a time: any adapter
+        from cer_theory.conformance.flink_cep import FlinkCepAdapter
+        from cer_theory.conformance.generate import generate_cases as _generate
+
+        cases = [read_case_file(args.replay)] if args.replay else _generate(args.cases or 200, seed=args.seed)
+        return _metamorphic(args, cases, FlinkCepAdapter(timeout=args.timeout), None)
     if args.engine == "flink-cep":  # CEQL translated to Flink CEP patterns: its own batched run and report
         from cer_theory.conformance.flink_cep import main as cep_main
 
@@ -53,7 +59,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     from cer_theory.conformance.dialects import get_dialect
     from cer_theory.conformance.generate import generate_cases
     from cer_theory.conformance.protocol import ConformanceError, EngineFailure
-    from cer_theory.conformance.report import write_report
+    from cer_theory.conformance.report import pycer_script, write_report
 
     dialect = get_dialect(args.dialect)
     if args.metamorphic and args.jobs > 1:
@@ -91,7 +97,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                 "cases": len(cases), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else options)}
         page = write_report(args.report, outcomes, summary, meta=meta, skipped=skipped,
-                            replay="cer-theory conformance " + shlex.join(options) + " --replay {file}")
+                            replay="cer-theory conformance " + shlex.join(options) + " --replay {file}",
+                            reproduction=pycer_script if args.engine == "pycer" else None)
         print(f"report: {page}", file=sys.stderr)
     print(summary.line())
     if closing:
@@ -102,10 +109,12 @@ def cmd_conformance(args: argparse.Namespace) -> int:
 def _metamorphic(args: argparse.Namespace, cases, adapter, dialect) -> int:
     """``--metamorphic``: the relations of :mod:`cer_theory.conformance.metamorphic` on every case; exit 0 iff
     none is violated."""
+    from cer_theory.conformance.dialects import PAPER
     from cer_theory.conformance.metamorphic import run_relations, summary_line
     from cer_theory.conformance.protocol import EngineFailure
     from cer_theory.conformance.report import write_metamorphic_report
 
+    dialect = dialect or PAPER
     bar = None if args.quiet else _Bar()
 
     def progress(done: int, total: int, counts) -> None:

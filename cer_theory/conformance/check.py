@@ -39,7 +39,7 @@ from typing import Any
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Filter, Formula, In, Plus, Seq
-from cer_theory.core.predicates.ast import And, On, Or
+from cer_theory.core.predicates.ast import And, Const, InRange, InSet, On, Or
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
@@ -319,7 +319,7 @@ class CeqlReducer:
         attrs = {a for d in case.declarations for attrs in d.events.values() for a in attrs}
         values = tuple(_value_size(v) for e in case.events for _, v in sorted(e.attributes.items()))
         q = case.ast
-        numbers = (q.within.size if q.within is not None else 0, q.limit or 0)
+        numbers = (q.within.size if q.within is not None else 0, q.limit or 0, _constants(q))
         return len(case.events), query_size(q), len(case.query), case.query.count(":"), numbers, len(used), len(attrs), ranks, values
 
     def key(self, case: Case) -> str:
@@ -338,8 +338,16 @@ def query_size(q: Query) -> int:
 
 
 def plainer_queries(q: Query) -> Iterator[Query]:
-    """``q`` with one strict-contiguity operator made plain (a ``:+`` a ``+``, a ``:`` a ``;``), or its window or
-    LIMIT lowered: canonical forms of failing queries that differ only there."""
+    """``q`` with one strict-contiguity operator made plain (a ``:+`` a ``+``, a ``:`` a ``;``), an ``R AS A``
+    undone (A renamed R), a set or range of a condition made smaller or not negated, or its window or LIMIT
+    lowered: canonical forms of failing queries that differ only there."""
+    for node in _nodes(q.pattern):
+        if isinstance(node, In) and isinstance(node.body, Atom):
+            plain = _walk(q, lambda n, old=node: n.body if n is old else n)
+            yield rename_types(plain, {node.var: node.body.name})
+    for node in _nodes(q.pattern):
+        for simpler in _simpler_conditions(node):
+            yield _walk(q, lambda n, old=node, new=simpler: new if n is old else n)
     if q.within is not None:
         for size in dict.fromkeys((0, q.within.size // 2, q.within.size - 1)):
             if 0 <= size < q.within.size:
@@ -350,6 +358,40 @@ def plainer_queries(q: Query) -> Iterator[Query]:
         if isinstance(node, (CPlus, Contig)):
             plain = Plus(node.body) if isinstance(node, CPlus) else Seq(node.left, node.right)
             yield _walk(q, lambda n, old=node, new=plain: new if n is old else n)
+
+
+def _constants(q: Query) -> int:
+    """How large the constants of the query's conditions are (members of sets, bounds of ranges)."""
+    total = 0
+    for node in _nodes(q.pattern):
+        if isinstance(node, InSet):
+            total += sum(_value_size(c.value)[0] for c in node.values)
+        elif isinstance(node, InRange):
+            total += sum(abs(b) for b in (node.low, node.high) if isinstance(b, int))
+    return total
+
+
+def _simpler_conditions(node: Any) -> Iterator[Any]:
+    """A set literal or range one step simpler: NOT IN made IN, a member dropped, a bound or member lowered."""
+    if isinstance(node, (InSet, InRange)) and node.negated:
+        yield dataclasses.replace(node, negated=False)
+    if isinstance(node, InSet):
+        members = sorted(node.values, key=lambda c: (str(type(c.value)), c.value))
+        for k in range(len(members) if len(members) > 1 else 0):
+            yield dataclasses.replace(node, values=frozenset(members[:k] + members[k + 1:]))
+        for k, c in enumerate(members):
+            for lower in _lower(c.value):
+                values = frozenset(members[:k] + [Const(lower)] + members[k + 1:])
+                if len(values) == len(members):
+                    yield dataclasses.replace(node, values=values)
+    if isinstance(node, InRange):
+        for bound in ("low", "high"):
+            value = getattr(node, bound)
+            for lower in _lower(value) if isinstance(value, int) else ():
+                try:
+                    yield dataclasses.replace(node, **{bound: lower})
+                except (CerError, ValueError):
+                    continue
 
 
 def shrink(outcome: Outcome, adapter: Adapter, dialect: Dialect, *, budget: int = SHRINK_BUDGET

@@ -36,15 +36,17 @@ from typing import Any
 from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
+from cer_theory.core.outputs import open_output
 from cer_theory.formalisms.rpr.ast import Col, Concat, Measure, Nav, Quant, Query, Skip, Truth, check, variables
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
 from cer_theory.formalisms.rpr.semantics import SkipError, evaluate, run_with
-from cer_theory.conformance.flink_model import FlinkModel, elements
+from cer_theory.conformance.flink_model import EVIDENCE, MEASURED, FlinkModel, elements
 from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
 from cer_theory.conformance.protocol import ConformanceError, EngineFailure
+from cer_theory.conformance.report import clear_findings, fenced, heading, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, group, reduce, shape, shape_text
 
 Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
@@ -321,8 +323,8 @@ def run_group(session: FlinkSession, cases: Sequence[Case]) -> list[Outcome]:
 
 # ------------------------------------------------------------------------------------------ shrinking
 
-SHRINK_JOBS = 8
-"""At most this many Flink jobs to shrink one finding."""
+SHRINK_JOBS = 30
+"""At most this many Flink jobs to shrink one finding (a job costs about a second, more on a loaded machine)."""
 
 
 def outcome_shape(o: Outcome) -> frozenset[str]:
@@ -340,8 +342,9 @@ def outcome_shape(o: Outcome) -> frozenset[str]:
 class FlinkReducer:
     """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition, an
     extra measure, WITHIN, PARTITION BY or the skip mode dropped, a pattern element dropped or unquantified, the
-    WITHIN interval lowered, then canonical steps: ``x`` and ``k`` lowered to 0, ``id`` renumbered 0, 1, …, and
-    each row moved back in time (with those after it) to one second after the previous."""
+    WITHIN interval lowered (alone, or with the time it spans), the variables renamed A, B, … in first-use order,
+    then ``x`` and ``k`` lowered to 0, ``id`` renumbered 0, 1, …, and each row moved back in time (with those
+    after it) to one second after the previous."""
 
     def candidates(self, case: Case) -> Iterator[Case]:
         yield from _fewer_rows(case)
@@ -358,10 +361,20 @@ class FlinkReducer:
                     q, pattern=pattern, defines=tuple(d for d in q.defines if d[0] in names)))
                 yield smaller
                 yield from _fewer_rows(smaller)  # a shorter pattern often needs a shorter stream: both at once
-        if q.within is not None and q.within > 1:
-            yield dataclasses.replace(case, query=dataclasses.replace(q, within=q.within - 1))
         events = list(case.events)
+        if q.within is not None and q.within > 1:
+            shorter = dataclasses.replace(case, query=dataclasses.replace(q, within=q.within - 1))
+            yield shorter
+            if all(b["ts"] - a["ts"] >= 2 for a, b in zip(events, events[1:2])):  # the window and the time
+                yield dataclasses.replace(shorter, events=tuple(  # it spans, shorter together
+                    e if k == 0 else Event(e.type, {**e.attributes, "ts": e["ts"] - 1}) for k, e in enumerate(events)))
+        names = list(dict.fromkeys(variables(q.pattern)))
+        canonical = {v: chr(ord("A") + k) for k, v in enumerate(names) if k < 26}
+        if any(a != b for a, b in canonical.items()):
+            yield dataclasses.replace(case, query=rename_variables(q, canonical))
         for k, e in enumerate(events):
+            if e.type != "a":  # the least type name
+                yield dataclasses.replace(case, events=tuple(events[:k] + [Event("a", e.attributes)] + events[k + 1:]))
             for attr in ("x", "k"):
                 if e.get(attr):
                     changed = Event(e.type, {**e.attributes, attr: 0})
@@ -378,13 +391,34 @@ class FlinkReducer:
 
     def measure(self, case: Case) -> tuple:
         values = tuple(abs(e.get(a) or 0) for e in case.events for a in ("x", "k", "id", "ts"))
-        return len(case.events), len(format(case.query)), case.query.within or 0, values
+        q = case.query
+        names = tuple(dict.fromkeys(variables(q.pattern)))
+        size = len(format(dataclasses.replace(q, skip=Skip()))) + (q.skip != Skip())  # the printer writes the default
+        return len(case.events), size, q.within or 0, names, tuple(e.type for e in case.events), values
 
     def key(self, case: Case) -> str:
         return json.dumps(case.to_json()["query"]) + json.dumps([e.to_dict() for e in case.events], default=str)
 
 
 FLINK_REDUCER = FlinkReducer()
+
+
+def rename_variables(q: Query, names: dict[str, str]) -> Query:
+    """``q`` with its pattern variables renamed by ``names`` (a permutation or a renaming into fresh names):
+    in the pattern, DEFINE, MEASURES and the skip mode."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, tuple):
+            return tuple(walk(x) for x in node)
+        if not dataclasses.is_dataclass(node) or isinstance(node, type):
+            return node
+        changes = {f.name: walk(getattr(node, f.name)) for f in dataclasses.fields(node)}
+        for f in ("name", "var"):
+            if f in changes and isinstance(changes[f], str) and not isinstance(node, Measure):
+                changes[f] = names.get(changes[f], changes[f])
+        return dataclasses.replace(node, **changes)
+
+    out = walk(dataclasses.replace(q, defines=()))
+    return dataclasses.replace(out, defines=tuple((names.get(v, v), walk(c)) for v, c in q.defines))
 
 
 def _fewer_rows(case: Case) -> Iterator[Case]:
@@ -500,18 +534,14 @@ def _what(o: Outcome) -> str:
                       + (f" error: {o.error}" if o.error else "")])
 
 
+
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[str, Any]) -> Path:
     """``cases.json`` (every case, its class, both outputs, its finding), ``report.md`` and one folder per finding
     (:func:`cer_theory.conformance.report.write_finding`: ``case.json`` for ``--replay``, ``repro.sql`` for
     Flink's SQL client, ``README.md``)."""
-    from cer_theory.conformance.report import fenced, write_finding, write_text
-
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "findings").iterdir():  # an earlier run's files (and the old NNN.json / NNN.sql)
-        if stale.is_file() and re.fullmatch(r"\d{3}\.(json|sql)", stale.name):
-            stale.unlink()
     found = findings(outcomes)
+    clear_findings(out, found)
     label = {o.case.name: f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary_line": summary_line(outcomes), "findings": len(found),
@@ -529,7 +559,7 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
         folder = write_finding(out, f, engine="Apache Flink MATCH_RECOGNIZE", case_json=m.case.to_json(),
                                what=_what(m), rule=_rule(m), reproduction=("repro.sql", sql_script(m.case)),
                                replay=str(meta.get("replay", "{file}")))
-        lines += [f"### Finding {f.label}: {f.kind}, {shape_text(f.shape)} ({f.count} "
+        lines += [f"### Finding {f.label}: {heading(f)} ({f.count} "
                   f"{'case' if f.count == 1 else 'cases'}: {cases_text(f.cases)})", "", fenced(_what(m), "sql"), "",
                   f"Folder: `{folder.relative_to(out)}/` (`repro.sql` for Flink's SQL client)", ""]
     write_text(out / "report.md", "\n".join(lines) + "\n")
@@ -556,6 +586,46 @@ def rejudge(directory: str | Path) -> list[Outcome]:
             o.minimal = m if m.kind == o.kind else None  # a minimal case now explained no longer stands for it
         out.append(o)
     return out
+
+
+DEPARTURE_RULES = {
+    "possessive-greedy": "ISO/IEC 9075-2:2016 §7.6 and TR 19075-5:2016 §4.12: the preferred match is the least in the "
+                         "order of the parenthesized language; a greedy quantifier prefers more iterations but falls "
+                         "back to fewer when the rest of the pattern needs the row.",
+    "possessive-greedy-bounded": "ISO/IEC TR 19075-5:2016 §4.12: after m iterations of B{n,m} the pattern goes on; a "
+                                 "row B's condition accepts may be classified as the next variable.",
+    "optional-not-greedy": "ISO/IEC TR 19075-5:2016 §4.12: a greedy ? prefers one iteration (A X B) to none (A B).",
+    "end-of-input": "ISO/IEC TR 19075-5:2016 §4.13: the pattern is matched against the whole (finite) partition.",
+}
+
+
+def write_departures(directory: str | Path) -> list[Path]:
+    """One folder per rule of the model that departs from the standard (``departures/<rule>/``, names from
+    :data:`DEPARTURE_RULES`, never from an engine): ``case.json``, ``repro.sql`` for Flink's SQL client and a
+    ``README.md`` with the standard's rows against Flink's measured ones (:data:`~cer_theory.conformance.
+    flink_model.MEASURED`) and the rule."""
+    folders = []
+    for rule, text in DEPARTURE_RULES.items():
+        query, types, xs, answer = MEASURED[rule]
+        case = Case(identified(parse(query)), tuple(Event(t, id=i, k=0, x=x, ts=i + 1)
+                                                    for i, (t, x) in enumerate(zip(types, xs))), rule)
+        standard = sorted((dict(m)["first_id"], dict(m)["last_id"]) for (_, m) in expected_rows(case.query,
+                                                                                                case.events))
+        folder = Path(directory) / "departures" / rule
+        folder.mkdir(parents=True, exist_ok=True)
+        write_text(folder / "case.json", json.dumps(case.to_json()) + "\n")
+        write_text(folder / "repro.sql", sql_script(case))
+        rows = " ".join(f"{e.type}(id={e['id']},x={e['x']},ts={e['ts']})" for e in case.events)
+        what = "\n".join([format(case.query), "", "rows: " + rows,
+                          "standard (first_id, last_id): " + (" ".join(map(str, standard)) or "none"),
+                          "Flink 2.3 (first_id, last_id): " + (" ".join(map(str, answer)) or "none")])
+        key = rule if rule in EVIDENCE else "possessive-greedy"
+        write_text(folder / "README.md", "\n".join([
+            f"# Apache Flink MATCH_RECOGNIZE departs from the standard: {rule}", "", fenced(what), "",
+            f"**Rule.** {text}", "", f"**What Flink does** (measured; the model's rule): {EVIDENCE[key]}.", "",
+            "- `repro.sql`: the table, its rows and the query for Flink's SQL client", "- `case.json`: the case", ""]))
+        folders.append(folder)
+    return folders
 
 
 def rejudge_report(directory: str | Path, session: FlinkSession | None = None) -> Path:
@@ -636,6 +706,6 @@ def main(args: Any) -> int:
 
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
-           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rejudge", "rejudge_report", "findings",
+           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "write_departures", "DEPARTURE_RULES", "rejudge", "rejudge_report", "findings",
            "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]

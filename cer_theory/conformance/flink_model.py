@@ -54,6 +54,22 @@ EVIDENCE = {
 }
 """The model's rules and the evidence each rests on (the module docstring)."""
 
+MEASURED = {
+    "possessive-greedy": ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (B+ C) "
+                          "DEFINE B AS x > 0, C AS x >= LAST(B.x))", "aaaaaaaa", (1, 1, 3, 0, 1, 1, 2, 0), ()),
+    "possessive-greedy-bounded": ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (A X{1,2} B) "
+                                  "DEFINE A AS type = 'a', B AS type = 'b')", "abbb", (0, 0, 0, 0), ()),
+    "optional-not-greedy": ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (A X? B) "
+                            "DEFINE A AS type = 'a', B AS type = 'b')", "abb", (0, 0, 0), ((0, 1),)),
+    "end-of-input": ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP TO NEXT ROW PATTERN (A X+ B) "
+                     "DEFINE A AS type = 'a', B AS type = 'b')", "aabc", (0, 0, 0, 0), ()),
+    "fixed-count (control)": ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (A X{2} B) "
+                              "DEFINE A AS type = 'a', B AS type = 'b')", "abbb", (0, 0, 0, 0), ((0, 3),)),
+}
+"""Flink 2.3's answers (PyFlink, streaming mode, one partition; rows ``id`` 0, 1, … at ``ts`` 1, 2, …), as
+(query, the rows' types, their ``x``, the (first id, last id) of each row Flink output), measured on 2026-11-28:
+the model must give each (a test), and each but the control departs from the standard."""
+
 
 @dataclass(frozen=True)
 class Element:

@@ -39,8 +39,7 @@ from typing import Any
 
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Not, On
-from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Filter, Formula, In, Plus, Seq
-from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.cel.ast import Atom, Contig, Disj, Filter, Formula, In, Plus, Seq
 from cer_theory.conformance.check import CEQL_REDUCER
 from cer_theory.conformance.dialects import CORE_PRECEDENCE, PAPER, Dialect
 from cer_theory.conformance.generate import _body

@@ -19,6 +19,7 @@ from cer_theory.core.outputs import write_output
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
+from cer_theory.conformance.metamorphic import RULES, findings as violations
 from cer_theory.conformance.protocol import to_json_ce
 from cer_theory.testing.findings import Finding, cases_text, shape_text
 
@@ -39,6 +40,23 @@ def fenced(text: str, info: str = "") -> str:
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
+
+
+def clear_findings(directory: Path, found: Sequence[Finding]) -> None:
+    """Remove what an earlier run left in ``directory/findings`` that this run's page would not list: folders
+    ``F<n>`` of findings it does not have, and the numbered files of the older layout (``001.json``,
+    ``001.sql``). Only names the harness makes are touched."""
+    folder = directory / "findings"
+    folder.mkdir(parents=True, exist_ok=True)
+    keep = {f.label for f in found}
+    for stale in folder.iterdir():
+        if stale.is_file() and not stale.is_symlink() and re.fullmatch(r"\d{3}\.(json|sql)", stale.name):
+            stale.unlink()
+        elif stale.is_dir() and not stale.is_symlink() and re.fullmatch(r"F\d+", stale.name) and stale.name not in keep:
+            for f in stale.iterdir():
+                if f.is_file() and not f.is_symlink():
+                    f.unlink()
+            stale.rmdir()
 
 
 def finding_folder(directory: Path, finding: Finding) -> Path:
@@ -63,7 +81,7 @@ def write_finding(directory: Path, finding: Finding, *, engine: str, case_json: 
         name, text = reproduction
         write_text(folder / name, text)
         files.append(f"`{name}`: the reproduction in the engine's own terms")
-    lines = [f"# {engine}: finding {finding.label} ({finding.kind}; {shape_text(finding.shape)})", "",
+    lines = [f"# {engine}: finding {finding.label} ({heading(finding)})", "",
              fenced(what), "", f"**Rule.** {rule}", "",
              f"Found in {finding.count} generated case(s): {cases_text(finding.cases)}; each reduced to the case "
              "above.", "", *[f"- {f}" for f in files], ""]
@@ -79,22 +97,21 @@ REFUSAL_RULE = ("The query is CEQL as the CORE paper §2 (Fig. 1) defines it; th
                 "restriction.")
 
 
+
+def heading(f: Finding) -> str:
+    """A finding's class, and its shape when that says more (a refusal's shape is its class)."""
+    shape = shape_text(f.shape)
+    return f.kind if shape == f.kind else f"{f.kind}, {shape}"
+
+
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, *, meta: dict[str, Any],
                  replay: str, skipped: Sequence[Skipped] = (), reproduction: Reproduction | None = None) -> Path:
     """Write the report files into ``directory``; return the Markdown page's path. ``replay`` is the command
     line prefix that runs one finding's case file (``{file}`` is replaced by its path); ``reproduction(case)``
     the engine's own script for a minimal case."""
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
     found = findings(outcomes)
-    keep = {f.label for f in found}
-    for stale in (out / "findings").iterdir():  # an earlier run's: the page would not list them
-        if stale.is_file() and re.fullmatch(r"\d{3}\.json", stale.name):
-            stale.unlink()
-        elif stale.is_dir() and re.fullmatch(r"F\d+", stale.name) and stale.name not in keep:
-            for f in stale.iterdir():
-                f.unlink()
-            stale.rmdir()
+    clear_findings(out, found)
     label = {id(o): f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
@@ -124,7 +141,7 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
                                what=outcome_text(m), rule=REFUSAL_RULE if f.kind != "unexplained" else CEQL_RULE,
                                reproduction=reproduction(m.case) if reproduction is not None else None,
                                replay=replay)
-        lines += [f"### Finding {f.label}: {f.kind}, {shape_text(f.shape)} ({f.count} "
+        lines += [f"### Finding {f.label}: {heading(f)} ({f.count} "
                   f"{'case' if f.count == 1 else 'cases'}: {cases_text(f.cases)})", "",
                   f"Reduced from {len(o.case.events)} to {len(m.case.events)} events in {o.shrink_runs} engine runs "
                   f"(from {o.case.name}: `{o.case.query}`).", "", fenced(outcome_text(m)), "",
@@ -176,11 +193,9 @@ def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], line:
     """The report of a metamorphic run (:mod:`cer_theory.conformance.metamorphic`): ``checks.json`` (every
     violation with its runs), ``report.md`` and one folder per finding, whose ``case.json`` is the reduced
     source case."""
-    from cer_theory.conformance.metamorphic import RULES, findings as violations
-
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
     found = violations(checks)
+    clear_findings(out, found)
     body = [{"relation": c.relation, "case": c.case.name, "why": c.why,
              "runs": [{"label": r.label, "query": r.case.query, "events": [e.to_dict() for e in r.case.events],
                        "output": [to_json_ce(x) for x in sorted(r.out or [])]} for r in (c.minimal or c).runs]}
@@ -212,5 +227,5 @@ def reproduction_of(meta: dict[str, Any], check: Any) -> tuple[str, str] | None:
     return "repro.py", ("\n\n# " + "-" * 70 + "\n\n").join(scripts)
 
 
-__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "fenced", "finding_folder", "pycer_script", "reproduction_of",
+__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "clear_findings", "fenced", "heading", "finding_folder", "pycer_script", "reproduction_of",
            "write_finding", "write_metamorphic_report", "write_report", "write_text"]

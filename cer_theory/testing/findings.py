@@ -31,8 +31,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+class Outcome(Protocol):
+    """What reduction and grouping read of an outcome: its class and its case."""
+
+    kind: str
+    case: Any
+
+
 C = TypeVar("C")
-O = TypeVar("O")
+O = TypeVar("O", bound=Outcome)
 
 
 class Reducer(Protocol[C]):
@@ -49,11 +56,6 @@ class Reducer(Protocol[C]):
     def measure(self, case: C) -> tuple: ...
 
     def key(self, case: C) -> str: ...
-
-
-class Outcome(Protocol):
-    kind: str
-    case: Any
 
 
 Shape = Callable[[Any], frozenset[str]]
@@ -82,7 +84,7 @@ def shape(expected: Iterable[Any], got: Iterable[Any] | None, *, end: Callable[[
     return frozenset(tags)
 
 
-def reduce(outcome: O, run: Callable[[Sequence[C]], Iterator[O]], reducer: Reducer[C], shape_of: Shape, *,
+def reduce(outcome: O, run: Callable[[Sequence[C]], Iterator[O | None]], reducer: Reducer[C], shape_of: Shape, *,
            budget: int) -> tuple[O, int]:
     """The smallest outcome greedy reduction reaches from ``outcome`` (the module docstring), and the engine runs
     it took. ``run(cases)`` yields the outcomes of cases in order, lazily or a batch at once (an engine that

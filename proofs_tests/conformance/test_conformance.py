@@ -433,3 +433,19 @@ def test_cli_fails_when_the_engine_exits_with_an_error_status_after_the_last_cas
     assert code == 1 and "Traceback" not in err
     assert out[-2] == "3 cases: 3 agree, 0 explained, 0 unexplained, 0 refused, 0 engine errors"
     assert out[-1] == "engine error: after the last case the engine exited with status 1"
+
+
+def test_the_pycer_reproduction_scripts_run_on_pycer_alone(pycer, tmp_path):
+    """A finding's repro.py needs only pycer: on a case CORE answers it prints the complex event, and the committed
+    findings' scripts print CORE's refusal."""
+    from cer_theory.conformance.report import pycer_script
+
+    ok = tmp_path / "ok.py"
+    ok.write_text(pycer_script(case("SELECT * FROM S WHERE R ; T", [R(0), T(1)]))[1])
+    run = subprocess.run([DEFAULT_PYCER_PYTHON, str(ok)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "[0,1]" in run.stdout, run.stdout + run.stderr
+    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "conformance" / "pycer" / "findings"
+    for folder in sorted(committed.iterdir()):
+        run = subprocess.run([DEFAULT_PYCER_PYTHON, str(folder / "repro.py")], capture_output=True, text=True,
+                             timeout=120, cwd=tmp_path)
+        assert "Failed to process client request" in run.stdout + run.stderr, folder.name

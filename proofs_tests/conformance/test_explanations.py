@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cer_theory.conformance import flink
+from cer_theory.conformance import flink, flink_model
 from cer_theory.conformance.check import AGREE, EXPLAINED, UNEXPLAINED, judge
 from cer_theory.conformance.dialects import CORE
 from cer_theory.conformance.flink_model import EVIDENCE, elements, model_outputs
@@ -120,20 +120,7 @@ def ids(counter: Counter | None) -> list[tuple[int, int]]:
     return sorted((dict(m)["first_id"], dict(m)["last_id"]) for (_, m), n in (counter or {}).items() for _ in range(n))
 
 
-MEASURED = [
-    # (query, row types, x values, Flink 2.3's (first_id, last_id) rows measured with PyFlink; all but the third
-    # depart from the standard: X{2} is the control, fixed and so not greedy, with a single way to match)
-    ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (B+ C) DEFINE B AS x > 0, "
-     "C AS x >= LAST(B.x))", "aaaaaaaa", [1, 1, 3, 0, 1, 1, 2, 0], []),
-    ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (A X? B) DEFINE A AS type = 'a', "
-     "B AS type = 'b')", "abb", None, [(0, 1)]),
-    ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (A X{2} B) DEFINE A AS type = 'a', "
-     "B AS type = 'b')", "abbb", None, [(0, 3)]),
-    ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP PAST LAST ROW PATTERN (A X{1,2} B) DEFINE A AS type = 'a', "
-     "B AS type = 'b')", "abbb", None, []),
-    ("MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP TO NEXT ROW PATTERN (A X+ B) DEFINE A AS type = 'a', "
-     "B AS type = 'b')", "aabc", None, []),
-]
+MEASURED = [(text, types, list(xs), list(answer)) for text, types, xs, answer in flink_model.MEASURED.values()]
 """Flink 2.3's answers to the model's minimal reproductions (docs/decisions.md D362)."""
 
 
@@ -173,3 +160,14 @@ def test_the_model_is_the_standard_where_flinks_rules_do_not_apply():
 def test_every_rule_names_its_evidence():
     assert set(EVIDENCE) == {"possessive-greedy", "optional-not-greedy", "end-of-input", "prev-within-match"}
     assert all(len(text) > 40 for text in EVIDENCE.values())
+
+
+def test_each_departure_has_a_folder_ready_to_send_upstream(tmp_path):
+    folders = flink.write_departures(tmp_path)
+    assert sorted(f.name for f in folders) == sorted(flink.DEPARTURE_RULES)
+    for f in folders:
+        assert sorted(p.name for p in f.iterdir()) == ["README.md", "case.json", "repro.sql"]
+        text = (f / "README.md").read_text()
+        assert "TR 19075-5" in text and "Flink 2.3 (first_id, last_id)" in text and "standard" in text
+    committed = REPORTS / "flink" / "departures"
+    assert sorted(p.name for p in committed.iterdir()) == sorted(flink.DEPARTURE_RULES)

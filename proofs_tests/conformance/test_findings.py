@@ -297,3 +297,12 @@ def test_the_cli_runs_the_relations_and_writes_a_report(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "relation checks" in proc.stdout.splitlines()[-1] and " 0 violated" in proc.stdout
     assert "0 findings" in (tmp_path / "report.md").read_text()
+
+
+def test_flink_refuses_metamorphic_in_one_line():
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink",
+                           "--metamorphic", "--cases", "1"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "--metamorphic" in proc.stderr

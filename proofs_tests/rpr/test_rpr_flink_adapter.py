@@ -111,3 +111,45 @@ def test_the_report_lists_one_finding_per_reduced_case_with_a_folder(tmp_path) -
     sql = (folder / "repro.sql").read_text()
     assert "CREATE TABLE ev" in sql and "MATCH_RECOGNIZE" in sql and "-- 0,0,a,0,0,1" in sql
     assert "TR 19075-5" in (folder / "README.md").read_text()  # the rule it breaks
+
+
+class StrictWithinFlink:
+    """A stand-in for Flink's session: the reference's rows, but with WITHIN strict (the WITHIN finding), so the
+    reduction can be tested without a JVM."""
+
+    jobs = 0
+
+    def run_group(self, cases):
+        self.jobs += 1
+        return [expected_rows(dataclasses.replace(c.query, within=c.query.within - 1) if c.query.within else c.query,
+                              c.events) for c in cases]
+
+
+def test_two_cases_of_one_bug_reduce_to_one_finding() -> None:
+    """The committed run's two WITHIN cases, run on a stand-in with Flink's strict WITHIN, reduce to the same
+    canonical case (variables A, B; the least window; rows renumbered): one finding."""
+    session = StrictWithinFlink()
+    a = flink.Case(identified(parse("MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(id) AS first_id, LAST(id) AS last_id "
+                                    "AFTER MATCH SKIP TO NEXT ROW PATTERN (B C) WITHIN INTERVAL '4' SECOND)")),
+                   (Event("b", id=0, k=0, x=0, ts=1), Event("b", id=1, k=0, x=0, ts=5)), "case 240")
+    b = flink.Case(identified(parse("MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(id) AS first_id, LAST(id) AS last_id "
+                                    "PATTERN (A B{1,2}?) WITHIN INTERVAL '2' SECOND)")),
+                   (Event("a", id=2, k=0, x=1, ts=2), Event("b", id=4, k=1, x=1, ts=4), Event("a", id=5, k=0, x=1,
+                                                                                            ts=5)), "case 398")
+    outcomes = [flink.run_group(session, [c])[0] for c in (a, b)]
+    assert [o.kind for o in outcomes] == [UNEXPLAINED, UNEXPLAINED]
+    for o in outcomes:
+        o.minimal = flink.shrink(session, o)
+    (finding,) = flink.findings(outcomes)
+    m = finding.minimal.case
+    assert "PATTERN (A)" in flink.format(m.query) or "PATTERN (A B)" in flink.format(m.query)
+    assert m.query.within == 1 and len(m.events) <= 2 and finding.count == 2
+
+
+def test_renaming_variables_keeps_the_query() -> None:
+    q = parse("MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(B.id) AS m AFTER MATCH SKIP TO LAST C PATTERN (B C+) "
+              "DEFINE B AS x > 0, C AS C.x >= LAST(B.x))")
+    r = flink.rename_variables(q, {"B": "A", "C": "B"})
+    assert parse(flink.format(r)) == r and "PATTERN (A B+)" in flink.format(r) and "SKIP TO LAST B" in flink.format(r)
+    events = tuple(Event("a", id=i, k=0, x=x, ts=i + 1) for i, x in enumerate([1, 2, 0, 3]))
+    assert expected_rows(identified(q), events) == expected_rows(identified(r), events)

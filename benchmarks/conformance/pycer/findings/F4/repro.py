@@ -1,0 +1,27 @@
+"""Reproduces a CORE finding with pycer alone: python repro.py (CPython 3.13, pip install pycer)."""
+import json
+
+import pycer
+
+DECLARATIONS = "CREATE STREAM S { EVENT R { s:string }, EVENT T { s:string }, EVENT U { s:string } }"
+SCHEMA = {"S": {"R": {"s": "string"}, "T": {"s": "string"}, "U": {"s": "string"}}}
+QUERY = "SELECT * FROM S WHERE R FILTER R[s IN {''}]"
+EVENTS = [{"type": "R", "s": ""}]
+
+MAKE = {"int": pycer.PyIntValue, "double": pycer.PyDoubleValue, "string": pycer.PyStringValue,
+        "bool": pycer.PyBoolValue}
+server = pycer.PyOfflineServer()
+ids = {}
+for stream in SCHEMA:
+    info = server.declare_stream(DECLARATIONS)
+    ids.update({e.name: e.id for e in info.events_info})
+    break  # one CREATE STREAM
+server.add_query(QUERY)
+attrs = {t: list(a.items()) for s in SCHEMA.values() for t, a in s.items()}
+batch = []
+for position, e in enumerate(EVENTS):
+    stamp = e["time"] * 1_000_000_000 if False else position  # primary time
+    values = [MAKE[kind](e[name]) for name, kind in attrs[e["type"]]]
+    batch.append(pycer.PyEvent(ids[e["type"]], values, pycer.PyIntValue(stamp)))
+server.send_events(batch)
+print(server.get_output())
