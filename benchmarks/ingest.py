@@ -1,7 +1,7 @@
 """The user paths side by side: what a user gets from a file, dicts, a DataFrame or an Arrow table, against CORE's
 C++ engine handed pre-built events (pycer) on the same stream, in the same run.
 
-    python -m benchmarks.ingest --events 300000 --runs 1 --out benchmarks/results_ingest.json [--queries P3,P3']
+    python -m benchmarks.ingest --events 300000 --runs 1 --out benchmarks/results/ingest.json [--queries P3,P3']
 
 Paths (each (query, path, run) a fresh process; runs interleaved):
 
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--queries", default="P3,P3'")
     parser.add_argument("--paths", default=",".join(PATHS))
-    parser.add_argument("--out", default="benchmarks/results_ingest.json")
+    parser.add_argument("--out", default="benchmarks/results/ingest.json")
     parser.add_argument("--pycer-venv", default=str(PYCER_VENV))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Two versions of the engine on the same stream, in paired runs: how much faster or slower a change made it.
 
     python -m benchmarks.paired --baseline ../old-checkout --events 3000000 --runs 10 --queries "P3'" \\
-        --paths Arrow,DataFrame --out benchmarks/results_paired.json
+        --paths Arrow,DataFrame --out benchmarks/results/paired.json
 
 On a shared machine the wall-clock rate of the same code drifts by several per cent between runs minutes apart
 (the host's load, not the code), which is more than a change to the engine's loop makes: two reports of
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--queries", default="P3'")
     parser.add_argument("--paths", default="Arrow,DataFrame")
-    parser.add_argument("--out", default="benchmarks/results_paired.json")
+    parser.add_argument("--out", default="benchmarks/results/paired.json")
     args = parser.parse_args(argv)
     queries = [q.strip() for q in args.queries.split(",")]
     paths = [p.strip() for p in args.paths.split(",")]

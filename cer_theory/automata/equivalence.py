@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.step import MoveTable, subset_moves
+from cer_theory.core.budget import charge
 from cer_theory.core.drawing import Diagram, shown, state_diagram
 from cer_theory.core.errors import DEFAULT_BUDGET, AutomatonError, SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event, Stream, Valuation
@@ -201,6 +202,7 @@ def compare(left: CEA, right: CEA, *, level: LevelName = "valuations", contained
                 if nxt == dead or nxt in parent:  # the dead pair rejects every continuation on both sides
                     continue
                 parent[nxt] = (pair, m, lab)
+                charge("equivalence product")  # one unit per pair: the work budget of a command binds it too
                 if budget is not None and len(parent) > budget:
                     raise SizeBudgetExceeded("equivalence product", budget, len(parent))
                 queue.append(nxt)

@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from cer_theory.core.budget import DEFAULT_WORK, active, work_budget
 from cer_theory.core.errors import ExerciseError
 from cer_theory.core.textfiles import read_text_file
 from cer_theory.exercises.grading import GRADERS, check_reference
@@ -30,11 +31,18 @@ def load_exercise(path: str | Path) -> Exercise:
     """The exercise in a TOML file, or a bundled one by name (``fire_01_later``…, see :func:`bundled_names`)."""
     p = Path(path)
     if not p.exists():
-        bundled = resources.files("cer_theory").joinpath(f"exercises/data/{p.stem}.toml")
-        if p.suffix in ("", ".toml") and p.parent == Path(".") and bundled.is_file():
-            return parse_exercise(bundled.read_text(encoding="utf-8"), name=p.stem)
+        if p.suffix in ("", ".toml") and p.parent == Path(".") and p.stem in bundled_names():
+            return load_bundled(p.stem)
         raise ExerciseError(f"{path}: no such exercise file (bundled ones: {', '.join(bundled_names())})")
     return parse_exercise(read_text_file(p, "exercise files", ExerciseError), name=p.stem)
+
+
+def load_bundled(name: str) -> Exercise:
+    """The bundled exercise ``name`` (one of :func:`bundled_names`), never a file of the working folder."""
+    if name not in bundled_names():
+        raise ExerciseError(f"{name}: no such bundled exercise (bundled ones: {', '.join(bundled_names())})")
+    bundled = resources.files("cer_theory").joinpath(f"exercises/data/{name}.toml")
+    return parse_exercise(bundled.read_text(encoding="utf-8"), name=name)
 
 
 def bundled_names() -> list[str]:
@@ -48,10 +56,15 @@ def bundled_exercises() -> list[Exercise]:
                   key=lambda e: (e.formalism.paper.seed, e.difficulty, e.name))
 
 
-def check(exercise: Exercise, answer: str | Any) -> Feedback:
+def check(exercise: Exercise, answer: str | Any, *, budget: int | None = DEFAULT_WORK) -> Feedback:
     """Grade a student's ``answer`` to ``exercise`` (a formula, automaton JSON, JSON list of outputs, or yes/no
-    as the exercise's kind asks)."""
-    return GRADERS[exercise.kind](exercise, answer)
+    as the exercise's kind asks), doing at most ``budget`` units of work (core.budget; None: no bound) or
+    raising :class:`~cer_theory.core.errors.SizeBudgetExceeded`. Inside a ``with work_budget(...)`` block (a
+    command's ``--budget``), that block's budget binds instead."""
+    if active() is not None:
+        return GRADERS[exercise.kind](exercise, answer)
+    with work_budget(budget):
+        return GRADERS[exercise.kind](exercise, answer)
 
 
 def check_file(exercise: str | Path, answer: str) -> Feedback:
@@ -59,5 +72,5 @@ def check_file(exercise: str | Path, answer: str) -> Feedback:
     return check(load_exercise(exercise), answer)
 
 
-__all__ = ["Exercise", "Feedback", "parse_exercise", "load_exercise", "bundled_names", "bundled_exercises", "check",
+__all__ = ["Exercise", "Feedback", "parse_exercise", "load_bundled", "load_exercise", "bundled_names", "bundled_exercises", "check",
            "check_file", "DIFFICULTIES"]

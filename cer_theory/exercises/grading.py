@@ -29,12 +29,16 @@ import networkx as nx
 from cer_theory.automata.cea import CEA
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.equivalence import ProductProof, Verdict, compare, show_output
-from cer_theory.core.errors import AutomatonError, CerError, ExerciseError, SyntaxErrorCER, UnsupportedError
+from cer_theory.core.budget import active, states
+from cer_theory.core.errors import (DEFAULT_BUDGET, AutomatonError, CerError, ExerciseError, SizeBudgetExceeded,
+                                    SyntaxErrorCER, UnsupportedError)
 from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
 from cer_theory.core.protocols import Level
+from cer_theory.core.wording import plural
 from cer_theory.exercises.model import Exercise, Feedback, events_json
+from cer_theory.formalisms.acel.acea import ACEA
 from cer_theory.formalisms.acel.acea_json import loads_acea
 from cer_theory.formalisms.cel import equivalence as cel_equivalence
 from cer_theory.formalisms.cel.compile import compile_automaton as cel_automaton
@@ -70,6 +74,12 @@ SYNTAX_HELP = {
     "sremo": "SREMO in brief: <φ> marked and [φ] unmarked conditions, e . e, e | e, e*, -> r1 writes a register, "
              "(e) WITHIN w, ANY(e1, e2) (docs/sremo-syntax.md).",
 }
+
+def state_budget() -> int:
+    """The state budget of the constructions the grader runs: the active work budget's limit (a command's
+    ``--budget``, so that their messages name the bound the user gave), else the constructions' own default."""
+    return states(DEFAULT_BUDGET)
+
 
 RANDOM_STREAMS = 20
 """Seeded random streams tried after the exhaustive ones, each longer than the bound."""
@@ -110,6 +120,8 @@ def check_reference(exercise: Exercise) -> None:
             construction_input(exercise)
         elif exercise.kind == "automaton" and exercise.logic != "acel":
             reference_automaton(exercise)
+    except SizeBudgetExceeded:
+        raise
     except CerError as e:
         raise ExerciseError(f"{where}: {e}") from None
     bounded = exercise.kind == "automaton" and exercise.logic == "acel" or (
@@ -121,10 +133,33 @@ def check_reference(exercise: Exercise) -> None:
 
 # ---------------------------------------------------------------------------------------------- bounded testing
 
+def bounded_cost(k: int, bound: int, cap: int | None = None) -> int:
+    """How many events bounded testing reads over an alphabet of ``k`` events: every stream of length 1..bound
+    (``sum i·k^i``) and the :data:`RANDOM_STREAMS` longer ones (at most bound+3 events each). With ``cap``, the
+    count stops growing once past it, so a huge ``bound`` costs nothing to price."""
+    total = RANDOM_STREAMS * (bound + 3)
+    streams = 1
+    for length in range(1, bound + 1):
+        streams *= k
+        total += length * streams
+        if cap is not None and total > cap:
+            break
+    return total
+
+
 def sample_streams(exercise: Exercise) -> Iterator[Stream]:
     """Every stream over the alphabet of length 1..bound, shortest first, then :data:`RANDOM_STREAMS` seeded
-    random ones of length bound+1..bound+3 (seeded by the exercise's name: the same streams every time)."""
+    random ones of length bound+1..bound+3 (seeded by the exercise's name: the same streams every time).
+
+    The streams are paid for before the first is made: one unit of the active work budget (core.budget) per
+    event of every stream, so an exercise whose ``bound`` asks for millions of streams is refused at once with
+    the budget's message, rather than after minutes (docs/decisions.md D343)."""
     alphabet = exercise.alphabet
+    budget = active()
+    if budget is not None:
+        budget.charge(f"bounded testing of {exercise.name} (every stream of length 1..{exercise.bound} over "
+                      f"{len(alphabet)} events)",
+                      bounded_cost(len(alphabet), exercise.bound, budget.limit - budget.spent))
     for length in range(1, exercise.bound + 1):
         for events in product(alphabet, repeat=length):
             yield Stream(events)
@@ -150,7 +185,8 @@ def first_difference(left: Run, right: Run, streams: Iterable[Stream]
 
 def _difference_feedback(level: Level, stream: Stream, n: int, answer: frozenset, expected: frozenset,
                          what: str = "answer") -> Feedback:
-    lines = [f"Not quite. Here is a stream on which your {what} and the expected one differ ({len(stream)} events):"]
+    lines = [f"Not quite. Here is a stream on which your {what} and the expected one differ "
+             f"({plural(len(stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(events_json(stream))]
     lines.append(f"At position {n} your {what} outputs {_outputs(level, answer)}; it should output "
                  f"{_outputs(level, expected)}.")
@@ -178,17 +214,20 @@ def _bounded(exercise: Exercise, answer_run: Run, what: str = "answer") -> Feedb
 
 # ---------------------------------------------------------------------------------------------- formulas
 
-def _decided(exercise: Exercise, answer: Any) -> Feedback:
+def _decided(exercise: Exercise, answer: Any, written: str | None = None) -> Feedback:
+    """Grade by the formalism's equivalence procedure; ``written`` is the answer as the student typed it, echoed
+    as typed (the printer would write ``AS`` as ``IN``, its synonym)."""
     decider = DECIDERS[exercise.logic]
     level = exercise.level if exercise.logic == "cel" else ("valuations" if exercise.logic == "socel"
                                                             else "complex_events")
-    v: Verdict = decider.equivalent(answer, exercise.reference, level=level)
+    v: Verdict = decider.equivalent(answer, exercise.reference, level=level, budget=state_budget())
     if v.holds:
-        return Feedback("correct", f"Correct: {exercise.formalism.format(answer)} matches exactly what the "
+        echo = " ".join(written.split()) if written is not None else exercise.formalism.format(answer)
+        return Feedback("correct", f"Correct: {echo} matches exactly what the "
                                    f"exercise asks for (equivalence decided).", v)
     assert v.stream is not None and v.output is not None
     lines = [f"Not quite. Here is a shortest stream on which your answer and the expected one differ "
-             f"({len(v.stream)} events):"]
+             f"({plural(len(v.stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(v.jsonl())]
     shown = lambda outs: ", ".join(sorted(map(show_output, outs))) or "nothing"  # noqa: E731
     lines.append(f"At position {v.position} (the last event) your answer outputs {shown(v.left_outputs)}; "
@@ -208,6 +247,8 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
     except SyntaxErrorCER as e:
         return Feedback("syntax error", f"Your answer does not parse as {exercise.logic}: {e}\n"
                                         f"{SYNTAX_HELP.get(exercise.logic, '')}")
+    except SizeBudgetExceeded:
+        raise  # the grader's limit, not the answer's fault: the caller reports it
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be checked: {e}.")
     if exercise.logic == "cel":
@@ -218,13 +259,15 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
                             f"Your answer cannot be checked: {e}.")
     if exercise.logic in DECIDERS:
         try:
-            return _decided(exercise, phi)
+            return _decided(exercise, phi, answer if isinstance(answer, str) else None)
         except UnsupportedError as e:
             if not exercise.alphabet:
                 return Feedback("unsupported", f"Your answer cannot be checked: {e}.")
     level = level_of(exercise)
     try:
         return _bounded(exercise, lambda s: level.outputs(f.semantics(phi, s)))
+    except SizeBudgetExceeded:
+        raise
     except CerError as e:
         return Feedback("unsupported", f"Your answer cannot be evaluated: {e}.")
 
@@ -248,12 +291,12 @@ def _load_cea(exercise: Exercise, text: str) -> CEA:
 
 
 def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, level: str) -> Feedback | None:
-    result = compare(student, reference, level=level)  # type: ignore[arg-type]
+    result = compare(student, reference, level=level, budget=state_budget())  # type: ignore[arg-type]
     if isinstance(result, ProductProof):
         return None
     stream, n, out = result.stream(), result.position, result.output()
     lines = [f"Not quite. Here is a shortest stream on which your automaton and the expected one differ "
-             f"({len(stream)} events):"]
+             f"({plural(len(stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(events_json(stream))]
     if result.left:
         run = next(student.accepting_runs(stream, n, limit=1))
@@ -268,13 +311,20 @@ def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, leve
     return Feedback("wrong", "\n".join(lines), result, evidence=stream, position=n)
 
 
+def answer_automaton(exercise: Exercise, answer: str) -> CEA | ACEA:
+    """The automaton a student handed in for an ``automaton`` exercise: an ACEA for ACEL, else a CEA (a UCEA for
+    SO-CEL), its ``kind`` filled in when left out; ``json.JSONDecodeError`` or ``AutomatonError`` when unreadable."""
+    if exercise.logic == "acel":
+        return loads_acea(_with_kind(answer, "acea"), source="your automaton")
+    return _load_cea(exercise, answer)
+
+
 def grade_automaton(exercise: Exercise, answer: str) -> Feedback:
     try:
-        if exercise.logic == "acel":
-            acea = loads_acea(_with_kind(answer, "acea"), source="your automaton")
+        student = answer_automaton(exercise, answer)
+        if isinstance(student, ACEA):
             level = level_of(exercise)
-            return _bounded(exercise, lambda s: level.outputs(acea.run(s)), what="automaton")
-        student = _load_cea(exercise, answer)
+            return _bounded(exercise, lambda s: level.outputs(student.run(s)), what="automaton")
     except json.JSONDecodeError as e:
         return Feedback("syntax error", f"Your automaton is not JSON: {e}")
     except AutomatonError as e:
@@ -360,10 +410,10 @@ def construction_result(exercise: Exercise) -> CEA | bool:
     if exercise.construction == "trim":
         return a.trim()
     if exercise.construction == "determinize":
-        d = io_determinize(a, complete=False)
+        d = io_determinize(a, complete=False, budget=state_budget())
         return d.restrict(d.reachable() - {frozenset()}).relabel_states()
     decide = ucea_star_property if isinstance(a, UCEA) else cea_star_property
-    return decide(a).holds
+    return decide(a, budget=state_budget()).holds
 
 
 def _graph(a: CEA) -> nx.MultiDiGraph:
@@ -417,7 +467,7 @@ def deterministic_isomorphic(a: CEA, b: CEA) -> str | None:
             elif known != partner:
                 return f"your state {target} plays two roles of the construction"
     if len(a.states) != len(b.states):
-        return f"your automaton has {len(a.states)} states; the construction gives {len(b.states)}"
+        return f"your automaton has {plural(len(a.states), 'state')}; the construction gives {len(b.states)}"
     return None
 
 
@@ -430,7 +480,7 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         if (said == "yes") == expected:
             return Feedback("correct", f"Correct: the automaton {'has' if expected else 'lacks'} the *-property.")
         a = construction_input(exercise)
-        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a)
+        result = (ucea_star_property if isinstance(a, UCEA) else cea_star_property)(a, budget=state_budget())
         why = str(result) if not expected else ("the decision procedure explored every pair of subsets and found "
                                                  "no counterexample")
         return Feedback("wrong", f"Not quite: the automaton {'has' if expected else 'lacks'} the *-property: {why}",
@@ -448,9 +498,13 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         found = _automaton_difference(exercise, student, expected, "valuations")
         if found is not None:
             return found
+        useless = student.states - (student.reachable() & student.coreachable())
+        kept = (f" {plural(len(useless), 'state')} of yours no accepting run visits: {_states(useless)} (drawn grey "
+                f"by cer-theory draw)." if useless else "")
         return Feedback("wrong", f"Not quite: your automaton is equivalent but it is not the trimmed one: it has "
-                                 f"{len(student.states)} states and {len(student.transitions)} transitions, the "
-                                 f"trimmed automaton {len(expected.states)} and {len(expected.transitions)}.")
+                                 f"{plural(len(student.states), 'state')} and "
+                                 f"{plural(len(student.transitions), 'transition')}, the trimmed automaton "
+                                 f"{len(expected.states)} and {len(expected.transitions)}.{kept}")
     violations = student.io_determinism_violations()
     if violations or len(student.initial) != 1:
         if violations:
@@ -482,7 +536,7 @@ def expected_json(exercise: Exercise) -> str:
         ("yes" if result else "no")
 
 
-__all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "check_reference", "construction_input", "construction_result",
+__all__ = ["AUTOMATA", "DECIDERS", "GRADERS", "answer_automaton", "check_reference", "construction_input", "construction_result",
            "deterministic_isomorphic", "expected_json", "first_difference", "grade_automaton",
            "grade_construction", "grade_formula", "grade_predict", "isomorphic", "level_of",
-           "reference_automaton", "sample_streams"]
+           "reference_automaton", "sample_streams", "bounded_cost"]

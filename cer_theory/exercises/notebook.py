@@ -16,9 +16,10 @@ from typing import Any
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import Stream
 from cer_theory.exercises import checker
-from cer_theory.exercises.grading import level_of
+from cer_theory.exercises.grading import answer_automaton, level_of
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, Feedback, events_json
 from cer_theory.stepper import Run
+from cer_theory.stepper.models import step
 
 
 def exercise(name: str | Exercise) -> Exercise:
@@ -27,9 +28,13 @@ def exercise(name: str | Exercise) -> Exercise:
 
 
 def stepped_run(ex: Exercise, answer: Any, stream: Stream, title: str) -> Run | None:
-    """The run to step over the distinguishing stream, by the ``step`` construction of the exercise's formalism:
-    of the student's own formula (its compiled automaton: an SRT for SREMO, registers and all; an ACEA over the
-    stream's schema for ACEL), else of the reference; None when the formalism has no stepper."""
+    """The run to step over the distinguishing stream: of the student's own formula (its compiled automaton, by
+    the ``step`` construction of the exercise's formalism: an SRT for SREMO, registers and all; an ACEA over the
+    stream's schema for ACEL), of the student's own automaton for an automaton exercise (the reference's would
+    draw a right answer), else of the reference (whose formula the statement gives); None when the formalism has
+    no stepper."""
+    if ex.kind == "automaton":
+        return step(answer_automaton(ex, answer) if isinstance(answer, str) else answer, stream, title=title)
     record = ex.formalism
     if not record.supports("step"):
         return None
@@ -46,10 +51,14 @@ def _outputs(ex: Exercise, outs: frozenset) -> str:
     return ", ".join(shown) or "nothing"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Graded:
     """An answer graded in a notebook: the exercise, the answer, the grader's feedback and, for a wrong answer
-    with a distinguishing stream, the stepped run over it (None when there is nothing to step)."""
+    with a distinguishing stream, the stepped run over it (None when there is nothing to step).
+
+    Every way a notebook shows it (``repr``, ``str``, the HTML table) shows what the student may see: never the
+    reference, the known mistakes or the solution, which a teacher reads as ``graded.exercise.reference``,
+    ``.mistakes`` and ``.solution``."""
 
     exercise: Exercise
     answer: Any
@@ -85,11 +94,14 @@ class Graded:
                  f"<tbody>{body}</tbody></table>")
         if self.run is None:
             return table
-        whose = "your answer" if self.exercise.kind == "formula" else "the expected answer"
+        whose = "your answer" if self.exercise.kind in ("formula", "automaton") else "the expected answer"
         return table + f"<p>The run of {whose} over that stream, step by step:</p>" + self.run._repr_html_()
 
     def __str__(self) -> str:
         return "\n".join(f"{k}: {v}" for k, v in self.rows())
+
+    def __repr__(self) -> str:
+        return f"Graded({self.exercise.name}: {self.feedback.status}, answer {str(self.answer)!r})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))
@@ -103,7 +115,8 @@ def check(name: str | Exercise, answer: Any) -> Graded:
     run = None
     if not fb.accepted and fb.stream is not None:
         try:
-            title = f"your answer: {answer}" if ex.kind == "formula" else f"the expected answer: {ex.reference_text}"
+            title = (f"your answer: {answer}" if ex.kind == "formula" else "your automaton" if ex.kind == "automaton"
+                     else f"the expected answer: {ex.reference_text}")
             run = stepped_run(ex, answer, fb.stream, title)
         except (CerError, TypeError):
             run = None  # the table alone still shows the stream and both outputs

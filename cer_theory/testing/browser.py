@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cer_theory.core.outputs import write_output
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
@@ -32,6 +34,11 @@ def find_chromium() -> str | None:
         if path:
             return path
     return None
+
+
+_RECORD_ERRORS = ("window.__pageErrors = []; window.addEventListener('error', e => "
+                  "window.__pageErrors.push(String(e.message || e.type)), true);")
+"""Run in every page before its own scripts: records each error event (:meth:`Browser.errors`)."""
 
 
 class BrowserError(RuntimeError):
@@ -121,6 +128,7 @@ class Browser:
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
         self.send("Page.enable")
+        self.send("Page.addScriptToEvaluateOnNewDocument", {"source": _RECORD_ERRORS})
         self.send("Page.navigate", {"url": path.resolve().as_uri()})
         deadline = time.monotonic() + self.timeout
         while self.evaluate("document.readyState") != "complete":
@@ -128,9 +136,15 @@ class Browser:
                 raise BrowserError(f"{path} did not load")
             time.sleep(0.05)
 
+    def errors(self) -> list[str]:
+        """The script errors the page has raised since it was opened (uncaught exceptions, scripts that failed to
+        parse): a page that looks right but whose script died shows here."""
+        return list(self.evaluate("window.__pageErrors || []"))
+
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                      "awaitPromise": True})
         if "exceptionDetails" in result:
             raise BrowserError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -142,7 +156,60 @@ class Browser:
             self.send("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
                                                  "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code})
 
+    def set_viewport(self, width: int, height: int) -> None:
+        """Lay the page out at ``width`` × ``height`` CSS pixels (a screenshot is then exactly that size)."""
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": False})
+
     def screenshot(self, path: Path) -> None:
         """A PNG of the page as shown."""
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
-        path.write_bytes(base64.b64decode(data))
+        write_output(path, base64.b64decode(data))
+
+
+class Site(Browser):
+    """A browser on a served site: go to addresses, fill forms and click as a person does, waiting for the page
+    each click loads."""
+
+    def goto(self, url: str) -> None:
+        """Open ``url`` (http://…) in the page, opening the page first if there is none, and wait for it."""
+        if not self.session:
+            target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+            self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                     session=False)["sessionId"]
+            self.send("Page.enable")
+        before = self.evaluate("performance.timeOrigin")
+        self.send("Page.navigate", {"url": url})
+        self._loaded(before, url)
+
+    def fill(self, selector: str, text: str) -> None:
+        """Type ``text`` into the field ``selector`` (its value replaced)."""
+        found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false;"
+                              f" e.focus(); e.value = {json.dumps(text)}; return true; }})()")
+        if not found:
+            raise BrowserError(f"no field {selector} on {self.evaluate('location.href')}")
+
+    def click(self, selector: str) -> None:
+        """Click ``selector`` (a button or link) and wait for the page it loads."""
+        before = self.evaluate("performance.timeOrigin")
+        found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false;"
+                              f" e.click(); return true; }})()")
+        if not found:
+            raise BrowserError(f"nothing to click at {selector} on {self.evaluate('location.href')}")
+        self._loaded(before, selector)
+
+    def text(self, selector: str = "body") -> str:
+        return self.evaluate(f"document.querySelector({json.dumps(selector)})?.innerText ?? ''")
+
+    def _loaded(self, before: float, what: str) -> None:
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                if self.evaluate("performance.timeOrigin") != before and \
+                        self.evaluate("document.readyState") == "complete":
+                    return
+            except BrowserError:  # the old page went away mid-question: ask the new one
+                pass
+            if time.monotonic() > deadline:
+                raise BrowserError(f"{what}: no new page loaded")
+            time.sleep(0.05)

@@ -65,7 +65,7 @@ def test_grade_a_folder_into_a_csv_in_one_command(tmp_path: Path, capsys) -> Non
     (tmp_path / "answers" / "student000" / "no_such_exercise.txt").write_text("T", encoding="utf-8")
     out = tmp_path / "grades.csv"
     assert main(["grade-answers", str(tmp_path / "answers"), "-o", str(out)]) == 0
-    assert "graded 25 answers of 6 students" in capsys.readouterr().out
+    assert "graded 25 of 25 answers of 6 students" in capsys.readouterr().out
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert [r for r in rows if r["status"] == "unknown exercise"][0]["grade"] == "0"
     graded = {(r["student"], r["exercise"]): r["grade"] == "1" for r in rows if r["status"] != "unknown exercise"}
@@ -108,9 +108,14 @@ def test_check_exercise_answers(capsys, tmp_path: Path) -> None:
     assert len(listed) == len(bundled_names())
 
 
-@pytest.mark.parametrize("content", ["T ; H".encode("latin-1") + b"\xe9", "T ; H".encode("utf-16"), b"", b"\x00\x01"])
+@pytest.mark.parametrize(("content", "status", "says"), [
+    ("T ; H".encode("latin-1") + b"\xe9", "unreadable", "not UTF-8 text"),
+    ("T ; H".encode("utf-16"), "unreadable", "a UTF-16 file"),
+    (b"", "empty", "the file is empty"), (b" \n\t", "empty", "the file is empty"),
+    (b"\x00\x01", "unreadable", "a binary file")])
 def test_an_unreadable_answer_is_that_students_grade_not_the_end_of_the_batch(tmp_path: Path, capsys,
-                                                                              content: bytes) -> None:
+                                                                              content: bytes, status: str,
+                                                                              says: str) -> None:
     truth = _class(tmp_path / "answers", 2)
     name = next(iter(truth))[1]
     bad = tmp_path / "answers" / "student000" / f"{name}.txt"
@@ -119,8 +124,8 @@ def test_an_unreadable_answer_is_that_students_grade_not_the_end_of_the_batch(tm
     assert main(["grade-answers", str(tmp_path / "answers"), "-o", str(out)]) == 0
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     row = next(r for r in rows if r["student"] == "student000" and r["exercise"] == name)
-    assert (row["status"], row["grade"]) == ("unreadable", "0")
-    assert str(bad) in row["feedback"]
+    assert (row["status"], row["grade"]) == (status, "0")
+    assert str(bad) in row["feedback"] and says in row["feedback"]
     assert len({r["student"] for r in rows}) == 2
 
 
