@@ -67,6 +67,8 @@ class Server:
     submit_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*SUBMIT_LIMIT))
     draw_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(120, 60.0))
     drawer: Drawer = field(default_factory=Drawer)
+    drawing: set[int] = field(default_factory=set)
+    """The accounts whose live drawing is being made: one at a time each (the handlers run on one event loop)."""
 
 
 @dataclass
@@ -546,11 +548,17 @@ async def stepper(ctx: Context) -> Response:
 async def draw(ctx: Context) -> Response:
     """The live drawing of an automaton answer (JSON: ``svg`` or ``error``), laid out in a child process."""
     assert ctx.user is not None
+    if ctx.user.id in ctx.server.drawing:
+        return JSONResponse({"error": "your previous drawing is still being made"}, status_code=429)
     if not ctx.server.draw_limit.allow(str(ctx.user.id)):
         return JSONResponse({"error": "too many drawings in a minute"}, status_code=429)
     kind = "acea" if ctx.field("kind", limit=8) == "acea" else "cea"
     answer = ctx.field("answer", limit=MAX_ANSWER)
-    return JSONResponse(await run_in_threadpool(ctx.server.drawer.draw, answer, kind))
+    ctx.server.drawing.add(ctx.user.id)
+    try:
+        return JSONResponse(await run_in_threadpool(ctx.server.drawer.draw, answer, kind))
+    finally:
+        ctx.server.drawing.discard(ctx.user.id)
 
 
 @page("/static/answer.js", role=None)

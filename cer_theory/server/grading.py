@@ -83,8 +83,10 @@ def _outputs(level: Any, outputs: frozenset) -> list[str]:
         return sorted(map(str, outputs))
 
 
-MAX_DRAWN = 60
-"""The most states (and ten times as many transitions) a live drawing lays out: a course automaton has a handful."""
+MAX_DRAWN = 30
+"""The most states (and three times as many transitions) a live drawing lays out: a course automaton has a
+handful. Graphviz's layout time grows fast with the edges: 60 states with 180 transitions took 26 s on the test
+machine, 30 states with 90 under one."""
 
 
 def draw(text: str, kind: str) -> dict[str, Any]:
@@ -96,8 +98,8 @@ def draw(text: str, kind: str) -> dict[str, Any]:
         return {"error": str(e)}
     except CerError as e:
         return {"error": str(e)}
-    if len(automaton.states) > MAX_DRAWN or len(automaton.transitions) > 10 * MAX_DRAWN:
-        return {"error": f"too large to draw here (at most {MAX_DRAWN} states)"}
+    if len(automaton.states) > MAX_DRAWN or len(automaton.transitions) > 3 * MAX_DRAWN:
+        return {"error": f"too large to draw here (at most {MAX_DRAWN} states and {3 * MAX_DRAWN} transitions)"}
     try:
         return {"svg": render_svg(automaton.to_dot(title="your automaton"))}
     except CerError as e:
@@ -196,8 +198,14 @@ class Drawer:
         self._lock = threading.Lock()
 
     def draw(self, text: str, kind: str) -> dict[str, Any]:
-        with self._lock:
+        """The drawing, or why there is none; gives up when another drawing holds the child for ``seconds``, so
+        that waiting drawings cannot take every thread of the server (the page asks again as the student types)."""
+        if not self._lock.acquire(timeout=self.seconds):
+            return {"error": "the drawing service is busy: the drawing comes when you next stop typing"}
+        try:
             result = self._worker.run({"draw": text, "kind": kind}, self.seconds)
+        finally:
+            self._lock.release()
         return result if result is not None else {"error": "the drawing took too long"}
 
     def stop(self) -> None:
