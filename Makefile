@@ -24,7 +24,7 @@ MASTER ?= local[*]
 run: $(VENV)/.installed
 	PYTHONWARNINGS=ignore $(BIN)/cer-theory spark --sample --master '$(MASTER)' --output output --overwrite --check
 
-# Seed 000's running example: semantics and automaton side by side; writes figures/phi3_cea.svg (with the `dot`
+# The CEL paper's running example: semantics and automaton side by side; writes figures/phi3_cea.svg (with the `dot`
 # program if present, else Graphviz in WebAssembly from PyPI: no system package needed).
 demo: $(VENV)/.installed
 	$(BIN)/cer-theory demo

@@ -1,6 +1,6 @@
 """Aggregates in the engine (docs/decisions.md D77–D78) against the same queries without aggregates, on the stock stream.
 
-    .venv/bin/python -m benchmarks.aggregates_bench --events 1000000 --out benchmarks/results_aggregates.json
+    .venv/bin/python -m benchmarks.aggregates_bench --events 1000000 --out benchmarks/results/aggregates.json
 
 Queries (``benchmarks/suite.py``; every run reads ``benchmarks/stock.py``'s stream, seed 0):
 
@@ -13,7 +13,7 @@ Queries (``benchmarks/suite.py``; every run reads ``benchmarks/stock.py``'s stre
 Each (query, run) is its own process (so the peak RSS is that run's alone): the events are built first (clock
 paused), then the engine reads them and every match is produced and counted. Memory is the growth of the peak RSS
 (``VmHWM``) over the baseline after the engine was built, sampled over the stream: flat growth means memory
-bounded by the window. ``pycer`` (CORE's C++ engine, no aggregates) is shown for P3 from ``results.json`` when
+bounded by the window. ``pycer`` (CORE's C++ engine, no aggregates) is shown for P3 from ``results/suite.json`` when
 present, for scale. Not a test.
 """
 
@@ -87,7 +87,7 @@ def _run_isolated(name: str, events: int) -> dict:
 
 
 def _pycer_p3() -> dict | None:
-    path = Path(__file__).with_name("results.json")
+    path = Path(__file__).parent / "results" / "suite.json"
     if not path.exists():
         return None
     data = json.loads(path.read_text())
@@ -130,7 +130,7 @@ def render(report: dict) -> str:
                      f"{r['seconds'] / rows['P3+agg']['seconds']:.2f}× P3+agg's.")
     pycer = report.get("pycer_p3")
     if pycer:
-        lines += ["", f"For scale, CORE's pycer on plain P3 (no aggregates; from `benchmarks/results.json`, "
+        lines += ["", f"For scale, CORE's pycer on plain P3 (no aggregates; from `benchmarks/results/suite.json`, "
                       f"{pycer.get('events', '?'):,} events): {pycer.get('events_per_s', '?'):,} events/s."]
     lines += ["", "Queries:", ""] + [f"- `{n}`: `{t}`" for n, t in queries().items()]
     return "\n".join(lines) + "\n"
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--queries", default=",".join(queries()))
-    ap.add_argument("--out", default="benchmarks/results_aggregates.json")
+    ap.add_argument("--out", default="benchmarks/results/aggregates.json")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--render", action="store_true", help="only rewrite the .md from the --out JSON")
     args = ap.parse_args(argv)

@@ -1,6 +1,6 @@
 """Where deciding CEL equivalence stops being practical: time and product size for formulas of growing size.
 
-    python -m benchmarks.equivalence_bench --out benchmarks/results_equivalence.json
+    python -m benchmarks.equivalence_bench --out benchmarks/results/equivalence.json
 
 Three families, each grown until a budget stops it (its message is recorded, as a user would see it):
 

@@ -1,6 +1,6 @@
 """Peak memory of ``cer-theory run`` on a query whose output explodes, per output format.
 
-    python -m benchmarks.output_memory --events 20000 --max-output 200000 --out benchmarks/results_output_memory.json
+    python -m benchmarks.output_memory --events 20000 --max-output 200000 --out benchmarks/results/output_memory.json
 
 The query ``SELECT * FROM S WHERE A ; B+ ; C WITHIN 300 EVENTS`` over a stream of A, B and C events has
 exponentially many complex events at each C. Each format (JSON Lines, CSV, Parquet) is run in a fresh process
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--one-position", type=int, default=16, metavar="K",
                         help="the Bs of the one-position stream (2^K - 1 complex events at its C)")
-    parser.add_argument("--out", default="benchmarks/results_output_memory.json")
+    parser.add_argument("--out", default="benchmarks/results/output_memory.json")
     args = parser.parse_args(args_in)
     report: dict = {"meta": {"command": "python -m benchmarks.output_memory " + " ".join(args_in),
                              "date": _dt.datetime.now().isoformat(timespec="seconds"), "events": args.events,

@@ -1,7 +1,7 @@
 """Two versions of the engine on the same stream, in paired runs: how much faster or slower a change made it.
 
     python -m benchmarks.paired --baseline ../old-checkout --events 3000000 --runs 10 --queries "P3'" \\
-        --paths Arrow,DataFrame --out benchmarks/results_paired.json
+        --paths Arrow,DataFrame --out benchmarks/results/paired.json
 
 On a shared machine the wall-clock rate of the same code drifts by several per cent between runs minutes apart
 (the host's load, not the code), which is more than a change to the engine's loop makes: two reports of
@@ -136,10 +136,12 @@ def compare(runs: dict[str, list[dict]], events: int, names: tuple[str, str]) ->
     rates = {name: [events / r["seconds"] for r in runs[name]] for name in names}
     cpu = {name: [events / r["cpu_seconds"] for r in runs[name]] for name in names}
     ratios = sorted(a / b for a, b in zip(*(rates[name] for name in names)))
+    cpu_ratios = sorted(a / b for a, b in zip(*(cpu[name] for name in names)))  # (steadier on a loaded machine)
     return {"outputs": outputs.pop(), "packages": packages,
             **{name: {"median": statistics.median(rates[name]), "min": min(rates[name]), "max": max(rates[name]),
                       "cpu_median": statistics.median(cpu[name])} for name in names},
-            "ratio": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}}
+            "ratio": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]},
+            "cpu_ratio": {"median": statistics.median(cpu_ratios), "min": cpu_ratios[0], "max": cpu_ratios[-1]}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--queries", default="P3'")
     parser.add_argument("--paths", default="Arrow,DataFrame")
-    parser.add_argument("--out", default="benchmarks/results_paired.json")
+    parser.add_argument("--out", default="benchmarks/results/paired.json")
     args = parser.parse_args(argv)
     queries = [q.strip() for q in args.queries.split(",")]
     paths = [p.strip() for p in args.paths.split(",")]
@@ -188,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
                         runs[name].append(fork_run(root, SUITE[q].text, p, data))
                 gc.unfreeze()
                 report["results"][q][p] = found = compare(runs, args.events, names)
-                print(q, p, f"ratio {found['ratio']['median']:.4f}", flush=True)
+                print(q, p, f"ratio {found['ratio']['median']:.4f}, by CPU {found['cpu_ratio']['median']:.4f}",
+                      flush=True)
     except Refused as error:
         print(f"benchmarks.paired: {error}", file=sys.stderr)
         return 1
@@ -207,6 +210,10 @@ def _commit(root: Path) -> str | None:
     return found.stdout.strip() or None
 
 
+def _range(ratio: dict | None) -> str:
+    return "–" if ratio is None else f"{ratio['median']:.3f} ({ratio['min']:.3f}–{ratio['max']:.3f})"
+
+
 def render(report: dict) -> str:
     meta = report["meta"]
     commits = meta["commits"]
@@ -216,16 +223,20 @@ def render(report: dict) -> str:
              f"{meta.get('load_after')}.", "",
              "events/s of `Engine.process` (median, and the range of the runs), each run a child forked from one "
              "process that built the stream once, the two checkouts alternating; `ratio`: the median of the "
-             "per-pair ratios candidate / baseline, with their range. `CPU`: events per CPU second (median).", "",
-             "| query | path | candidate | baseline | ratio (range) | CPU candidate | CPU baseline | complex events |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "per-pair ratios candidate / baseline, with their range. `CPU`: events per CPU second (median); "
+             "`CPU ratio`: the median of the per-pair ratios of those, steadier than wall time on a loaded machine.",
+             "",
+             "| query | path | candidate | baseline | ratio (range) | CPU candidate | CPU baseline | CPU ratio (range) "
+             "| complex events |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for q, paths in report["results"].items():
         for p, r in paths.items():
             a, b, ratio = r["candidate"], r["baseline"], r["ratio"]
             lines.append(f"| {q} | {p} | {a['median']:,.0f} ({a['min']:,.0f}–{a['max']:,.0f}) | "
                          f"{b['median']:,.0f} ({b['min']:,.0f}–{b['max']:,.0f}) | "
                          f"{ratio['median']:.3f} ({ratio['min']:.3f}–{ratio['max']:.3f}) | "
-                         f"{a['cpu_median']:,.0f} | {b['cpu_median']:,.0f} | {r['outputs']:,} |")
+                         f"{a['cpu_median']:,.0f} | {b['cpu_median']:,.0f} | {_range(r.get('cpu_ratio'))} | "
+                         f"{r['outputs']:,} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,6 +1,6 @@
 """The benchmark harness: CORE's stock suite on a generated stream, our engine side by side with its peers.
 
-    python -m benchmarks.run --events 3000000 --runs 3 --out benchmarks/results.json \\
+    python -m benchmarks.run --events 3000000 --runs 3 --out benchmarks/results/suite.json \\
         [--queries P3,P3'] [--engines ours,naive,pycer] [--time-budget S] [--profile auto|none|P3,...]
 
 Every (query, engine, run) is a fresh subprocess (:mod:`benchmarks.worker`), so each peak RSS is that run's own;
@@ -354,7 +354,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--events", type=int, default=3_000_000, help="stream length (default 3,000,000)")
     p.add_argument("--runs", type=int, default=3, help="runs per query and engine; the median is reported")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="benchmarks/results.json", help="JSON report; the Markdown goes beside it")
+    p.add_argument("--out", default="benchmarks/results/suite.json", help="JSON report; the Markdown goes beside it")
     p.add_argument("--queries", default="default",
                    help="comma-separated names (P3, P3', P3'x4, Q1, …) or groups: default, all, P, P', sweep, Q")
     p.add_argument("--engines", default="ours,naive,pycer", help="comma-separated: ours, naive, pycer, flink")

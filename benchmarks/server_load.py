@@ -164,7 +164,7 @@ def _free_port() -> int:
 
 def start(database: str, port: int, workers: int) -> tuple[subprocess.Popen[str], str | None]:
     process = subprocess.Popen([sys.executable, "-m", "cer_theory.cli", "serve", "--port", str(port), "--database",
-                                database, "--budget", str(BUDGET), "--workers", str(workers)],
+                                database, "--answer-budget", str(BUDGET), "--workers", str(workers)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert process.stdout is not None
     first = process.stdout.readline()

@@ -1,7 +1,7 @@
 """The SO-CEL paper's Prop 5.1 in numbers: a compiled SO-CEL formula evaluated on a long generated sensor stream, beside
 the brute-force semantics (Table 1) on a short prefix.
 
-    python -m benchmarks.socel_bench --tuples 1000000 --prefix 60 --out benchmarks/results_socel.json
+    python -m benchmarks.socel_bench --tuples 1000000 --prefix 60 --out benchmarks/results/socel.json
 
 The formula is compiled (Prop 5.2), I/O-determinized (§4) and run by :class:`~cer_theory.formalisms.socel.
 evaluate_streaming.StreamingEvaluator`: per tuple one ``push`` and the enumeration of every output at that position. The stream is

@@ -2,7 +2,7 @@
 engine, for a partitioned query (and a time-sliced one) on the generated stock stream.
 
     python -m benchmarks.spark_bench --events 1000000 --runs 3 [--masters local[1],local[2]] \\
-        [--queries partitioned,sliced] [--outputs events,positions] [--out benchmarks/results_spark.json]
+        [--queries partitioned,sliced] [--outputs events,positions] [--out benchmarks/results/spark.json]
 
 Protocol (summarized in the report's ``meta.protocol``):
 
@@ -700,7 +700,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--cache-dir", default=None, help="where the Parquet streams are kept "
                                                       "(default $CER_BENCH_CACHE or ~/.cache/cer_theory/bench)")
     p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after this many seconds")
-    p.add_argument("--out", default="benchmarks/results_spark.json", help="JSON report; Markdown beside it")
+    p.add_argument("--out", default="benchmarks/results/spark.json", help="JSON report; Markdown beside it")
     p.add_argument("--profile", action="store_true",
                    help="record the Spark UI's job list of each measured job (the UI is then enabled)")
     p.add_argument("--note", default=None, help="a remark recorded in the report (e.g. what else ran)")

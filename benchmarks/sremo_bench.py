@@ -1,7 +1,7 @@
 """SREMO's streaming recognizers on the stock stream: the SRT paper (Alevizos, Artikis, Paliouras) §7's seq_n and
 q₁–q₅, with the tECS engine of the CORE paper on their register-free variants side by side.
 
-    .venv/bin/python -m benchmarks.sremo_bench --events 20000 --time-budget 20 --out benchmarks/results_sremo.json
+    .venv/bin/python -m benchmarks.sremo_bench --events 20000 --time-budget 20 --out benchmarks/results/sremo.json
 
 Patterns (all skip-till-any, windowed in events as in §7; ``benchmarks/stock.py``'s stream):
 
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--time-budget", type=float, default=20.0)
     ap.add_argument("--patterns", default=",".join(PATTERNS))
     ap.add_argument("--engines", default=",".join(ENGINES))
-    ap.add_argument("--out", default="benchmarks/results_sremo.json")
+    ap.add_argument("--out", default="benchmarks/results/sremo.json")
     ap.add_argument("--notes", default="", help="a paragraph for the Markdown file (the machine's load, …)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time the same names are load
     from cer_theory.formalisms.formula import Formula as Formula
     from cer_theory.formalisms.formula import parser as parser
     from cer_theory.engines.core.engine import Engine as Engine
-    from cer_theory.examples.seed000 import fire_stream as fire_stream
+    from cer_theory.examples.running_example import fire_stream as fire_stream
     from cer_theory.examples.streams import EXAMPLE_STREAMS as EXAMPLE_STREAMS
     from cer_theory.examples.streams import example_path as example_path
     from cer_theory.examples.streams import example_stream as example_stream
@@ -61,7 +61,7 @@ _EXPORTS = {
     "Formula": "cer_theory.formalisms.formula",
     "Drawing": "cer_theory.formalisms.formula",
     "parser": "cer_theory.formalisms.formula",
-    "fire_stream": "cer_theory.examples.seed000",
+    "fire_stream": "cer_theory.examples.running_example",
     "example_stream": "cer_theory.examples.streams",
     "example_path": "cer_theory.examples.streams",
     "EXAMPLE_STREAMS": "cer_theory.examples.streams",

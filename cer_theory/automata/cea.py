@@ -15,11 +15,17 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cer_theory.automata.files import header
+from cer_theory.core.budget import active
 from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate, disj
+from cer_theory.core.wording import plural
+
+RUN = "the run of a complex event automaton (Def. 5.2: its configurations)"
+"""What the work budget's messages call the run: one unit per configuration (state, valuation) kept."""
 
 State = Hashable
 
@@ -137,8 +143,8 @@ class CEA(Drawable):
         return tuple(sorted(dict.fromkeys(t.labels for t in self.transitions), key=lambda s: (len(s), sorted(s))))
 
     def __repr__(self) -> str:
-        return (f"CEA({self.name + ': ' if self.name else ''}{len(self.states)} states, "
-                f"{len(self.transitions)} transitions)")
+        return (f"CEA({self.name + ': ' if self.name else ''}{plural(len(self.states), 'state')}, "
+                f"{plural(len(self.transitions), 'transition')})")
 
     def describe(self) -> str:
         """A readable listing: initial and final states, one transition per line, states and sets written as in
@@ -152,6 +158,23 @@ class CEA(Drawable):
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ structure
+
+    FILE_KIND = "cea"
+    """The ``kind`` of this model's automaton files (docs/automaton-files.md)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The automaton as a file's JSON object (docs/automaton-files.md): the header, then states, initial and
+        final sorted (integers before strings), transitions in Δ's order with guards in the unqualified predicate
+        syntax (docs/cel-syntax.md). States must be strings or integers (``relabel_states()`` first)."""
+        for q in self.states:
+            if not isinstance(q, (str, int)) or isinstance(q, bool):
+                raise AutomatonError(f"state {q!r} is not a string or an integer; relabel_states() first")
+        key = lambda q: (isinstance(q, str), q)  # noqa: E731 - ints before strings, each in order
+        return {**header(self.FILE_KIND, self.name),
+                "states": sorted(self.states, key=key), "initial": sorted(self.initial, key=key),
+                "final": sorted(self.final, key=key),
+                "transitions": [{"from": t.source, "guard": t.predicate.text(), "labels": sorted(t.labels),
+                                 "to": t.target} for t in self.transitions]}
 
     def relabel_states(self, mapping: Mapping[State, State] | None = None) -> CEA:
         """Rename states; by default to 0..|Q|-1 in breadth-first order from the initial states."""
@@ -215,8 +238,11 @@ class CEA(Drawable):
         """After each t_n: the set of ``(q, μ_ρ)`` over all runs ρ on ``t0..tn`` (runs merged by state and
         valuation, which keeps exactly the information Def. 5.2 reads off a run)."""
         config: set[tuple[State, frozenset]] = {(q, frozenset()) for q in self.initial}
+        budget = active()
         for n, event in enumerate(stream):
             config = self.step(config, n, event)
+            if budget is not None:  # each configuration is a run kept: exponentially many on R+ (core.budget)
+                budget.charge(RUN, len(config))
             yield config
 
     def run(self, stream: Sequence[Event]) -> list[frozenset[Valuation]]:
@@ -305,17 +331,19 @@ class CEA(Drawable):
         :func:`~cer_theory.core.drawing.shown`). ``merge`` (the default) draws the transitions of one edge with
         equal variable sets as one predicate, simplified modulo the meaning of its atoms — an event has exactly
         one type, so ``¬R ∨ ¬T`` is drawn ``⊤`` (:func:`~cer_theory.core.predicates.printing.readable`); the
-        drawing is of an equivalent automaton. ``merge=False`` shows Δ exactly, labels unsimplified. ``trim``
-        (the default) leaves out the states no accepting run visits (unreachable, or unable to reach a final
-        state: the dead state of a determinization); ``trim=False`` draws every state."""
-        shown_cea = self.restrict(self.reachable() & self.coreachable() | self.initial) if trim else self
-        order = shown_cea.bfs_order()
+        drawing is of an equivalent automaton. ``merge=False`` shows Δ exactly, labels unsimplified. Every state
+        is drawn with its own name, so the drawing, the stepper, a file and the grader's feedback number states
+        alike; ``trim`` (the default) greys the states no accepting run visits (unreachable, or unable to reach a
+        final state: the dead state of a determinization) and says so in the caption (D384); ``trim=False``
+        draws them like the others. ``CEA.trim().relabel_states()`` drops them and renumbers."""
+        useless = self.states - (self.reachable() & self.coreachable() | self.initial) if trim else frozenset()
+        order = self.bfs_order()
         name = (state_names or {}).get
-        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in shown_cea._edge_labels(merge).items()]
+        edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
         return state_diagram(name=self.name or "CEA", title=title or self.name or None,
                              states={q: name(q) or shown(q) for q in order},
-                             initial=sorted(self.initial, key=order.index), final=shown_cea.final, edges=edges,
-                             rankdir=rankdir)
+                             initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
+                             rankdir=rankdir, useless=useless)
 
     def _edge_labels(self, merge: bool) -> dict[tuple[State, State], list[str]]:
         """One line per transition of each edge; with ``merge``, one readable line per (source, labels, target)."""

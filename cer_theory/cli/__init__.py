@@ -29,9 +29,12 @@ figures         regenerate every drawing in figures/;
 step            step through a run of a formula's automaton (or the CCES / tECS) as one HTML page.
 
 Exit status: 0 on success; 2 on bad input (a formula that does not parse, a malformed stream, a formula the
-requested evaluator cannot handle, a construction past its --budget), with a message on stderr naming where the
-problem is; 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM: a kill, a CI timeout), each with one
-line on stderr and no output file replaced by a part of one; 141 when the reader of the output went away (| head), silently.
+requested evaluator cannot handle, a construction past its --budget, an output over an input, a full disk), with
+a message on stderr naming where the problem is; 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM: a
+kill, a CI timeout), 129 when hung up (SIGHUP: a closed terminal, a dropped SSH session), 131 on SIGQUIT (Ctrl-\\),
+each with one line on stderr and no output file replaced by a part of one; 141 when the reader of the output went
+away (| head), silently. What each command reads and writes is declared where it is registered and enforced by one
+layer (cli/layer.py).
 check-exercise exits 1 for a wrong answer; grade-answers exits 1 when it wrote the CSV but some answers could not
 be graded (refused, over --budget, past --time-limit: marked in the CSV's status column).
 See docs/robustness.md for what each kind of bad input gets.
@@ -45,29 +48,24 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from cer_theory.core import outputs
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
+from cer_theory.core.signals import STOPPING, exit_status, said, stopping_raises
 from cer_theory.core.tree import MAX_NESTING
 
 from cer_theory.cli import (cel, ceql, conformance, equivalence, exercises, figures, formulas, server, socel, sremo,
                             step)
-from cer_theory.cli.common import check_output_paths
+from cer_theory.cli.layer import check_registry, enforce
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
 COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, server, figures, step)
 
 EXIT_BAD_INPUT = 2
+EXIT_HANGUP = 128 + signal.SIGHUP  # 129, as a shell reports a program whose terminal closed
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a program killed by Ctrl-C
+EXIT_QUIT = 128 + signal.SIGQUIT  # 131, as a shell reports a program killed by Ctrl-\
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141, as a shell reports `yes | head`'s yes
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143, as a shell reports a program killed by SIGTERM
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, as Ctrl-C raises KeyboardInterrupt: the same clean-up runs (temporary
-    output files removed, earlier outputs left as they were) and the exit says which signal it was."""
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise Terminated
 
 
 def _version() -> str:
@@ -105,16 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, command in sub.choices.items():
         if command.description is None:  # every command's --help says what it does
             command.description = next(a.help for a in sub._choices_actions if a.dest == name)
+    check_registry(p)  # every command declares what it reads and writes (cli/layer.py)
     return p
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's last flush of a closed pipe says nothing."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # pragma: no cover - no real stdout (embedded use)
-        pass
 
 
 def _leave(status: int) -> None:
@@ -129,52 +119,82 @@ def _leave(status: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; exit statuses as in the module docstring. A command's own errors (:class:`CerError`)
-    and the operating system's (a missing file) are one line on stderr, never a traceback."""
-    if argv is None:  # run as the program: Ctrl-C stops it even when it inherited SIGINT ignored (D203)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    args = build_parser().parse_args(argv)
-    command = f"cer-theory {args.command}"
-    try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # pragma: no cover - not the main thread (embedded use): SIGTERM keeps its handler
-        previous = None
-    try:
-        return _run(args, command, program=argv is None)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    and the operating system's (a missing file, a full disk) are one line on stderr, never a traceback; every
+    stopping signal (:data:`cer_theory.core.signals.STOPPING`) raises where the program is, so that its outputs'
+    temporary files are removed and the old files kept."""
+    _ignore_file_size_signal()
+    with stopping_raises():
+        try:
+            args = build_parser().parse_args(argv)
+        except KeyboardInterrupt as exc:  # (a signal while the command line is read: nothing written yet)
+            words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+            _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(exc)}")
+            return exit_status(exc)
+        args.as_program = argv is None  # (a command may then change the process: `run` keeps pandas out, D350)
+        return _run(args, f"cer-theory {args.command}", program=argv is None)
+
+
+def _ignore_file_size_signal() -> None:
+    """A file-size limit (``ulimit -f``) makes a write fail with EFBIG, handled as a full disk is, instead of
+    killing the process with SIGXFSZ, which would leave a temporary file behind and say nothing."""
+    if hasattr(signal, "SIGXFSZ"):
+        try:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        except ValueError:  # pragma: no cover - not the main thread (embedded use)
+            pass
 
 
 def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
-    """The command, its errors turned into one line on stderr and an exit status (``program``: run as the
-    program, not called from Python)."""
+    """The command under the layer (:func:`cer_theory.cli.layer.enforce`), its errors turned into one line on
+    stderr and an exit status (``program``: run as the program, not called from Python)."""
     try:
-        check_output_paths(args)
-        return args.func(args)
+        with enforce(args):
+            return args.func(args)
     except SizeBudgetExceeded as exc:
-        print(f"{command}: {exc.for_command_line()}", file=sys.stderr)
+        # (a command without --budget must not be told to give a larger one)
+        print(f"{command}: {exc.for_command_line('--budget' if hasattr(args, 'budget') else None)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except CerError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except Terminated:
-        print(f"{command}: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
-    except KeyboardInterrupt:
-        print(f"{command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # (Ctrl-C, and the other stopping signals: core.signals.Stopped)
+        _ignore_stopping_signals()  # (a second signal must not cut the last clean-up short)
+        outputs.discard_all()
+        _say(f"{command}: {said(exc)}")
         if program:  # the program: leave now, not after freeing all the interrupted work built (D203)
-            _leave(EXIT_INTERRUPTED)
-        return EXIT_INTERRUPTED
+            _leave(exit_status(exc))
+        return exit_status(exc)
     except BrokenPipeError:
-        _quiet_stdout()
+        outputs.quiet_standard_output()
         return EXIT_BROKEN_PIPE
     except OSError as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
+        if exc.errno in outputs.WRITE_FAILURES:
+            outputs.discard_all()
+            print(f"{command}: cannot write an output ({exc.strerror}: a full disk or a file-size limit); every "
+                  f"output was left as it was", file=sys.stderr)
+        else:
+            print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RecursionError:  # the parsers' nesting limit should make this unreachable; a message all the same
         print(f"{command}: the input is nested too deeply (formulas may nest at most {MAX_NESTING} levels)",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _ignore_stopping_signals() -> None:
+    try:
+        for s in STOPPING:
+            signal.signal(s, signal.SIG_IGN)
+    except ValueError:  # pragma: no cover - not the main thread (embedded use)
+        pass
+
+
+def _say(line: str) -> None:
+    """One line on stderr, when there is still one (after SIGHUP the terminal may be gone)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -11,12 +11,14 @@ import time
 from pathlib import Path
 
 from cer_theory.core.budget import work_budget
-from cer_theory.core.drawing import write_drawing
+from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import UnsupportedError
+from cer_theory.core.wording import plural
 from cer_theory.streams.rows import load
 
 from cer_theory.cli import socel
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_formula, show
+from cer_theory.cli.common import add_logic_option, construct, having, read_formula, show
+from cer_theory.cli.layer import declare, file, output_file, output_into, text_or_file
 from cer_theory.cli.options import whole_number
 
 
@@ -56,6 +58,9 @@ def cmd_to_cel(args: argparse.Namespace) -> int:
     which, formula = construct(logic, "to-formula", automaton, relations, budget=args.budget, star=args.star)
     print(f"# {which}")
     print(logic.format(formula))
+    if args.dot:  # the automaton translated back
+        write_drawing(automaton.to_dot(title=f"the automaton of {logic.format(phi)}"), args.dot)
+        print(f"wrote {args.dot}", file=sys.stderr)
     return 0
 
 
@@ -70,17 +75,20 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 def cmd_cces(args: argparse.Namespace) -> int:
     logic = having(args.logic, "cces")
     phi = read_formula(args.formula, logic)
-    evaluator = construct(logic, "cces", logic.automaton(phi))
     stream = load(args.stream)
+    evaluator = construct(logic, "cces", logic.automaton(phi))  # under the command's --budget (cli.layer)
+    level = logic.levels[-1]  # the lines of eval (the output contract)
     for n, event in enumerate(stream):
-        ces = sorted(tuple(sorted(c)) for c in evaluator.process(event))
+        ces = frozenset(level.project(c) for c in evaluator.process(event))
         if ces:
-            print(json.dumps({"n": n, "complex_events": [list(c) for c in ces]}))
+            print(json.dumps(level.json_line(n, ces)))
+    if args.dot:  # (written before the summary: a failed write is the only line on stderr)
+        write_drawing(evaluator.to_dot(title=f"CCES after {plural(len(stream), 'event')}: {phi}"), args.dot)
     st = evaluator.stats
-    print(f"# {st.events} events, {st.nodes_created} CCES nodes, at most {st.max_work_per_event} operations per "
-          f"event; {st.enumeration.outputs} outputs in {st.enumeration.visits} node visits", file=sys.stderr)
+    print(f"# {plural(st.events, 'event')}, {plural(st.nodes_created, 'CCES node')}, at most "
+          f"{plural(st.max_work_per_event, 'operation')} per event; {plural(st.enumeration.outputs, 'output')} in "
+          f"{plural(st.enumeration.visits, 'node visit')}", file=sys.stderr)
     if args.dot:
-        write_drawing(evaluator.to_dot(title=f"CCES after {len(stream)} events: {phi}"), args.dot)
         print(f"wrote {args.dot}", file=sys.stderr)
     return 0
 
@@ -90,7 +98,7 @@ def _fmt(ces: frozenset) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from cer_theory.examples.seed000 import FORMULAS, fire_stream
+    from cer_theory.examples.running_example import FORMULAS, fire_stream
     from cer_theory.formalisms.cel.parser import parse
     from cer_theory.formalisms.cel.selection import compile_with_selection as compile_cel
     from cer_theory.formalisms.cel.semantics import evaluate_complex_events
@@ -107,7 +115,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         by_sem = evaluate_complex_events(phi, stream)
         by_cea = cea.run_complex_events(stream)
         print(f"\n{name} = {FORMULAS[name]}")
-        print(f"  CEA (Theorem 6.2): {len(cea.states)} states, {len(cea.transitions)} transitions")
+        print(f"  CEA (Theorem 6.2): {plural(len(cea.states), 'state')}, {plural(len(cea.transitions), 'transition')}")
         print(f"  {'n':>3}  {'semantics (Fig. 3)':<32} {'automaton (Def. 5.2)':<32}")
         for n in range(len(stream)):
             if by_sem[n] or by_cea[n]:
@@ -118,7 +126,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     phi3 = parse(FORMULAS["φ3"])
     dot = compile_cel(phi3).to_dot(title="CEA of φ3 (Theorem 6.2)")
-    (out_dir / "phi3_cea.dot").write_text(dot, encoding="utf-8")
+    write_drawing(dot, out_dir / "phi3_cea.dot")
     from cer_theory.core.drawing.render import graphviz_available
 
     if graphviz_available("svg"):
@@ -134,16 +142,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    def construction(name: str, func, helptext: str, description: str, *, optional: bool = False):
+    def construction(name: str, func, helptext: str, description: str, *, optional: bool = False,
+                     automaton: bool = False):
         c = sub.add_parser(name, help=helptext, description=description)
         c.add_argument("formula", help="the formula's text (CEL unless --logic), or @FILE",
                        nargs="?" if optional else None)
         add_logic_option(c, f"a {name} construction")
         c.add_argument("--dot", metavar="FILE", help="write a drawing; the extension picks the format")
-        add_budget_option(c)
         c.add_argument("-v", "--verbose", action="store_true", help="list every transition")
+        if automaton:
+            c.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
         c.set_defaults(func=func)
         return c
+
+    def declared(c: argparse.ArgumentParser, *extra) -> None:
+        """A construction command's declaration: its formula (and ``extra`` inputs) read, ``--dot`` written."""
+        declare(c, inputs=[text_or_file("formula"), *extra], budget=True,
+                outputs=[output_file("dot", suffixes=DRAWING_FORMATS)],
+                example=[c.prog.split()[-1], "A ; B", "--dot", "drawing.dot"])
 
     d = construction("determinize", cmd_determinize, "I/O-determinize the formula's CEA (Prop. 5.5), or the "
                      "dSRA of a windowed SREMO expression (--logic sremo, the SRT paper Thm 41)",
@@ -156,15 +172,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     # (0 passes the type: the command refuses it with the message it gives for (e) WITHIN 0)
     d.add_argument("--window", type=whole_number(minimum=0), help="sremo: w, a whole number ≥ 1 (default: the "
                                                                    "expression's (e) WITHIN w)")
-    construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
-                 "The normal form of the CEL paper §9.2 of a CEL formula's CEA: single-variable, then "
-                 "I/O-deterministic; the automaton the §9 evaluation algorithm runs.")
+    declared(d)
+    declared(construction("normal-form", cmd_normal_form, "single-variable, I/O-deterministic CEA (§9.2)",
+                          "The normal form of the CEL paper §9.2 of a CEL formula's CEA: single-variable, then "
+                          "I/O-deterministic; the automaton the §9 evaluation algorithm runs."))
     s = construction("star-property", cmd_star_property, "decide the *-property (Def. 8.4) of the formula's CEA",
                      "Decide whether a CEL formula's CEA has the *-property of the CEL paper Def. 8.4 (its outputs equal "
                      "its outputs under the *-semantics, Prop. 8.8); when it does not, print a shortest "
                      "counterexample stream. With --logic socel or --automaton FILE: the SO-CEL paper's decider (§5.3) on "
-                     "the formula's UCEA or on a UCEA/CEA written in JSON.", optional=True)
-    s.add_argument("--automaton", metavar="FILE", help="decide a UCEA or CEA file (JSON) instead of a formula")
+                     "the formula's UCEA or on a UCEA/CEA written in JSON.", optional=True, automaton=True)
+    declared(s, file("automaton"))
     t = construction("to-cel", cmd_to_cel, "compile, then translate the CEA back to CEL (Theorem 6.3)",
                      "Compile a CEL formula to its CEA and translate the automaton back into an equivalent CEL "
                      "formula: Theorem 6.3 (valuations), or Theorem 8.9 with --star (complex events under the "
@@ -172,6 +189,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "formalism's own way back from its automata (SO-CEL: Thm 6.2).")
     t.add_argument("--star", action="store_true", help="Theorem 8.9 back-translation (*-semantics, CE level)")
     t.add_argument("--relations", help="comma-separated relation names of the schema (default: those mentioned)")
+    declared(t)
 
     r = sub.add_parser("rewrite", help="the formula rewrites of the CEL paper §8",
                        description="Rewrite a CEL formula by one of the CEL paper's §8 translations (Props. 8.12, 8.13, "
@@ -179,6 +197,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("kind", help="the rewrite (an unknown name lists the formalism's rewrites)")
     r.add_argument("formula", help="CEL text, or @FILE")
     add_logic_option(r, "rewrites")
+    declare(r, inputs=[text_or_file("formula")])
     r.set_defaults(func=cmd_rewrite)
 
     c = sub.add_parser("cces", help="evaluate with the §9 algorithm and draw the final CCES",
@@ -189,6 +208,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--stream", required=True, help="stream file (.csv or JSON Lines)")
     c.add_argument("--dot", metavar="FILE", help="draw the CCES and its table after the last event")
     add_logic_option(c, "a CCES algorithm")
+    declare(c, inputs=[text_or_file("formula"), file("stream")], outputs=[output_file("dot", suffixes=DRAWING_FORMATS)],
+            budget=True,
+            example=["cces", "A ; B", "--stream", "s.jsonl", "--dot", "cces.dot"])
     c.set_defaults(func=cmd_cces)
 
     m = sub.add_parser("demo", help="the running example of the CEL paper, semantics vs automaton",
@@ -197,4 +219,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "automaton of φ3 drawn in the --figures folder (SVG with Graphviz's dot program "
                                    "when installed, else Graphviz in WebAssembly, else DOT text).")
     m.add_argument("--figures", default="figures", help="where to write the φ3 automaton (default: figures/)")
+    declare(m, outputs=[output_into("figures")], example=["demo", "--figures", "figures"])
     m.set_defaults(func=cmd_demo)

@@ -11,10 +11,13 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from cer_theory.core.errors import CerError
 from cer_theory.core.textfiles import read_text_file
+from cer_theory.cli.layer import declare, file, output_file, output_folder, query
+from cer_theory.streams.paths import late_path
 from cer_theory.cli.options import seconds, whole_number
 from cer_theory.cli.relay import StderrRelay
 
@@ -118,9 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate a CEQL query with the tECS engine (the CORE paper), one JSON object per complex event."""
     from cer_theory.core import durations
     from cer_theory.engines.core.output import MatchWriter
-    from cer_theory.engines.core.run import late_path, run_stream
+    from cer_theory.engines.core.run import run_stream
     from cer_theory.formalisms.ceql.declarations import declared_lateness
-    from cer_theory.streams.paths import check_outputs
 
     query = _read_query(args)
     _check_time_attribute(query, args)
@@ -128,9 +130,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     lateness = None if args.lateness is None else durations.seconds(args.lateness, "--lateness")
     late = late_path(args.stream, args.late) if lateness is not None or declared_lateness(declarations) is not None \
         else None
-    inputs = [("--stream", args.stream), ("--query-file", args.query_file), ("--declare", args.declare)]
-    check_outputs([("--output", args.output), ("--late", late)], inputs)
-    check_outputs([("--late", late)], [("--output", args.output)])
     if args.max_output is not None and not query.aggregates:
         # at most max_output + 1 CEs per position are enumerated: the output is the query's own until the bound
         # is passed, and then the run stops (docs/decisions.md D163)
@@ -147,9 +146,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"run: {k:,} events, {writer.count:,} complex events, {k / (now - t0):,.0f} events/s",
                   file=sys.stderr)
 
-    run = run_stream(query, args.stream, input_format=args.input_format, declarations=declarations,
-                     lateness=lateness, late_sink=late, time_attribute=args.time_attribute, writer=writer,
-                     progress=progress)
+    with _without_pandas(getattr(args, "as_program", False)):
+        run = run_stream(query, args.stream, input_format=args.input_format, declarations=declarations,
+                         lateness=lateness, late_sink=late, time_attribute=args.time_attribute, writer=writer,
+                         progress=progress)
     if run.unpartitioned:
         print(f"run: {run.unpartitioned:,} events lack a PARTITION BY attribute and belong to no partition",
               file=sys.stderr)
@@ -161,23 +161,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _NoPandas:
+    """A finder (``sys.meta_path``, first) that answers ``import pandas`` with ModuleNotFoundError."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is not loaded by cer-theory run", name=name)
+        return None
+
+
+@contextlib.contextmanager
+def _without_pandas(program: bool) -> Iterator[None]:
+    """``run`` as the program reads its file without loading pandas: Arrow asks for pandas at its first
+    conversion of a column (its pandas shim), and importing it cost 0.15-0.2 s of a 300k-event run, a tenth of it,
+    for nothing (the command reads files and writes text or Parquet: no DataFrame). Only as the program (``cer-theory
+    run``, not ``main([...])`` called from Python): Arrow remembers the answer for the life of the process
+    (docs/decisions.md D350)."""
+    if not program or "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def _require_pyspark() -> None:
     """``cer-theory spark`` needs the optional extra: say how to install it rather than fail on an import."""
     try:
         importlib.import_module("pyspark")
     except ImportError:
-        raise CerError("PySpark is not installed: pip install 'cer_theory[spark]' (it also needs Java 17 or "
-                       "later)") from None
+        # the package is installed from a checkout or a wheel, not the package index (docs/install.md)
+        raise CerError("PySpark is not installed: install cer_theory's spark extra, from a checkout "
+                       "pip install '.[spark]' (Spark also needs Java 17 or later)") from None
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """The input exists; nothing written overlaps the input, the query file or the declarations (writing over a
-    folder deletes what is in it); an existing output is replaced only with --overwrite (batch: streaming resumes
-    from its checkpoint), and only when it is an earlier output of ``spark`` (its marker file): a folder of other
-    files is never deleted (docs/decisions.md D160)."""
+    """The input exists; an existing output is replaced only with --overwrite (batch: streaming resumes from its
+    checkpoint), and only when it is an earlier output of ``spark`` (its marker file): a folder of other files is
+    never deleted (docs/decisions.md D160). (That nothing written overlaps the input, the query file or the
+    declarations is the layer's check, before this: cli.layer.enforce.)"""
     from cer_theory.spark.declarations import local_path
     from cer_theory.spark.job import OUTPUT_MARKER, own_output
-    from cer_theory.streams.paths import check_outputs
 
     source = local_path(args.input)
     if source is not None and not source.exists():
@@ -188,9 +215,6 @@ def _check_paths(args: argparse.Namespace) -> None:
     else:
         targets.append(("--rejected", args.rejected or f"{args.output.rstrip('/')}.rejected"))
     local = [(option, str(place)) for option, target in targets if (place := local_path(target)) is not None]
-    inputs = [("--input", str(source) if source is not None else None), ("--query-file", args.query_file),
-              ("--declare", args.declare)]
-    check_outputs(local, inputs)
     if args.stream:
         return
     for option, place in local:
@@ -292,6 +316,17 @@ def _spark_job(args: argparse.Namespace, query, declarations: list, session, emi
     return 0
 
 
+def _late_default(args: argparse.Namespace) -> str | None:
+    """Where ``run`` writes late events when ``--late`` is left out and a lateness may be in force (given, or
+    declared): STREAM.late.jsonl (engines.core.run.late_path)."""
+    return None if args.lateness is None and not args.declare else late_path(args.stream)
+
+
+def _beside_output(suffix: str):
+    """The default of a folder ``spark`` writes beside its ``--output`` (OUTPUT.rejected, OUTPUT.checkpoint)."""
+    return lambda args: f"{args.output.rstrip('/')}{suffix}" if args.output else None
+
+
 def _query_options(p: argparse.ArgumentParser, *, required: bool) -> None:
     p.add_argument("--query", help=QUERY_HELP + (" (this or --query-file is required)" if required else ""))
     p.add_argument("--query-file", metavar="FILE", help="a file holding the CEQL query")
@@ -328,6 +363,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                   "default: STREAM.late.jsonl)")
     q.add_argument("--progress", type=seconds(zero="none"), default=2.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 2; 0: none)")
+    declare(q, inputs=[query("query"), file("query_file"), file("stream"), file("declare")],
+            outputs=[output_file("output"), output_file("late", default=_late_default)],
+            example=["run", "--query", "SELECT * WHERE A ; B", "--stream", "s.jsonl", "--output", "o.jsonl",
+                     "--lateness", "1", "--late", "late.jsonl"])
     q.set_defaults(func=cmd_run)
 
     k = sub.add_parser("spark", help="evaluate a CEQL query on Spark (part files out)",
@@ -365,4 +404,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--no-events", action="store_true", help="leave out the matched rows (faster)")
     k.add_argument("--progress", type=seconds(zero="none"), default=5.0, metavar="SECONDS",
                    help="seconds between progress lines on stderr (default 5; 0: none)")
+    declare(k, inputs=[query("query"), file("query_file"), file("input"), file("declare")],
+            outputs=[output_folder("output"), output_folder("rejected", default=_beside_output(".rejected")),
+                     output_folder("checkpoint", default=_beside_output(".checkpoint"))],
+            example=["spark", "--query", "SELECT * WHERE A ; B", "--input", "s.jsonl", "--output", "spark-out"])
     k.set_defaults(func=cmd_spark)

@@ -1,53 +1,22 @@
 """What the commands share: reading a formula or @FILE argument in the formalism of ``--logic``, calling a
-construction of that formalism's registry record with the options the user gave, showing what it built, and the
-``--budget`` option (one default for every command, :data:`cer_theory.core.budget.DEFAULT_WORK`), and the check that
-no output goes over an input."""
+construction of that formalism's registry record with the options the user gave, and showing what it built. What
+a command reads, writes and its ``--budget`` are declared to the layer (:mod:`cer_theory.cli.layer`)."""
 
 from __future__ import annotations
 
 import argparse
 import inspect
-from pathlib import Path
 from typing import Any
 
-from cer_theory.core.budget import DEFAULT_WORK, work_budget
+from cer_theory.core.budget import work_budget
 from cer_theory.core.drawing import write_drawing
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.protocols import Built, Formalism, get
 from cer_theory.core.textfiles import read_text_file
-from cer_theory.streams.paths import check_outputs
+from cer_theory.cli.layer import add_budget_option
 
-OUTPUT_OPTIONS = {"output": "--output", "late": "--late", "dot": "--dot", "rejected": "--rejected",
-                  "checkpoint": "--checkpoint", "report": "--report"}
-"""Every option that names a file or folder a command writes (argparse destination → option)."""
-
-INPUT_OPTIONS = {"stream": "--stream", "query_file": "--query-file", "declare": "--declare", "input": "--input",
-                 "corpus": "--corpus", "replay": "--replay", "automaton": "automaton", "exercise": "exercise"}
-"""Every option that names a file or folder a command reads (argparse destination → option)."""
-
-TEXT_OR_FILE = ("formula", "formula1", "formula2", "answer")
-"""Arguments that are text, or ``@FILE``: a file read."""
-
-
-def check_output_paths(args: argparse.Namespace) -> None:
-    """No output of the command is an input of it, a link to one or a folder holding one (docs/decisions.md D160):
-    checked for every command at once, before it writes anything."""
-    values = vars(args)
-    inputs = [(option, value) for dest, option in INPUT_OPTIONS.items()
-              if isinstance(value := values.get(dest), str) and Path(value).exists()]
-    inputs += [(dest, value[1:]) for dest in TEXT_OR_FILE
-               if isinstance(value := values.get(dest), str) and value.startswith("@")]
-    outputs = [(option, value) for dest, option in OUTPUT_OPTIONS.items() if isinstance(value := values.get(dest), str)]
-    check_outputs(outputs, inputs)
-
-
-def add_budget_option(parser: argparse.ArgumentParser) -> None:
-    """``--budget N``: one bound on the work of the command's exponential constructions (core.budget)."""
-    parser.add_argument("--budget", type=_budget, default=DEFAULT_WORK, metavar="N",
-                        help=f"the most work the command's constructions and evaluators may do, in units: one per "
-                             f"state, transition, minterm (a type, the CEL paper Def. 5.6), solver call and output of a "
-                             f"reference semantics' rule; past it the command stops with exit status 2 and says "
-                             f"which construction (default {DEFAULT_WORK:,})")
+__all__ = ["add_budget_option", "add_logic_option", "construct", "having", "read_formula", "read_text_argument",
+           "scale_factor", "show"]
 
 
 def add_logic_option(parser: argparse.ArgumentParser, what: str, default: str = "cel") -> None:
@@ -58,13 +27,14 @@ def add_logic_option(parser: argparse.ArgumentParser, what: str, default: str = 
                              f"refused with the reason (cer-theory logics lists them)")
 
 
-def _budget(text: str) -> int:
+def scale_factor(text: str) -> float:
+    """``--scale S``: a positive finite number."""
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of units, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1 unit, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a number such as 1.5, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
     return value
 
 
@@ -78,6 +48,12 @@ def having(logic: str, construction: str) -> Formalism:
     record = get(logic)
     record.construction(construction)
     return record
+
+
+def automaton_file(argument: str) -> str | None:
+    """The path of the automaton file a formula argument names (``@a.json``: docs/automaton-files.md), which
+    ``draw`` and ``step`` accept in place of a formula (``@phi.cel`` stays a formula file); None otherwise."""
+    return argument[1:] if argument.startswith("@") and argument.lower().endswith(".json") else None
 
 
 def read_formula(text: str, logic: Formalism) -> Any:

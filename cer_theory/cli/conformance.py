@@ -10,6 +10,7 @@ import shlex
 import sys
 import time
 
+from cer_theory.cli.layer import declare, file, output_into
 from cer_theory.cli.options import seconds, whole_number
 
 
@@ -42,15 +43,21 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         from cer_theory.conformance.flink import main
 
         return main(args)
+    if args.engine == "flink-cep":  # CEQL translated to Flink CEP patterns: its own batched run and report
+        from cer_theory.conformance.flink_cep import main as cep_main
+
+        return cep_main(args, read_case_file(args.replay) if args.replay else None)
     from cer_theory.conformance.adapters import make_adapter
     from cer_theory.conformance.check import run_cases
     from cer_theory.conformance.corpus import corpus_cases
     from cer_theory.conformance.dialects import get_dialect
     from cer_theory.conformance.generate import generate_cases
-    from cer_theory.conformance.protocol import EngineFailure
+    from cer_theory.conformance.protocol import ConformanceError, EngineFailure
     from cer_theory.conformance.report import write_report
 
     dialect = get_dialect(args.dialect)
+    if args.metamorphic and args.jobs > 1:
+        raise ConformanceError("--metamorphic runs its cases one at a time: leave out --jobs")
     adapter = make_adapter(args.engine, pycer_python=args.pycer_python, timeout=args.timeout)
     skipped = []
     if args.replay:
@@ -59,6 +66,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         cases, skipped = corpus_cases(args.corpus, per_query=args.cases or 10, seed=args.seed)
     else:
         cases = generate_cases(args.cases or 200, seed=args.seed)
+    if args.metamorphic:
+        return _metamorphic(args, cases, adapter, dialect)
     closing = ""
     try:
         outcomes, summary = run_cases(cases, adapter, dialect, shrink_findings=not args.no_shrink,
@@ -88,6 +97,56 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     if closing:
         print(f"engine error: {closing}")
     return 0 if summary.passed and not closing else 1
+
+
+def _metamorphic(args: argparse.Namespace, cases, adapter, dialect) -> int:
+    """``--metamorphic``: the relations of :mod:`cer_theory.conformance.metamorphic` on every case; exit 0 iff
+    none is violated."""
+    from cer_theory.conformance.metamorphic import run_relations, summary_line
+    from cer_theory.conformance.protocol import EngineFailure
+    from cer_theory.conformance.report import write_metamorphic_report
+
+    bar = None if args.quiet else _Bar()
+
+    def progress(done: int, total: int, counts) -> None:
+        if bar is not None:
+            bar(done, total, _Counts(counts))
+
+    closing = ""
+    try:
+        checks, counts = run_relations(cases, adapter, dialect, shrink_violations=not args.no_shrink,
+                                       progress=progress)
+    finally:
+        try:
+            adapter.close()
+        except EngineFailure as exc:
+            closing = str(exc)
+    line = summary_line(counts)
+    if args.report:
+        options = ["--engine", args.engine, "--dialect", dialect.name, "--metamorphic"]
+        meta = {"engine": args.engine, "seed": args.seed, "corpus": args.corpus, "cases": len(cases),
+                "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else options)}
+        page = write_metamorphic_report(args.report, checks, line, meta=meta,
+                                        replay="cer-theory conformance " + shlex.join(options) + " --replay {file}")
+        print(f"report: {page}", file=sys.stderr)
+    if args.verbose or args.replay:
+        for c in checks:
+            if c.finding:
+                print((c.minimal or c).text())
+    print(line)
+    if closing:
+        print(f"engine error: {closing}")
+    return 0 if not any(c.finding for c in checks) and not closing else 1
+
+
+class _Counts:
+    """The progress bar's view of a metamorphic run's counts (violations shown as unexplained)."""
+
+    def __init__(self, counts) -> None:
+        from collections import Counter
+
+        self.counts = Counter({"unexplained": sum(n for (r, k), n in counts.items() if k == "violation")})
 
 
 def read_case_file(path: str):
@@ -120,7 +179,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", required=True,
                    help="reference, engine (the tECS), spark (local), pycer (CORE's C++ engine), command:CMD "
                         "(any program speaking the JSON-lines protocol of docs/conformance.md), or flink (Apache "
-                        "Flink's MATCH_RECOGNIZE against the rpr reference; needs cer_theory[flink] and Java 17)")
+                        "Flink's MATCH_RECOGNIZE against the rpr reference; needs cer_theory[flink] and Java 17), or flink-cep "
+                        "(Flink's CEP library on CEQL translated to its Pattern API; needs cer_theory[flink] and a "
+                        "JDK 17)")
     p.add_argument("--dialect", default=None, help="declared readings that explain differences: core (CORE 0.1.x); "
                                                    "default: none (the paper's semantics)")
     p.add_argument("--cases", type=whole_number(minimum=1, maximum=1_000_000), default=None,
@@ -138,9 +199,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=whole_number(minimum=1, maximum=64), default=1,
                    help="cases run at once from a thread pool, 1 to 64 (the spark engine only; each case is a "
                         "Spark job)")
+    p.add_argument("--metamorphic", action="store_true",
+                   help="check metamorphic relations instead of the reference: a filter split into P and NOT P, a "
+                        "law of docs/laws.md, partitions interleaved, a longer window, a prefix of the stream "
+                        "(docs/conformance.md); CEQL engines only")
     p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")
+    declare(p, inputs=[file("corpus"), file("replay"), file("pycer_python")], outputs=[output_into("report")],
+            example=["conformance", "--engine", "reference", "--cases", "3", "--quiet", "--report", "report"])
     p.set_defaults(func=cmd_conformance)
 
 

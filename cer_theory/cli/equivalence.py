@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cer_theory.core.drawing import write_drawing
-from cer_theory.cli.common import add_budget_option, add_logic_option, construct, having, read_text_argument
+from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
+from cer_theory.cli.common import add_logic_option, construct, having, read_text_argument
+from cer_theory.cli.layer import declare, output_file, text_or_file
 
 
 def cmd_equiv(args: argparse.Namespace) -> int:
@@ -24,11 +25,11 @@ def cmd_equiv(args: argparse.Namespace) -> int:
         print("contained" if args.contained else "equivalent")
         print(verdict.explanation(), file=sys.stderr)
         return 0
+    if args.dot and verdict.word is not None:  # (written first: a failed write is the only line on stderr)
+        write_drawing(verdict.word.diagram("φ1", "φ2").to_dot(), args.dot)
     for line in verdict.jsonl():
         print(line)
     print(verdict.explanation(), file=sys.stderr)
-    if args.dot and verdict.word is not None:
-        write_drawing(verdict.word.diagram("φ1", "φ2").to_dot(), args.dot)
     return 1
 
 
@@ -42,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--level", choices=("valuations", "complex_events"), default="valuations",
                    help="compare valuations (default) or only their complex events")
     e.add_argument("--schema", help='the stream schema both formulas must keep to, e.g. "T(id,tmp) H(id,hum)"')
-    add_budget_option(e)
     e.add_argument("--dot", metavar="FILE", help="draw the product path that distinguishes them")
+    declare(e, inputs=[text_or_file("formula1"), text_or_file("formula2")],
+            outputs=[output_file("dot", suffixes=DRAWING_FORMATS)], budget=True,
+            example=["equiv", "A ; B", "B ; A", "--dot", "equiv.dot"])
     e.set_defaults(func=cmd_equiv)

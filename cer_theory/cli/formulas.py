@@ -8,20 +8,25 @@ import itertools
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from cer_theory.automata import files
 from cer_theory.automata.cea import CEA
 from cer_theory.core.budget import work_budget
-from cer_theory.core.drawing import write_drawing
+from cer_theory.core.contract import schema
+from cer_theory.core.drawing import DRAWING_FORMATS, write_drawing
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
-from cer_theory.streams.rows import iter_file, rereadable
+from cer_theory.streams.rows import iter_file, load, rereadable
+from cer_theory.core.outputs import write_output
 from cer_theory.core.protocols import CONSTRUCTIONS, Evaluator, Formalism, Level, Unsupported, get, records
 
-from cer_theory.cli.common import add_budget_option, add_logic_option, read_formula
+from cer_theory.cli.common import add_logic_option, automaton_file, read_formula, scale_factor
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 
 
 def draws_trimmed(model: object) -> bool:
-    """Whether ``model``'s drawing leaves useless states out unless ``--all-states`` (``trim=False``) asks for them:
+    """Whether ``model``'s drawing greys useless states unless ``--all-states`` (``trim=False``) draws them plainly:
     every CEA (UCEA included), and any model whose ``diagram`` takes ``trim`` (SREMO's SRT). Asked of the model, not
     of a list of classes, so that ``run`` does not load every formalism's automaton to draw none."""
     diagram = getattr(model, "diagram", None)
@@ -41,15 +46,10 @@ class _Events:
 
 
 def _lines(level: Level, evaluator: Evaluator, ast: Any, events: _Events, options: dict[str, Any]) -> Iterator[str]:
-    """The JSON lines ``eval`` prints, each as soon as its position's outputs are known: a streaming evaluator
-    reads the file one event at a time, so memory is bounded by its state, not by the stream (D183). A *flat*
-    level is sorted over the whole stream (ACEL's complex events, D69), so it is printed at the end."""
-    found = evaluator.stream(ast, iter(events), **options)
-    if level.flat:
-        seen = set().union(*(level.outputs([out])[0] for _, out in found))
-        yield from (json.dumps(level.to_json(x)) for x in sorted(seen, key=level.sort_key))
-        return
-    for n, out in found:
+    """The JSON lines ``eval`` prints (the output contract, :mod:`cer_theory.core.contract`), each as soon as its
+    position's outputs are known: a streaming evaluator reads the file one event at a time, so memory is bounded by
+    its state, not by the stream (D183)."""
+    for n, out in evaluator.stream(ast, iter(events), **options):
         projected = frozenset(level.project(x) for x in out)
         if projected:
             yield json.dumps(level.json_line(n, projected))
@@ -123,14 +123,23 @@ def cmd_draw(args: argparse.Namespace) -> int:
     """Draw the automaton a formula of ``--logic`` compiles to (CEL's CEA by Theorems 6.2 and 7.2, SO-CEL's UCEA,
     SREMO's SRT, CEQL's CEA, ACEL's ACEA)."""
     logic = get(args.logic)
-    ast = read_formula(args.formula, logic)
-    with work_budget(args.budget):
-        automaton = logic.automaton(ast)
+    path = automaton_file(args.formula)
+    if path is not None:
+        automaton = files.load(path)  # a file a student hands in: the format of docs/automaton-files.md
+        default_title = getattr(automaton, "name", "") or Path(path).name
+    else:
+        ast = read_formula(args.formula, logic)
+        automaton = logic.automaton(ast) if args.stream is None else logic.automaton_for(ast, load(args.stream))
+        default_title = logic.format(ast)
     if args.trim:
         if not hasattr(automaton, "trim"):
             raise UnsupportedError(f"--trim: {logic.name}'s automaton ({type(automaton).__name__}) has no trimming")
         automaton = automaton.trim().relabel_states()
-    title = args.title or logic.format(ast)
+    title = args.title or default_title
+    if args.output is not None and args.output.lower().endswith(".json"):
+        write_output(args.output, files.dumps(automaton, name=title))  # refused, naming the model, if it has no file format
+        print(f"wrote {args.output}", file=sys.stderr)
+        return 0
     if args.all_states and not draws_trimmed(automaton):
         raise UnsupportedError(f"--all-states is for complex event automata and symbolic register transducers; "
                                f"{type(automaton).__name__} drawings show every state")
@@ -138,7 +147,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(dot)
     else:
-        write_drawing(dot, args.output)
+        write_drawing(dot, args.output, scale=args.scale)
         print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -158,6 +167,9 @@ def describe(record: Formalism, *, verbose: bool = False) -> list[str]:
 
 
 def cmd_logics(args: argparse.Namespace) -> int:
+    if args.schema:
+        print(json.dumps(schema(get(args.schema)), indent=2))
+        return 0
     for record in records():
         print("\n".join(describe(record, verbose=args.verbose)))
     return 0
@@ -180,7 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--valuations", action="store_true", help="print valuations instead of complex events")
     e.add_argument("--bind", choices=("bag", "set"),
                    help="ACEL's reading of AS: bag (the ACEL paper Fig. 1 literally, the default) or set")
-    add_budget_option(e)
+    declare(e, inputs=[text_or_file("formula"), file("stream")], budget=True)
     e.set_defaults(func=cmd_eval)
 
     d = sub.add_parser("draw", help="draw the automaton of a formula (CEL's CEA by default)",
@@ -188,16 +200,26 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "000, Theorems 6.2 and 7.2), or another formalism's with --logic (SO-CEL's "
                                    "UCEA, SREMO's SRT, CEQL's CEA). SVG/PNG/PDF need Graphviz's dot program or its "
                                    "WebAssembly build; DOT text always works.")
-    d.add_argument("formula", help="the formula's text, or @FILE")
+    d.add_argument("formula", help="the formula's text, or @FILE; @FILE.json draws an automaton file "
+                                   "(docs/automaton-files.md)")
     add_logic_option(d, "an automaton model")
-    d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot); "
-                                          "DOT on stdout when omitted")
+    d.add_argument("-o", "--output", help="file to write; the extension picks the format (svg, png, pdf, dot; json: "
+                                          "the automaton as a file, docs/automaton-files.md); DOT on stdout when "
+                                          "omitted")
     d.add_argument("--title", help="caption (default: the formula)")
+    d.add_argument("--scale", type=scale_factor, metavar="S",
+                   help="an SVG S times its natural size (default: it fills the width it is shown at); a PNG S "
+                        "times the resolution")
+    d.add_argument("--stream", help="build the automaton for this stream's events: ACEL's ACEA copies the attributes "
+                                    "the stream's events carry (the ACEL paper Thm 6.2; default: the attributes the "
+                                    "formula names); the other models are the same for every stream")
     d.add_argument("--trim", action="store_true", help="drop states that no accepting run visits and renumber "
-                                                       "the others (drawings leave them out anyway)")
+                                                       "the others (drawings show them grey, with their numbers)")
     d.add_argument("--all-states", action="store_true",
-                   help="draw every state, also those no accepting run visits (left out by default; CEA, UCEA and SRT)")
-    add_budget_option(d)
+                   help="draw the states no accepting run visits like the others (grey by default; CEA, UCEA and SRT)")
+    declare(d, inputs=[text_or_file("formula"), file("stream")],
+            outputs=[output_file("output", suffixes=DRAWING_FORMATS | {"json"})], budget=True,
+            example=["draw", "A ; B", "-o", "drawing.dot"])
     d.set_defaults(func=cmd_draw)
 
     g = sub.add_parser("logics", help="list the registered formalisms, their evaluators and constructions",
@@ -205,4 +227,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "paper, its evaluators (--via) and the constructions it has; with -v, the reason "
                                    "for each construction it lacks.")
     g.add_argument("-v", "--verbose", action="store_true", help="say why each missing construction is missing")
+    g.add_argument("--schema", metavar="LOGIC", help="print the JSON Schema of the lines eval --logic LOGIC prints "
+                                                     "(docs/output-contract.md)")
+    declare(g)
     g.set_defaults(func=cmd_logics)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from cer_theory.core.budget import DEFAULT_WORK
 from cer_theory.core.errors import CerError
 
-from cer_theory.cli.common import add_budget_option
+from cer_theory.cli.layer import declare
 from cer_theory.cli.options import seconds, whole_number
 
 DEFAULT_DATABASE = "sqlite:///course.db"
@@ -18,7 +19,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:  # the extra is not installed: say how to get it
         raise CerError(f"the course server needs the server extra ({e.name} is missing): "
                        f"pip install '.[server]' from a checkout") from None
-    serve(host=args.host, port=args.port, database=args.database, workers=args.workers, budget=args.budget,
+    serve(host=args.host, port=args.port, database=args.database, workers=args.workers, budget=args.answer_budget,
           seconds=args.seconds)
     return 0
 
@@ -40,5 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="grading processes (a whole number from 1 to 64; default 2)")
     s.add_argument("--seconds", type=seconds(), default=30.0,
                    help="the wall-clock cap on grading one answer (default 30)")
-    add_budget_option(s)
+    # Not --budget, which bounds a whole command's run (cli.layer): the server runs for days, and each answer is
+    # graded in a process of its own under this budget.
+    s.add_argument("--answer-budget", type=whole_number(minimum=1), default=DEFAULT_WORK, metavar="N",
+                   help=f"the work grading one answer may do, in the units of --budget (default {DEFAULT_WORK:,})")
+    # The database is the server's store, read and written by its driver for as long as it runs, not an output
+    # file replaced whole: nothing for the layer to write aside.
+    declare(s)
     s.set_defaults(func=cmd_serve)

@@ -10,7 +10,8 @@ from cer_theory.core.budget import work_budget
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.protocols import get
 
-from cer_theory.cli.common import add_budget_option, construct, show
+from cer_theory.cli.common import construct, show
+from cer_theory.cli.layer import declare, file
 
 LOGIC = "socel"
 """The formalism whose automata the files hold: UCEA (the SO-CEL paper §4), of which a CEA file is one."""
@@ -64,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--relations", help="comma-separated relation names of the schema (default: the types the "
                                        "guards mention, plus a fresh one for all others)")
     t.add_argument("--core", action="store_true", help="core SO-CEL (needs the *-property; refused otherwise)")
-    add_budget_option(t)
+    declare(t, inputs=[file("automaton")], budget=True)
     t.set_defaults(func=cmd_to_socel)
 
 

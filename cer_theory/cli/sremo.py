@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import argparse
 
+from cer_theory.core.budget import work_budget
+
 from cer_theory.cli.options import whole_number
-from cer_theory.cli.common import (add_budget_option, add_logic_option, construct, having, read_formula,
-                                   read_text_argument, show)
+from cer_theory.core.drawing import DRAWING_FORMATS
+from cer_theory.cli.common import add_logic_option, construct, having, read_formula, read_text_argument, show
+from cer_theory.cli.layer import declare, file, output_file, text_or_file
 
 
 def cmd_complement(args: argparse.Namespace) -> int:
@@ -32,11 +35,12 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from cer_theory.formalisms.sremo.detect import Detector
     from cer_theory.formalisms.sremo.parser import parse
 
-    srt = compile_automaton(parse(read_text_argument(args.formula)))
     stream = load(args.stream)
     out = sys.stdout
-    for k in Detector(srt, pure=args.pure).run(stream):
-        out.write(json.dumps({"k": k}) + "\n")
+    with work_budget(args.budget):  # the compilation (windows unrolled, complements determinized) and the run
+        srt = compile_automaton(parse(read_text_argument(args.formula)))
+        for k in Detector(srt, pure=args.pure).run(stream):
+            out.write(json.dumps({"k": k}) + "\n")
     return 0
 
 
@@ -49,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("formula", help="SREMO text (docs/sremo-syntax.md), or @FILE")
     d.add_argument("--stream", required=True, help="stream file: .csv (with a type column) or JSON Lines")
     d.add_argument("--pure", action="store_true", help="the pure reading (no • needed on the last transition)")
+    declare(d, inputs=[text_or_file("formula"), file("stream")], budget=True)
     d.set_defaults(func=cmd_detect)
     c = sub.add_parser("complement", help="complement a windowed SREMO expression's dSRA (the SRT paper Cor. 43)",
                        description="Compile a SREMO expression (Thm. 27), unroll it to strings of length ≤ w "
@@ -60,7 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--window", type=whole_number(minimum=0),
                    help="w, a whole number ≥ 1 (default: the expression's (e) WITHIN w)")
     c.add_argument("--dot", metavar="FILE", help="draw the complement; the extension picks the format")
-    add_budget_option(c)
+    declare(c, inputs=[text_or_file("formula")], outputs=[output_file("dot", suffixes=DRAWING_FORMATS)], budget=True,
+            example=["complement", '[TRUE]* . [type = "A"] -> r1 . [TRUE]* . <type = "B" AND x = r1.x>', "--window",
+                     "3", "--dot", "complement.dot"])
     c.set_defaults(func=cmd_complement)
 
 

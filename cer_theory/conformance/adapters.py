@@ -29,8 +29,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.semantics import evaluate
@@ -129,6 +127,8 @@ class SparkAdapter:
             return self._spark
 
     def run(self, case: Case) -> list[ComplexEvent]:
+        import pandas as pd  # the spark extra's: a plain install runs every other adapter without it
+
         spark = self.session()
         frame = pd.DataFrame([e.to_dict() for e in case.events])
         try:

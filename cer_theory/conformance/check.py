@@ -16,16 +16,19 @@ Each case ends in one of five classes:
   class is ever turned into an answer: an engine that says nothing usable has not answered "no complex events".
 
 Every unexplained case, refusal and engine error is **shrunk** by our own delta debugging (not hypothesis's shrinker: the
-engine may be an external process and a corpus case has no hypothesis choice sequence; docs/decisions.md D81):
-greedily, clauses are dropped, pattern subformulas replaced by their operands and chunks of the stream removed
-(halves down to single events), keeping each change under which the case stays in its class, until nothing
-more can go. The result is a local minimum: no single one of those steps keeps the failure.
+engine may be an external process and a corpus case has no hypothesis choice sequence; docs/decisions.md D81) to a
+canonical form (:class:`CeqlReducer`, D360): clauses dropped, pattern subformulas replaced by their operands, chunks
+of the stream removed, then event types merged and renamed in first-use order, attributes the query never names
+dropped, attribute values lowered; each step kept when the case keeps its class and the shape of its difference
+(:func:`cer_theory.testing.findings.reduce`). The result is a local minimum: no single one of those steps keeps
+the failure. :func:`findings` then groups the failing cases of a run by their canonical case: one finding per bug.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -34,13 +37,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cer_theory.core.errors import CerError
-from cer_theory.core.events import CoreComplexEvent
-from cer_theory.formalisms.cel.ast import Filter, Formula
-from cer_theory.core.predicates.ast import And, Or
+from cer_theory.core.events import CoreComplexEvent, Event
+from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Filter, Formula, In, Plus, Seq
+from cer_theory.core.predicates.ast import And, On, Or
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.formalisms.ceql.semantics import evaluate, limit_conforms
 from cer_theory.conformance.dialects import Dialect
+from cer_theory.testing.findings import Finding, group, reduce, shape
 from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, ConformanceError, EngineFailure, \
     EngineRefusal, ce_text, from_core, to_json_ce
 
@@ -178,46 +182,196 @@ def smaller_queries(q: Query) -> Iterator[Query]:
             continue
 
 
-def shrink(outcome: Outcome, adapter: Adapter, dialect: Dialect, *, budget: int = SHRINK_BUDGET
-           ) -> tuple[Outcome, int]:
-    """A minimal case of the same class as ``outcome`` (the module docstring), and the engine runs it took."""
-    # A copy: when no step keeps the failure, the case is its own minimal case, and an outcome that were its own
-    # ``minimal`` would make to_json recurse forever.
-    best, runs = dataclasses.replace(outcome, minimal=None), 0
+def outcome_shape(o: Outcome) -> frozenset[str]:
+    """The shape of a finding's difference (:func:`cer_theory.testing.findings.shape`); a refusal or an engine
+    error is its class alone (its message may quote the query, which shrinks)."""
+    if o.kind != UNEXPLAINED:
+        return frozenset({o.kind})
+    return shape(o.expected, o.got, end=lambda ce: ce[1], last=len(o.case.events) - 1)
 
-    def attempt(case: Case) -> bool:
-        nonlocal best, runs
-        if runs >= budget:
-            return False
-        runs += 1
-        try:
-            trial = run_case(case, adapter, dialect)
-        except CerError:  # the reference rejects the smaller case (e.g. a window key now missing): not a step
-            return False
-        if trial.kind == outcome.kind:
-            best = trial
-            return True
-        return False
 
-    progress = True
-    while progress and runs < budget:
-        progress = False
-        for q in smaller_queries(best.case.ast):
-            if attempt(best.case.with_(query=q)):
-                progress = True
-                break
-        if progress:
-            continue
-        events = list(best.case.events)
+def _walk(node: Any, f: Callable[[Any], Any]) -> Any:
+    """``node`` rebuilt bottom-up with ``f`` applied to every dataclass node (tuples of nodes too)."""
+    if isinstance(node, tuple):
+        return tuple(_walk(x, f) for x in node)
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return node
+    changes = {}
+    for fl in dataclasses.fields(node):
+        value = getattr(node, fl.name)
+        new = _walk(value, f)
+        if new is not value and new != value:
+            changes[fl.name] = new
+    return f(dataclasses.replace(node, **changes) if changes else node)
+
+
+def _nodes(node: Any) -> Iterator[Any]:
+    """The dataclass nodes below ``node``, parents first, operands left to right (the printed order)."""
+    if isinstance(node, tuple):
+        for x in node:
+            yield from _nodes(x)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        yield node
+        for fl in dataclasses.fields(node):
+            yield from _nodes(getattr(node, fl.name))
+
+
+def rename_types(q: Query, names: dict[str, str]) -> Query:
+    """``q`` with event types renamed by ``names``, and with them the variables named after them (an atom ``R``
+    binds the variable ``R``; FILTER, AS and SELECT name it)."""
+    def one(node: Any) -> Any:
+        if isinstance(node, Atom) and node.name in names:
+            return Atom(names[node.name])
+        if isinstance(node, (In, On)) and node.var in names:
+            return dataclasses.replace(node, var=names[node.var])
+        return node
+
+    out = _walk(q, one)
+    if out.select:
+        out = dataclasses.replace(out, select=tuple(names.get(v, v) for v in out.select))
+    return out
+
+
+def _types_in_use(case: Case) -> list[str]:
+    """The event types a case uses, in first-use order: the query's atoms as printed, then the stream's."""
+    seen = [n.name for n in _nodes(case.ast.pattern) if isinstance(n, Atom)]
+    seen += [e.type for e in case.events]
+    return list(dict.fromkeys(seen))
+
+
+def _declared_types(case: Case) -> list[str]:
+    return list(dict.fromkeys(t for d in case.declarations for t in d.events))
+
+
+def _value_size(v: Any) -> tuple[int, str]:
+    return (len(v), v) if isinstance(v, str) else (abs(int(v)) * 2 + (v < 0), "")
+
+
+def _lower(v: Any) -> list[Any]:
+    """Smaller values to try for ``v``, smallest first."""
+    if isinstance(v, bool):
+        return [False] if v else []
+    if isinstance(v, int):
+        return list(dict.fromkeys(x for x in (0, v // 2, v - 1 if v > 0 else v + 1) if abs(x) < abs(v)))
+    if isinstance(v, float):
+        return [x for x in (0.0, float(int(v))) if abs(x) < abs(v)]
+    if isinstance(v, str):
+        return list(dict.fromkeys(x for x in ("", "a", v[:-1]) if (len(x), x) < (len(v), v)))
+    return []
+
+
+class CeqlReducer:
+    """The CEQL harness's :class:`~cer_theory.testing.findings.Reducer` (docs/decisions.md D360): clauses
+    dropped and pattern subformulas replaced by an operand (:func:`smaller_queries`), chunks of the stream removed
+    (halves down to single events), then the canonical steps: an event type replaced by one used earlier, the types
+    renamed to the declared ones in first-use order, an attribute the query never names dropped from the events
+    and the declarations, and attribute values lowered (``time``, the protocol's time, never below the previous
+    event's)."""
+
+    def candidates(self, case: Case) -> Iterator[Case]:
+        for q in smaller_queries(case.ast):
+            yield case.with_(query=q)
+        for q in plainer_queries(case.ast):
+            yield case.with_(query=q)
+        events = list(case.events)
         chunk = max(1, len(events) // 2)
-        while chunk >= 1 and not progress:
+        while chunk >= 1:
             for at in range(0, len(events), chunk):
                 rest = events[:at] + events[at + chunk:]
-                if rest and attempt(best.case.with_(events=rest)):
-                    progress = True
-                    break
+                if rest:
+                    yield case.with_(events=rest)
             chunk //= 2
-    return best, runs
+        used, declared = _types_in_use(case), _declared_types(case)
+        for k, t in enumerate(used):
+            for u in used[:k]:
+                yield self._retyped(case, {t: u})
+        canonical = dict(zip([t for t in used if t in declared], declared))
+        if any(a != b for a, b in canonical.items()):
+            yield self._retyped(case, {**canonical, **{b: a for a, b in canonical.items() if b not in canonical}})
+        text = str(case.ast)
+        named = set(re.findall(r"[A-Za-z_]\w*", text)) | ({"time"} if case.ast.within is not None
+                                                              and case.ast.within.kind == "time" else set())
+        for attr in sorted({a for e in case.events for a in e.attributes} - named):
+            yield self._without(case, attr)
+        for k, e in enumerate(events):
+            for a, v in e.attributes.items():
+                for lower in _lower(v):
+                    if a == "time" and k and isinstance(lower, (int, float)) and lower < (events[k - 1].get(a) if events[k - 1].get(a) is not None else lower):
+                        continue
+                    changed = Event(e.type, {**e.attributes, a: lower})
+                    yield case.with_(events=events[:k] + [changed] + events[k + 1:])
+
+    @staticmethod
+    def _retyped(case: Case, names: dict[str, str]) -> Case:
+        events = [Event(names.get(e.type, e.type), e.attributes) for e in case.events]
+        return case.with_(query=rename_types(case.ast, names), events=events)
+
+    @staticmethod
+    def _without(case: Case, attr: str) -> Case:
+        decls = tuple(dataclasses.replace(d, events={t: {a: k for a, k in attrs.items() if a != attr}
+                                                     for t, attrs in d.events.items()}) for d in case.declarations)
+        events = tuple(Event(e.type, {a: v for a, v in e.attributes.items() if a != attr}) for e in case.events)
+        return dataclasses.replace(case, declarations=decls, events=events)
+
+    def measure(self, case: Case) -> tuple:
+        used, declared = _types_in_use(case), _declared_types(case)
+        ranks = tuple(declared.index(t) if t in declared else len(declared) for t in used)
+        attrs = {a for d in case.declarations for attrs in d.events.values() for a in attrs}
+        values = tuple(_value_size(v) for e in case.events for _, v in sorted(e.attributes.items()))
+        q = case.ast
+        numbers = (q.within.size if q.within is not None else 0, q.limit or 0)
+        return len(case.events), query_size(q), len(case.query), case.query.count(":"), numbers, len(used), len(attrs), ranks, values
+
+    def key(self, case: Case) -> str:
+        return json.dumps([case.declarations_text(), case.query, [e.to_dict() for e in case.events]])
+
+
+CEQL_REDUCER = CeqlReducer()
+
+
+def query_size(q: Query) -> int:
+    """The nodes of the pattern (its conditions' too) and the clauses that are there: SELECT's variables, a
+    strategy other than ALL, each PARTITION BY group, WITHIN, CONSUME BY, LIMIT."""
+    clauses = ((len(q.select) + 1 if q.select is not None else 0) + (q.strategy != "ALL") + len(q.partition_by)
+               + (q.within is not None) + (q.consume is not None) + (q.limit is not None))
+    return sum(1 for _ in _nodes(q.pattern)) + clauses
+
+
+def plainer_queries(q: Query) -> Iterator[Query]:
+    """``q`` with one strict-contiguity operator made plain (a ``:+`` a ``+``, a ``:`` a ``;``), or its window or
+    LIMIT lowered: canonical forms of failing queries that differ only there."""
+    if q.within is not None:
+        for size in dict.fromkeys((0, q.within.size // 2, q.within.size - 1)):
+            if 0 <= size < q.within.size:
+                yield dataclasses.replace(q, within=dataclasses.replace(q.within, size=size))
+    if q.limit is not None and q.limit > 1:
+        yield dataclasses.replace(q, limit=1)
+    for node in _nodes(q.pattern):
+        if isinstance(node, (CPlus, Contig)):
+            plain = Plus(node.body) if isinstance(node, CPlus) else Seq(node.left, node.right)
+            yield _walk(q, lambda n, old=node, new=plain: new if n is old else n)
+
+
+def shrink(outcome: Outcome, adapter: Adapter, dialect: Dialect, *, budget: int = SHRINK_BUDGET
+           ) -> tuple[Outcome, int]:
+    """A minimal case of the same class and shape as ``outcome`` (:func:`cer_theory.testing.findings.reduce`
+    with :data:`CEQL_REDUCER`), and the engine runs it took."""
+    def run(cases: Sequence[Case]) -> Iterator[Outcome | None]:
+        for case in cases:
+            try:
+                yield run_case(case, adapter, dialect)
+            except Exception:  # noqa: BLE001 - the reference rejects the smaller case (a window key now missing)
+                yield None
+
+    best, runs = reduce(outcome, run, CEQL_REDUCER, outcome_shape, budget=budget)
+    # A copy: an outcome that were its own ``minimal`` would make to_json recurse forever.
+    return dataclasses.replace(best, minimal=None), runs
+
+
+def findings(outcomes: Iterable[Outcome]) -> list[Finding[Outcome]]:
+    """The run's findings: its failing cases grouped by their reduced case and shape, numbered F1, F2, …"""
+    return group((o for o in outcomes if o.finding), CEQL_REDUCER, outcome_shape,
+                 minimal=lambda o: o.minimal or o, name=lambda o: o.case.name)
 
 
 # ---------------------------------------------------------------------------------------------- a run
@@ -289,6 +443,6 @@ def outcome_text(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["AGREE", "ENGINE_ERROR", "EXPLAINED", "KINDS", "Outcome", "REFUSED", "Summary", "UNEXPLAINED",
-           "conforms", "judge", "outcome_text", "run_case", "run_cases", "shrink", "smaller_patterns",
-           "smaller_queries"]
+__all__ = ["AGREE", "CEQL_REDUCER", "CeqlReducer", "ENGINE_ERROR", "EXPLAINED", "KINDS", "Outcome", "REFUSED",
+           "Summary", "UNEXPLAINED", "conforms", "findings", "judge", "outcome_shape", "outcome_text", "rename_types",
+           "run_case", "run_cases", "shrink", "smaller_patterns", "smaller_queries"]

@@ -150,7 +150,7 @@ def corpus_cases(root: str | Path, *, per_query: int, seed: int = 0) -> tuple[li
         for n, events in enumerate(streams):
             # the engine gets the query as our printer writes it: the dialect readings of the grammar (e.g.
             # core-precedence) are stated on that canonical text, where redundant parentheses are gone
-            cases.append(Case(declarations, str(query), tuple(events), f"{rel} #{n}", query))
+            cases.append(Case(declarations, str(query), tuple(events), f"{rel} case {n}", query))
     return cases, skipped
 
 

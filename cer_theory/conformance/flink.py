@@ -9,8 +9,8 @@ watermark; the job's rows are read back with ``collect()``. A group whose job fa
 of its cases, never an empty answer.
 
 Each case is then **agree** (the same output rows, as multisets: partition key and measures, what ``ONE ROW PER
-MATCH`` outputs), **explained** (Flink's rows are the reference's under one of the :data:`READINGS` where Flink
-knowingly departs from the standard, or its refusal is one its documentation announces), **unexplained** (a
+MATCH`` outputs), **explained** (Flink's rows are exactly those of the executable model of its matcher,
+:mod:`cer_theory.conformance.flink_model`, or its refusal is one of the :data:`READINGS`), **unexplained** (a
 finding) or **engine error**. Findings are shrunk (rows of the stream, then measures and conditions dropped) by
 re-running Flink, and written with a report, replay files and a script pasteable into Flink's SQL client.
 
@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import functools
 import importlib.util
-import itertools
 import json
 import re
 import shutil
@@ -38,15 +36,16 @@ from typing import Any
 from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
-from cer_theory.formalisms.rpr.ast import Col, Measure, Nav, Query, Skip, Truth, check, variables
-from cer_theory.formalisms.rpr.compile import compile_automaton
+from cer_theory.formalisms.rpr.ast import Col, Concat, Measure, Nav, Quant, Query, Skip, Truth, check, variables
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
 from cer_theory.formalisms.rpr.semantics import SkipError, evaluate, run_with
+from cer_theory.conformance.flink_model import FlinkModel, elements
 from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
 from cer_theory.conformance.protocol import ConformanceError, EngineFailure
+from cer_theory.testing.findings import Finding, cases_text, group, reduce, shape, shape_text
 
 Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
 """One output row: (the query's partition key, the measures as (name, value) pairs)."""
@@ -95,7 +94,7 @@ def generate_groups(groups: int, per_group: int, seed: int) -> list[list[Case]]:
     pairs = conformance_cases(groups, seed=seed, logic="rpr", formulas=flink_queries(),
                               streams=st.lists(streams(max_length=7).filter(bool), min_size=per_group,
                                                max_size=per_group))
-    return [[Case(q, tuple(s), f"generated #{g * per_group + i}") for i, s in enumerate(group)]
+    return [[Case(q, tuple(s), f"case {g * per_group + i}") for i, s in enumerate(group)]
             for g, (q, group) in enumerate(pairs)]
 
 
@@ -111,7 +110,7 @@ def expected_rows(q: Query, events: Sequence[Event], find: Callable | None = Non
 def missing_requirements() -> str | None:
     """What this machine lacks to run Flink, in one line; None when nothing is missing."""
     if importlib.util.find_spec("pyflink") is None:
-        return "the flink engine needs the optional extra: pip install 'cer_theory[flink]' (apache-flink)"
+        return "the flink engine needs the optional extra: from a checkout, pip install '.[flink]' (apache-flink)"
     if shutil.which("java") is None:
         return "the flink engine needs a Java 17 runtime on PATH (java not found)"
     return None
@@ -161,7 +160,7 @@ class FlinkSession:
         self.jobs += 1
         table, folder = f"ev{self.jobs}", self.scratch / f"g{self.jobs}"
         folder.mkdir()
-        with open(folder / "rows.csv", "w", newline="", encoding="utf-8") as f:
+        with open_output(folder / "rows.csv", private=True) as f:  # (a scratch file Flink reads)
             csv.writer(f).writerows(csv_rows(cases))
         names = [m.name for m in q.measures]
         out = [Counter() for _ in cases]
@@ -218,22 +217,12 @@ def open_session() -> FlinkSession:
 
 @dataclass(frozen=True)
 class Reading:
-    """A documented or established way Flink departs from the standard. A *refusal* reading explains an engine
-    error whose message matches ``refuses``; *output* readings explain rows equal to the reference's computed
-    under them (:func:`matcher`), alone or together."""
+    """A documented or established way Flink refuses a query: it explains an engine error whose message matches
+    ``refuses`` (the message is the model: the planner's own words, quoted by its documentation or its code)."""
 
     name: str
     description: str
-    refuses: str | None = None
-    output: bool = False
-
-
-def matcher(q: Query, readings: frozenset[str]) -> Callable:
-    """The matcher of the reference under Flink's output ``readings`` (a subset of "end-of-input" and
-    "prev-within-match")."""
-    nfa = compile_automaton(q)
-    return functools.partial(nfa.first_match, certain="end-of-input" in readings,
-                             prev_within_match="prev-within-match" in readings)
+    refuses: str
 
 
 READINGS = (
@@ -252,13 +241,19 @@ READINGS = (
     Reading("physical-offsets", "Flink refuses PREV over a variable's column or with some offsets (\"Flink does not "
                                 "support physical offsets within partition\"; not in the SQL documentation)",
             refuses=r"(?i)does not support physical offsets within partition"),
-    Reading("end-of-input", "at the end of the input Flink emits no match for a start row while a more preferred "
-                            "partial match there still wants rows (a streaming matcher cannot know the input ended; "
-                            "the standard matches a finite table)", output=True),
-    Reading("prev-within-match", "PREV(x) does not reach before the match's first row: there it is NULL (the "
-                                 "standard: the physical previous row of the partition)", output=True),
 )
-"""The ``flink`` dialect."""
+"""The ``flink`` dialect's refusals. Rows are explained by one model, :data:`MODEL`."""
+
+MODEL = "flink-nfa"
+"""The name of the executable model of Flink's matcher (:mod:`cer_theory.conformance.flink_model`): a case whose
+rows Flink gives differently from the reference is *explained* only when the model gives Flink's rows exactly."""
+
+
+def model_rows(q: Query, events: Sequence[Event]) -> Counter | None:
+    """The rows :mod:`~cer_theory.conformance.flink_model` gives (a multiset, as :func:`expected_rows`), or None
+    when the query is outside the modelled fragment."""
+    parts = elements(q)
+    return None if parts is None else expected_rows(q, events, FlinkModel(q, parts).find)
 
 
 # ------------------------------------------------------------------------------------------ checking
@@ -307,15 +302,12 @@ def classify(case: Case, got: Counter | None, error: str = "") -> Outcome:
             return Outcome(case, AGREE, None, None, error=f"both raise; reference: {exc}")
         return Outcome(case, UNEXPLAINED, None, got, error=f"the standard raises ({exc}); Flink answers")
     if got is None:
-        named = tuple(r.name for r in READINGS if r.refuses and re.search(r.refuses, error))
+        named = tuple(r.name for r in READINGS if re.search(r.refuses, error))
         return Outcome(case, EXPLAINED if named else ENGINE_ERROR, expected, None, named, error)
     if got == expected:
         return Outcome(case, AGREE, expected, got)
-    output = [r.name for r in READINGS if r.output]
-    for size in range(1, len(output) + 1):
-        for chosen in itertools.combinations(output, size):
-            if expected_rows(case.query, case.events, matcher(case.query, frozenset(chosen))) == got:
-                return Outcome(case, EXPLAINED, expected, got, chosen)
+    if model_rows(case.query, case.events) == got:
+        return Outcome(case, EXPLAINED, expected, got, (MODEL,))
     return Outcome(case, UNEXPLAINED, expected, got)
 
 
@@ -331,6 +323,68 @@ def run_group(session: FlinkSession, cases: Sequence[Case]) -> list[Outcome]:
 
 SHRINK_JOBS = 8
 """At most this many Flink jobs to shrink one finding."""
+
+
+def outcome_shape(o: Outcome) -> frozenset[str]:
+    """The shape of a Flink case's difference (:func:`cer_theory.testing.findings.shape`) over output rows; an
+    engine error is its class."""
+    if o.kind != UNEXPLAINED:
+        return frozenset({o.kind})
+    if o.expected is None:
+        return frozenset({"standard raises"})
+    last = max((e["id"] for e in o.case.events), default=-1)
+    return shape(o.expected.elements(), None if o.got is None else o.got.elements(),
+                 end=lambda row: dict(row[1]).get("last_id"), last=last)
+
+
+class FlinkReducer:
+    """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition, an
+    extra measure, WITHIN, PARTITION BY or the skip mode dropped, a pattern element dropped or unquantified, the
+    WITHIN interval lowered, then canonical steps: ``x`` and ``k`` lowered to 0, ``id`` renumbered 0, 1, …, and
+    each row moved back in time (with those after it) to one second after the previous."""
+
+    def candidates(self, case: Case) -> Iterator[Case]:
+        yield from _fewer_rows(case)
+        yield from _simpler_queries(case)
+        q = case.query
+        parts = q.pattern.parts if isinstance(q.pattern, Concat) else (q.pattern,)
+        for k, p in enumerate(parts):  # an element dropped (with its DEFINE), or a quantified one unquantified
+            options = ([parts[:k] + parts[k + 1:]] if len(parts) > 1 else []) + (
+                [parts[:k] + (p.body,) + parts[k + 1:]] if isinstance(p, Quant) else [])
+            for rest in options:
+                pattern = rest[0] if len(rest) == 1 else Concat(tuple(rest))
+                names = set(variables(pattern))
+                smaller = dataclasses.replace(case, query=dataclasses.replace(
+                    q, pattern=pattern, defines=tuple(d for d in q.defines if d[0] in names)))
+                yield smaller
+                yield from _fewer_rows(smaller)  # a shorter pattern often needs a shorter stream: both at once
+        if q.within is not None and q.within > 1:
+            yield dataclasses.replace(case, query=dataclasses.replace(q, within=q.within - 1))
+        events = list(case.events)
+        for k, e in enumerate(events):
+            for attr in ("x", "k"):
+                if e.get(attr):
+                    changed = Event(e.type, {**e.attributes, attr: 0})
+                    yield dataclasses.replace(case, events=tuple(events[:k] + [changed] + events[k + 1:]))
+        renumbered = tuple(Event(e.type, {**e.attributes, "id": k}) for k, e in enumerate(events))
+        if renumbered != case.events:
+            yield dataclasses.replace(case, events=renumbered)
+        for k in range(len(events)):  # a row moved back in time, down to one second after the previous
+            earliest = events[k - 1]["ts"] + 1 if k else 1
+            if events[k]["ts"] > earliest:
+                moved = [Event(e.type, {**e.attributes, "ts": e["ts"] - (events[k]["ts"] - earliest)})
+                         if j >= k else e for j, e in enumerate(events)]
+                yield dataclasses.replace(case, events=tuple(moved))
+
+    def measure(self, case: Case) -> tuple:
+        values = tuple(abs(e.get(a) or 0) for e in case.events for a in ("x", "k", "id", "ts"))
+        return len(case.events), len(format(case.query)), case.query.within or 0, values
+
+    def key(self, case: Case) -> str:
+        return json.dumps(case.to_json()["query"]) + json.dumps([e.to_dict() for e in case.events], default=str)
+
+
+FLINK_REDUCER = FlinkReducer()
 
 
 def _fewer_rows(case: Case) -> Iterator[Case]:
@@ -354,31 +408,29 @@ def _simpler_queries(case: Case) -> Iterator[Case]:
 
 
 def shrink(session: FlinkSession, outcome: Outcome) -> Outcome:
-    """A smaller case of the same class: rows dropped (all one-row-shorter streams in one job), then clauses of
-    the query dropped one job each, greedily, within :data:`SHRINK_JOBS` jobs."""
-    best, jobs = outcome, 0
-    progress = True
-    while progress and jobs < SHRINK_JOBS:
-        progress = False
-        candidates = list(_fewer_rows(best.case))
-        if candidates:
-            jobs += 1
-            for o in run_group(session, candidates):
-                if o.kind == outcome.kind:
-                    best, progress = o, True
-                    break
-        for candidate in _simpler_queries(best.case):
-            if jobs >= SHRINK_JOBS:
-                break
-            try:
-                check(candidate.query)
-            except Exception:
-                continue
-            jobs += 1
-            (o,) = run_group(session, [candidate])
-            if o.kind == outcome.kind:
-                best, progress = o, True
-                break
+    """A minimal case of the same class and kinds of difference (:func:`cer_theory.testing.findings.reduce` with
+    :data:`FLINK_REDUCER`), within :data:`SHRINK_JOBS` Flink jobs: candidates with the query of the case run as
+    one job (each a partition of its own), every other candidate as a job of its own."""
+    jobs = 0
+
+    def run_all(cases: Sequence[Case]) -> Iterator[Outcome | None]:
+        nonlocal jobs
+        pending = list(cases)
+        while pending and jobs < SHRINK_JOBS:
+            same = [c for c in pending if c.query == pending[0].query]
+            pending = [c for c in pending if c.query != pending[0].query]
+            valid = []
+            for c in same:
+                try:
+                    check(c.query)
+                    valid.append(c)
+                except Exception:  # noqa: BLE001 - a dropped DEFINE or measure can leave the query invalid
+                    yield None
+            if valid:
+                jobs += 1
+                yield from run_group(session, valid)
+
+    best, _ = reduce(outcome, run_all, FLINK_REDUCER, outcome_shape, budget=SHRINK_JOBS * 40)
     return dataclasses.replace(best, minimal=None)  # its own object, even when nothing could go
 
 
@@ -418,54 +470,115 @@ def sql_script(case: Case, csv_path: str = "/tmp/rpr_case") -> str:
             f"SET 'execution.runtime-mode' = 'streaming';\n{flink_sql(case.query, 'ev')};\n")
 
 
+def findings(outcomes: Sequence[Outcome]) -> list[Finding[Outcome]]:
+    """The run's findings: failing cases grouped by their reduced case and shape, numbered F1, F2, …"""
+    return group((o for o in outcomes if o.finding), FLINK_REDUCER, outcome_shape, minimal=lambda o: o.minimal or o,
+                 name=lambda o: o.case.name)
+
+
+FLINK_RULES = {
+    "within": "Flink's documentation, Table API & SQL, Pattern Recognition, *Time constraint*: a match is dropped "
+              "when the time between its first and last rows is longer than the interval; its example keeps a "
+              "match exactly as long as the interval (`WITHIN INTERVAL '1' HOUR`).",
+    "rows": "ISO/IEC 9075-2:2016 §7.6 and ISO/IEC TR 19075-5:2016 §4.12–4.13: at each start row the most preferred "
+            "match (the least in the order of the parenthesized language), then the AFTER MATCH SKIP mode.",
+    "error": "Flink's documentation does not announce this refusal; the query is in the fragment it documents.",
+}
+
+
+def _rule(o: Outcome) -> str:
+    if o.kind != UNEXPLAINED:
+        return FLINK_RULES["error"]
+    return FLINK_RULES["within" if o.case.query.within is not None else "rows"]
+
+
+def _what(o: Outcome) -> str:
+    rows = " ".join(f"{e.type}(id={e['id']},k={e['k']},x={e['x']},ts={e['ts']})" for e in o.case.events)
+    return "\n".join([format(o.case.query), "", "rows: " + rows,
+                      "standard: " + json.dumps(None if o.expected is None else _rows_json(o.expected)),
+                      "flink:    " + json.dumps(None if o.got is None else _rows_json(o.got), default=str)
+                      + (f" error: {o.error}" if o.error else "")])
+
+
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[str, Any]) -> Path:
-    """``cases.json`` (every case, its class, both outputs), ``findings/NNN.json`` (each minimal case, for
-    ``--replay``) and ``findings/NNN.sql`` (pasteable into Flink's SQL client), ``report.md``."""
+    """``cases.json`` (every case, its class, both outputs, its finding), ``report.md`` and one folder per finding
+    (:func:`cer_theory.conformance.report.write_finding`: ``case.json`` for ``--replay``, ``repro.sql`` for
+    Flink's SQL client, ``README.md``)."""
+    from cer_theory.conformance.report import fenced, write_finding, write_text
+
     out = Path(directory)
     (out / "findings").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "findings").glob("[0-9][0-9][0-9].*"):
-        stale.unlink()
-    findings: list[Outcome] = []  # one per minimal case: the cases of a group share their shrunk case
-    seen: set[int] = set()
-    for o in outcomes:
-        if o.finding and id(o.minimal or o) not in seen:
-            seen.add(id(o.minimal or o))
-            findings.append(o)
-    same = Counter(id(o.minimal or o) for o in outcomes if o.finding)
+    for stale in (out / "findings").iterdir():  # an earlier run's files (and the old NNN.json / NNN.sql)
+        if stale.is_file() and re.fullmatch(r"\d{3}\.(json|sql)", stale.name):
+            stale.unlink()
+    found = findings(outcomes)
+    label = {o.case.name: f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
-    head = {"meta": meta, "summary_line": summary_line(outcomes), "explained_by": dict(readings)}
-    body = ",\n".join(json.dumps(o.to_json(), separators=(",", ":"), default=str) for o in outcomes)
-    _write(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    head = {"meta": meta, "summary_line": summary_line(outcomes), "findings": len(found),
+            "explained_by": dict(readings)}
+    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[o.case.name]} if o.finding else {})},
+                                 separators=(",", ":"), default=str) for o in outcomes)
+    write_text(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
     lines = ["# Conformance report: Flink MATCH_RECOGNIZE against the RPR reference", "",
-             f"`{meta.get('command')}`", "", f"**{summary_line(outcomes)}**", "",
-             "Explained by the `flink` dialect's readings: "
-             + (", ".join(f"{r} ({n})" for r, n in readings.most_common()) or "none"), ""]
-    for k, o in enumerate(findings, 1):
-        m = o.minimal or o
-        _write(out / "findings" / f"{k:03d}.json", json.dumps(m.case.to_json()) + "\n")
-        _write(out / "findings" / f"{k:03d}.sql", sql_script(m.case))
-        more = same[id(m)] - 1
-        lines += [f"## Finding {k:03d}: {o.kind} ({o.case.name}"
-                  + (f", and {more} more cases of the same query" if more else "") + ")", "",
-                  "```sql", format(m.case.query), "```", "",
-                  "rows: " + " ".join(f"{e.type}(id={e['id']},k={e['k']},x={e['x']},ts={e['ts']})"
-                                      for e in m.case.events), "",
-                  f"- reference: `{json.dumps(None if m.expected is None else _rows_json(m.expected))}`",
-                  f"- flink: `{json.dumps(None if m.got is None else _rows_json(m.got), default=str)}`"
-                  + (f" error: {m.error}" if m.error else ""), "",
-                  f"replay: `{meta.get('replay', '').format(file=f'findings/{k:03d}.json')}`; SQL client: "
-                  f"`findings/{k:03d}.sql`", ""]
-    _write(out / "report.md", "\n".join(lines))
+             f"`{meta.get('command')}`", "", f"**{summary_line(outcomes)}; {len(found)} findings**", "",
+             "Explained by the model of Flink's matcher (`flink-nfa`) and the `flink` dialect's refusals: "
+             + (", ".join(f"{r} ({n})" for r, n in readings.most_common()) or "none"), "",
+             f"## Findings ({len(found)})", ""]
+    for f in found:
+        m = f.minimal
+        folder = write_finding(out, f, engine="Apache Flink MATCH_RECOGNIZE", case_json=m.case.to_json(),
+                               what=_what(m), rule=_rule(m), reproduction=("repro.sql", sql_script(m.case)),
+                               replay=str(meta.get("replay", "{file}")))
+        lines += [f"### Finding {f.label}: {f.kind}, {shape_text(f.shape)} ({f.count} "
+                  f"{'case' if f.count == 1 else 'cases'}: {cases_text(f.cases)})", "", fenced(_what(m), "sql"), "",
+                  f"Folder: `{folder.relative_to(out)}/` (`repro.sql` for Flink's SQL client)", ""]
+    write_text(out / "report.md", "\n".join(lines) + "\n")
     return out / "report.md"
 
 
-def _write(path: Path, text: str) -> None:
-    """Written aside and renamed into place."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def rejudge(directory: str | Path) -> list[Outcome]:
+    """The outcomes of a committed run's ``cases.json``, classified again from Flink's recorded answers (rows or
+    error) under the current model and readings; each finding keeps its recorded minimal case, re-classified
+    too. No Flink is needed: what changes is the judgement, not Flink's answers."""
+    data = json.loads(Path(directory, "cases.json").read_text(encoding="utf-8"))
+
+    def one(c: dict[str, Any]) -> Outcome:
+        c = {**c, "name": re.sub(r"^generated #", "case ", c.get("name", ""))}  # the old runs' names
+        got = None if "got" not in c else Counter(
+            (tuple(r["partition"]), tuple((k, v) for k, v in r.items() if k != "partition")) for r in c["got"])
+        return classify(Case.from_json(c), got, c.get("error", "") if got is None else "")
+
+    out = []
+    for c in data["cases"]:
+        o = one(c)
+        if o.finding and "minimal" in c:
+            m = one(c["minimal"])
+            o.minimal = m if m.kind == o.kind else None  # a minimal case now explained no longer stands for it
+        out.append(o)
+    return out
 
 
+def rejudge_report(directory: str | Path, session: FlinkSession | None = None) -> Path:
+    """Rewrite a committed run's report in place from its recorded answers (:func:`rejudge`), its meta data
+    kept and the re-judgement dated: ``python -c "from cer_theory.conformance.flink import rejudge_report;
+    rejudge_report('benchmarks/conformance/flink')"``. With a ``session``, each finding's recorded minimal case is
+    run on Flink again and reduced further (:func:`shrink`)."""
+    import datetime as _dt
+
+    meta = json.loads(Path(directory, "cases.json").read_text(encoding="utf-8"))["meta"]
+    meta["rejudged"] = (_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+                        + ": Flink's recorded answers classified under the flink-nfa model (docs/decisions.md D362)")
+    outcomes = rejudge(directory)
+    if session is not None:
+        meta["rejudged"] += "; findings reduced again on Flink"
+        for f in findings(outcomes):
+            (fresh,) = run_group(session, [f.minimal.case])
+            if fresh.kind == f.kind:
+                smaller = shrink(session, fresh)
+                for o in outcomes:
+                    if o.finding and o.case.name in f.cases:
+                        o.minimal = smaller
+    return write_report(directory, outcomes, meta)
 
 
 # ------------------------------------------------------------------------------------------ the command
@@ -483,6 +596,9 @@ def main(args: Any) -> int:
     import shlex
     import sys
 
+    if getattr(args, "metamorphic", False):
+        raise ConformanceError("--metamorphic checks CEQL engines: row pattern recognition has no such relations in "
+                               "general (preferment looks at later rows; docs/decisions.md D363)")
     if args.replay:
         try:
             groups = [[Case.from_json(json.loads(Path(args.replay).read_text(encoding="utf-8")))]]
@@ -520,6 +636,6 @@ def main(args: Any) -> int:
 
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
-           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "matcher",
+           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rejudge", "rejudge_report", "findings",
            "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]

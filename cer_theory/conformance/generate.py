@@ -91,7 +91,7 @@ def streams(max_length: int = 7) -> st.SearchStrategy[Stream]:
 def generate_cases(count: int, *, seed: int = 0) -> list[Case]:
     """``count`` cases, the same for the same seed (hypothesis's generation replayed from ``seed``)."""
     pairs = conformance_cases(count, seed=seed, logic="ceql", formulas=queries(), streams=streams())
-    return [Case.make(DECLARATIONS, q, s, name=f"seed {seed} #{k}") for k, (q, s) in enumerate(pairs)]
+    return [Case.make(DECLARATIONS, q, s, name=f"seed {seed} case {k}") for k, (q, s) in enumerate(pairs)]
 
 
 __all__ = ["BODIES", "DECLARATIONS", "generate_cases", "patterns", "queries", "streams"]

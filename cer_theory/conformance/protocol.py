@@ -30,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import CoreComplexEvent, Event, Stream
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.ceql.ast import Query, StreamDeclaration
 from cer_theory.formalisms.ceql.parser import parse, parse_declarations
 from cer_theory.formalisms.ceql.printer import format_declaration
@@ -108,7 +109,7 @@ class Case:
         return Case(self.declarations, str(q), tuple(events) if events is not None else self.events, self.name, q)
 
     def __repr__(self) -> str:
-        return f"Case({self.name!r}, {self.query!r}, {len(self.events)} events)"
+        return f"Case({self.name!r}, {self.query!r}, {plural(len(self.events), 'event')})"
 
 
 @runtime_checkable

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from cer_theory.core.errors import SizeBudgetExceeded
+from cer_theory.core.errors import DEFAULT_BUDGET, SizeBudgetExceeded
 
 DEFAULT_WORK = 200_000
 """The one default budget of every command (``--budget``), in units of work: a few seconds of the slowest
@@ -69,6 +69,17 @@ def charge(construction: str, units: int = 1) -> None:
         budget.charge(construction, units)
 
 
+def reserve(construction: str, units: int, default: int = DEFAULT_BUDGET) -> None:
+    """Charge ``units`` of work known *before* anything is built (the states of an unrolled quantifier
+    ``A{1000000000}``): against the active budget, or, when none is active, refused past ``default`` units, so that
+    a construction never starts building what its budget could not hold, with or without a ``--budget``."""
+    budget = _ACTIVE.get()
+    if budget is not None:
+        budget.charge(construction, units)
+    elif units > default:
+        raise SizeBudgetExceeded(construction, default, units)
+
+
 @contextmanager
 def work_budget(limit: int | None) -> Iterator[WorkBudget | None]:
     """Activate a budget of ``limit`` units for the block (``None``: no budget, as outside any block)."""
@@ -87,4 +98,4 @@ def states(default: int) -> int:
     return default if budget is None else budget.limit
 
 
-__all__ = ["DEFAULT_WORK", "WorkBudget", "WORK", "active", "charge", "states", "work_budget"]
+__all__ = ["DEFAULT_WORK", "WorkBudget", "WORK", "active", "charge", "reserve", "states", "work_budget"]

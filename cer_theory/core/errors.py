@@ -36,8 +36,25 @@ class SyntaxErrorCER(CerError, ValueError):
         pointer = ""
         if text:
             source_line = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
-            pointer = f"\n  {source_line}\n  {' ' * (column - 1)}^"
+            shown, caret = _excerpt(source_line, column - 1)
+            pointer = f"\n  {shown}\n  {' ' * caret}^"
         super().__init__(f"line {line}, column {column}: {message}{pointer}")
+
+
+EXCERPT = 100
+"""The most characters of a source line a syntax error shows around its column (a 5,000-digit literal is shown by
+its ends, not printed whole)."""
+
+
+def _excerpt(source_line: str, offset: int) -> tuple[str, int]:
+    """The part of ``source_line`` a message shows around character ``offset``, and the caret's offset in it."""
+    if len(source_line) <= EXCERPT:
+        return source_line, offset
+    start = max(0, min(offset - EXCERPT // 2, len(source_line) - EXCERPT))
+    shown = source_line[start:start + EXCERPT]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + EXCERPT < len(source_line) else ""
+    return prefix + shown + suffix, offset - start + len(prefix)
 
 
 class FormulaTooDeep(SyntaxErrorCER):
@@ -49,6 +66,29 @@ class FormulaTooDeep(SyntaxErrorCER):
         super().__init__(f"the {what} nests more than {limit} levels deep (operators inside operators, FILTER "
                          f"conditions and their terms included); at most {limit} are supported: split it into "
                          f"smaller formulas or flatten it", line=1, column=1)
+
+
+class ArgumentError(CerError, TypeError):
+    """A value of the wrong kind given to a public function (``ct.cel(None)``, ``ct.load(3)``): names the parameter,
+    what it takes and what it got (:func:`wrong_kind`)."""
+
+
+class FileError(CerError, OSError):
+    """A file or folder that cannot be read or written as asked: missing, a folder where a file is expected, no
+    permission, too large, not UTF-8 text. The message names the path."""
+
+
+def kind_of(value: object) -> str:
+    """How a message names what a caller gave: the type, and the value when short (``None``, ``int 3``)."""
+    if value is None:
+        return "None"
+    text = repr(value)
+    return f"{type(value).__name__} {text}" if len(text) <= 40 else f"a {type(value).__name__}"
+
+
+def wrong_kind(what: str, expected: str, value: object) -> ArgumentError:
+    """The :class:`ArgumentError` for parameter ``what`` given ``value`` where it takes ``expected``."""
+    return ArgumentError(f"{what} takes {expected}, got {kind_of(value)}")
 
 
 class NotUnaryError(CerError, ValueError):
@@ -75,8 +115,12 @@ class SizeBudgetExceeded(CerError, RuntimeError):
         super().__init__(f"{construction}: size budget of {budget} {unit} exceeded (reached {reached}); "
                          f"pass a larger budget= if this is intended")
 
-    def for_command_line(self, option: str = "--budget") -> str:
-        """The same report in the terms of a command whose ``option`` set the budget."""
+    def for_command_line(self, option: str | None = "--budget") -> str:
+        """The same report in the terms of a command whose ``option`` set the budget; ``None`` for a command
+        without one (its bound is fixed: the message must not name an option the command lacks)."""
+        if option is None:
+            return (f"{self.construction} stopped after {self.reached} {self.unit}, past its fixed bound of "
+                    f"{self.budget}; the input is too large for this command")
         return (f"{self.construction} stopped after {self.reached} {self.unit}, past {option} {self.budget}; "
                 f"give a larger {option} to go further")
 

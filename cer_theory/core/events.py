@@ -17,7 +17,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Union, overload
 
-from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.errors import StreamFormatError, wrong_kind
 
 Value = Union[bool, int, float, str]
 """Attribute values: numbers, strings and booleans. Values of different kinds never compare (see predicates)."""
@@ -58,6 +58,8 @@ class Event:
     def __init__(self, type: str, attributes: Mapping[str, Value] | None = None, /, **kwargs: Value) -> None:
         if not isinstance(type, str) or not type:
             raise StreamFormatError("the event type must be a non-empty string", field=TYPE_KEY)
+        if attributes is not None and not isinstance(attributes, Mapping):
+            raise wrong_kind("Event", "its attributes as a mapping from names to values", attributes)
         attrs: dict[str, Value] = {}
         for name, value in {**(attributes or {}), **kwargs}.items():
             if not isinstance(name, str) or not _NAME.match(name) or name == TYPE_KEY:
@@ -209,7 +211,12 @@ class Stream(Sequence[Event]):
     __slots__ = ("_events",)
 
     def __init__(self, events: Iterable[Event] = ()) -> None:
-        evs = tuple(events)
+        try:
+            evs = tuple(events)
+        except TypeError:
+            if isinstance(events, Iterable):
+                raise
+            raise wrong_kind("Stream", "an iterable of Events", events) from None
         for i, e in enumerate(evs):
             if not isinstance(e, Event):
                 raise StreamFormatError(f"position {i}: expected an Event, got {type(e).__name__}")
@@ -261,7 +268,8 @@ class Stream(Sequence[Event]):
 
 MAX_INT_DIGITS = 4300
 """Python's limit on the digits of an integer read from text (``sys.get_int_max_str_digits``): longer integers
-are rejected with their line and field rather than read as something else."""
+are rejected with their line and field rather than read as something else. The one bound of every reader: streams,
+JSON files (``core.textfiles.loads_json``) and the numbers of every formula and query (``core.parsing.number``)."""
 
 
 class HugeInt(str):
@@ -279,6 +287,12 @@ class ComplexEvent(frozenset[int]):
     """A complex event: a finite, possibly empty set of stream positions (the CEL paper, §4)."""
 
     __slots__ = ()
+
+    def __new__(cls, positions: Iterable[int] = ()) -> ComplexEvent:
+        try:
+            return super().__new__(cls, positions)
+        except TypeError:
+            raise wrong_kind("ComplexEvent", "an iterable of stream positions", positions) from None
 
     @property
     def positions(self) -> tuple[int, ...]:
@@ -311,10 +325,13 @@ class Valuation(Mapping[str, frozenset[int]]):
     def __init__(self, mapping: Mapping[str, Iterable[int]] | Iterable[tuple[str, Iterable[int]]] = ()) -> None:
         items = mapping.items() if isinstance(mapping, Mapping) else mapping
         m = {}
-        for var, pos in items:
-            fs = frozenset(pos)
-            if fs:
-                m[var] = fs
+        try:
+            for var, pos in items:
+                fs = frozenset(pos)
+                if fs:
+                    m[var] = fs
+        except (TypeError, ValueError):
+            raise wrong_kind("Valuation", "a mapping from variables to iterables of positions", mapping) from None
         self._map = m
         self._hash = hash(frozenset(m.items()))
 

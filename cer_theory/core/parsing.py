@@ -17,7 +17,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,8 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from cer_theory.core.errors import CerError, FormulaTooDeep, SyntaxErrorCER
+from cer_theory.core.outputs import OutputError, write_output
+from cer_theory.core.events import MAX_INT_DIGITS
 from cer_theory.core.tree import MAX_NESTING, nesting_depth
 from cer_theory.core.user_cache import cache_dir, owned_and_private, safe_to_trust
 
@@ -49,9 +50,26 @@ def unescape(body: str) -> str:
     return re.sub(r"\\(.)", lambda m: ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
 
 
-def number(text: str) -> int | float:
-    """A NUMBER token's value: a float when written with a point or an exponent, an int otherwise."""
-    return float(text) if re.search(r"[.eE]", text) else int(text)
+def number(token: str, what: str = "number") -> int | float:
+    """A NUMBER token's value: a float when written with a point or an exponent, an int otherwise. The one place a
+    formula's or query's number becomes a value (every parser's NUMBER, INT and quantifier bound). An integer
+    reads exactly; one of more than :data:`MAX_INT_DIGITS` digits (leading zeros aside) is a :class:`Located`
+    error at the token (line and column when ``token`` is a lark ``Token``), ``what`` naming the number in the
+    message (``quantifier bound``). A float past a float's range reads as an infinity: ``1e999`` is how the
+    printers write one (``core.predicates.ast.format_value``)."""
+    text = str(token)
+    if re.search(r"[.eE]", text):
+        return float(text)
+    significant = text.lstrip("+-").lstrip("0") or "0"  # (leading zeros count against Python's limit too)
+    if len(significant) > MAX_INT_DIGITS:
+        raise Located(f"the {what} {_abbreviated(text)} has {len(significant):,} digits, more than the "
+                      f"{MAX_INT_DIGITS:,} that can be read", token if isinstance(token, Token) else None)
+    return -int(significant) if text.startswith("-") else int(significant)
+
+
+def _abbreviated(text: str, keep: int = 12) -> str:
+    """A long literal shortened for a message: its first and last digits."""
+    return text if len(text) <= 2 * keep + 1 else f"{text[:keep]}…{text[-keep:]}"
 
 
 def describe_token(tok: Token, *, keywords: Collection[str], nouns: Mapping[str, str],
@@ -289,16 +307,9 @@ def _save_tables(parser: Lark, path: Path, key: str) -> None:
     data, memo = parser.memo_serialize([TerminalDef, Rule])
     text = json.dumps(_encode({"key": key, "data": data, "memo": memo}), separators=(",", ":"))
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        write_output(path, text, private=True)  # (mode 0600, aside then renamed into place)
         LOG.debug("saved parser tables to %s", path)
-    except OSError as e:  # a full or read-only disk only costs the rebuild next time
+    except (OSError, OutputError) as e:  # a full or read-only disk only costs the rebuild next time
         LOG.debug("cannot save parser tables to %s (%s)", path, e)
 
 

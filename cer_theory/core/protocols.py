@@ -24,6 +24,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from cer_theory.core.contract import Observed, OutputSet, envelope
 from cer_theory.core.errors import RegistryError, UnsupportedError
 from cer_theory.core.events import Event, Stream
 from cer_theory.core.lazy import Ref, resolve
@@ -68,8 +69,11 @@ class Level:
     level coarser, their complex events (``sup``).
 
     ``project`` maps an output of this level or any finer one to this level (the identity on its own outputs);
-    ``sort_key`` and ``to_json`` fix how a position's outputs are printed, so every evaluator prints the same
-    JSON line for the same set of outputs; ``from_json`` reads one back (an external engine's output).
+    ``sort_key`` (the level's canonical order, numeric, never the order of JSON text) and ``to_json`` fix how a
+    position's outputs are printed, so every evaluator prints the same JSON line for the same set of outputs;
+    ``from_json`` reads one back (an external engine's output). ``key`` is the ``kind`` of the output contract's
+    lines (:mod:`cer_theory.core.contract`) and ``schema`` the package file whose ``$defs[key]`` is the JSON Schema
+    of one output (e.g. ``"formalisms/cel/output.schema.json"``).
     """
 
     name: str
@@ -78,27 +82,19 @@ class Level:
     sort_key: Callable[[Any], Any]
     to_json: Callable[[Any], Any]
     from_json: Callable[[Any], Hashable] | None = None
-    position: str = "n"
-    """The JSON key of the position (the SRT paper's streaming outputs say ``k``)."""
-    flat: bool = False
-    """Print one JSON object per output (sorted by ``sort_key`` over the whole stream) instead of one per position:
-    outputs that carry their own interval, as ACEL's complex events (the ACEL paper) do."""
+    schema: str | None = None
 
-    def outputs(self, outputs: Outputs) -> list[frozenset[Any]]:
-        """Every position's outputs seen at this level."""
-        return [frozenset(self.project(x) for x in out) for out in outputs]
+    def outputs(self, outputs: Outputs) -> Observed:
+        """Every position's outputs seen at this level (sets whose ``repr`` is sorted)."""
+        return Observed(self, (OutputSet((self.project(x) for x in out), self.sort_key) for out in outputs))
 
     def json_line(self, n: int, out: frozenset[Any]) -> dict[str, Any]:
-        """The JSON object ``{"n": n, key: [...]}`` of position n (outputs sorted by ``sort_key``)."""
-        return {self.position: n, self.key: [self.to_json(x) for x in sorted(out, key=self.sort_key)]}
+        """The line of position n in the output contract: ``{"position": n, "kind": key, "outputs": [...]}``."""
+        return envelope(self, n, out)
 
     def json_lines(self, outputs: Outputs) -> list[dict[str, Any]]:
-        """The JSON objects ``eval`` prints: :meth:`json_line` per position with outputs, or, for a ``flat`` level,
-        one object per output, all sorted by ``sort_key``."""
-        seen = self.outputs(outputs)
-        if self.flat:
-            return [self.to_json(x) for x in sorted(set().union(*seen), key=self.sort_key)]
-        return [self.json_line(n, out) for n, out in enumerate(seen) if out]
+        """The JSON objects ``eval`` prints: :meth:`json_line` per position with outputs."""
+        return self.outputs(outputs).json_lines()
 
 
 @dataclass(frozen=True)
@@ -244,6 +240,12 @@ class Formalism:
     levels: tuple[Level, ...]
     strategies: Strategies
     constructions: Mapping[str, Ref | Callable[..., Any] | Unsupported] = field(default_factory=dict)
+    automaton_files: Mapping[str, Ref] = field(default_factory=dict)
+    compile_for_stream: Ref | Callable[[Any, Stream], Automaton] | None = None
+    """When the automaton depends on the stream (ACEL's ACEA is built for the stream's schema, the ACEL paper Thm
+    6.2): ``(ast, stream) → automaton``; ``draw --stream`` uses it. None: ``compile`` serves every stream."""
+    """The automaton models this formalism reads from a file (docs/automaton-files.md), by the file's ``kind``:
+    ``reader(data, *, source)`` builds the automaton from the JSON object (``cer_theory.automata.files``)."""
 
     def __post_init__(self) -> None:
         missing = sorted(set(CONSTRUCTIONS) - set(self.constructions))
@@ -306,6 +308,14 @@ class Formalism:
         if self.compile is None:
             raise RegistryError(f"{self.name} has no automaton model")
         automaton: Automaton = resolve(self.compile)(ast)
+        return automaton
+
+    def automaton_for(self, ast: Any, stream: Stream) -> Automaton:
+        """The automaton of ``ast`` for ``stream``: :attr:`compile_for_stream` when the model depends on the
+        stream, else :meth:`automaton`."""
+        if self.compile_for_stream is None:
+            return self.automaton(ast)
+        automaton: Automaton = resolve(self.compile_for_stream)(ast, stream)
         return automaton
 
     def formulas(self) -> Any:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cer_theory.core.errors import CerError
+from cer_theory.core.errors import CerError, FileError
+from cer_theory.core.events import MAX_INT_DIGITS
 
 _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
          (codecs.BOM_UTF16_BE, "UTF-16"))
@@ -41,15 +42,24 @@ def decode_text(data: bytes, source: str, what: str = "text files", error: type[
                     f"{what} are read as UTF-8") from None
 
 
-def read_text_file(path: str | Path, what: str = "text files", error: type[CerError] = CerError) -> str:
+MAX_TEXT_FILE_BYTES = 32 * 2**20
+"""The largest file :func:`read_text_file` reads (32 MiB): it is read whole, then parsed, so a bigger one (a stream
+given as a formula file, ``/dev/zero``) is refused before memory fills."""
+
+
+def read_text_file(path: str | Path, what: str = "text files", error: type[CerError] = FileError) -> str:
     """The text of the file at ``path``, decoded as by :func:`decode_text`; a file that cannot be read (missing,
     a directory, no permission) is ``error(f"{path}: cannot read (…)")``, and so is an empty one (only blanks):
     every file this module reads must say something, and an empty one is a file saved too early or the wrong
     file, whose syntax error would not name it."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_TEXT_FILE_BYTES + 1)  # (never more: a FIFO or /dev/zero has no size to check first)
     except OSError as e:
         raise error(f"{path}: cannot read ({e.strerror or e})") from None
+    if len(data) > MAX_TEXT_FILE_BYTES:
+        raise error(f"{path}: more than {MAX_TEXT_FILE_BYTES // 2**20} MiB; {what} are read whole, and one this "
+                    f"large is not a formula, query or automaton a person wrote")
     text = decode_text(data, str(path), what, error)
     if not text.strip():
         raise error(f"{path}: the file is empty")
@@ -68,10 +78,12 @@ class LongNumber:
         return f"a {self.digits}-digit number"
 
 
-def loads_json(text: str, source: str, error: type[CerError] = CerError, *, max_int_digits: int = 4300) -> Any:
+def loads_json(text: str, source: str, error: type[CerError] = CerError, *,
+               max_int_digits: int = MAX_INT_DIGITS) -> Any:
     """The JSON value in ``text`` (the contents of ``source``); ``error`` naming line and column when it is not
     JSON, or nests too deeply for the decoder. Integers longer than ``max_int_digits`` digits are
-    :class:`LongNumber` (Python's own limit on converting a string to an integer is 4300 digits)."""
+    :class:`LongNumber` (Python's own limit on converting a string to an integer,
+    ``core.events.MAX_INT_DIGITS``; formulas read theirs by ``core.parsing.number`` under the same bound)."""
 
     def parse_int(literal: str) -> int | LongNumber:
         digits = len(literal.lstrip("-"))
@@ -85,4 +97,4 @@ def loads_json(text: str, source: str, error: type[CerError] = CerError, *, max_
         raise error(f"{source}: arrays or objects nested too deeply to read") from None
 
 
-__all__ = ["LongNumber", "decode_text", "loads_json", "read_text_file"]
+__all__ = ["LongNumber", "MAX_TEXT_FILE_BYTES", "decode_text", "loads_json", "read_text_file"]

@@ -3,11 +3,11 @@
 from cer_theory.core.lazy import lazy_exports
 
 _EXPORTS = {
-    "fire_stream": "seed000",
-    "formula": "seed000",
-    "FORMULAS": "seed000",
-    "example_5_3_cea": "seed000",
-    "fig8_cea": "seed000",
+    "fire_stream": "running_example",
+    "formula": "running_example",
+    "FORMULAS": "running_example",
+    "example_5_3_cea": "running_example",
+    "fig8_cea": "running_example",
     "write_all": "figures",
     "EXAMPLE_STREAMS": "streams",
     "example_path": "streams",

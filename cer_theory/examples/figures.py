@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cer_theory.automata.cea import CEA
 from cer_theory.core.drawing import write_drawing
-from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea
+from cer_theory.examples.running_example import FORMULAS, example_5_3_cea, fig8_cea
 from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.formalisms.cel.selection import compile_with_selection

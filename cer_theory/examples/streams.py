@@ -7,6 +7,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from cer_theory.core.errors import RegistryError
 from cer_theory.core.events import Stream
 from cer_theory.streams.rows import load
 
@@ -16,8 +17,8 @@ EXAMPLE_STREAMS: tuple[str, ...] = ("fire", "sensors", "stocks")
 
 def example_path(name: str) -> Path:
     """The file of the bundled stream ``name`` (JSON Lines), inside the installed package."""
-    if name not in EXAMPLE_STREAMS:
-        raise KeyError(f"no example stream {name!r}; choose one of {', '.join(EXAMPLE_STREAMS)}")
+    if not isinstance(name, str) or name not in EXAMPLE_STREAMS:
+        raise RegistryError(f"no example stream {name!r}; choose one of {', '.join(EXAMPLE_STREAMS)}")
     return Path(str(resources.files("cer_theory").joinpath(f"examples/data/{name}.jsonl")))
 
 

@@ -173,8 +173,8 @@ def generate(kind: str, difficulty: int, seed: int, logic: str = "cel") -> Exerc
         events = ", ".join(f"{k}: {e.type}(val={e['val']})" for k, e in enumerate(stream))
         answer = json.dumps([level.to_json(o) for o in sorted(outs, key=level.sort_key)])
         return replace(ex, **{"text": f"{source} matches {words}. On the stream {events}, what does it output "
-                                      f"at position {len(stream) - 1}? A JSON list of outputs as "
-                                      f"cer-theory eval --logic {logic} prints them.",
+                                      f"at position {len(stream) - 1}? A JSON list of outputs, the "
+                                      f"\"outputs\" of a line of cer-theory eval --logic {logic}.",
                            "solution": "Every complex event output at n contains n; list the choices of the "
                                        "earlier events that satisfy the pattern.", "answer": answer})
     construction = CONSTRUCTION_BY_DIFFICULTY[difficulty]

@@ -36,6 +36,7 @@ from cer_theory.core.events import Stream, Valuation
 from cer_theory.core.predicates.ast import disj
 from cer_theory.core.predicates.solver import equivalent as same_predicate
 from cer_theory.core.protocols import Level
+from cer_theory.core.wording import plural
 from cer_theory.exercises.model import Exercise, Feedback, events_json
 from cer_theory.formalisms.acel.acea import ACEA
 from cer_theory.formalisms.acel.acea_json import loads_acea
@@ -184,7 +185,8 @@ def first_difference(left: Run, right: Run, streams: Iterable[Stream]
 
 def _difference_feedback(level: Level, stream: Stream, n: int, answer: frozenset, expected: frozenset,
                          what: str = "answer") -> Feedback:
-    lines = [f"Not quite. Here is a stream on which your {what} and the expected one differ ({len(stream)} events):"]
+    lines = [f"Not quite. Here is a stream on which your {what} and the expected one differ "
+             f"({plural(len(stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(events_json(stream))]
     lines.append(f"At position {n} your {what} outputs {_outputs(level, answer)}; it should output "
                  f"{_outputs(level, expected)}.")
@@ -212,17 +214,20 @@ def _bounded(exercise: Exercise, answer_run: Run, what: str = "answer") -> Feedb
 
 # ---------------------------------------------------------------------------------------------- formulas
 
-def _decided(exercise: Exercise, answer: Any) -> Feedback:
+def _decided(exercise: Exercise, answer: Any, written: str | None = None) -> Feedback:
+    """Grade by the formalism's equivalence procedure; ``written`` is the answer as the student typed it, echoed
+    as typed (the printer would write ``AS`` as ``IN``, its synonym)."""
     decider = DECIDERS[exercise.logic]
     level = exercise.level if exercise.logic == "cel" else ("valuations" if exercise.logic == "socel"
                                                             else "complex_events")
     v: Verdict = decider.equivalent(answer, exercise.reference, level=level, budget=state_budget())
     if v.holds:
-        return Feedback("correct", f"Correct: {exercise.formalism.format(answer)} matches exactly what the "
+        echo = " ".join(written.split()) if written is not None else exercise.formalism.format(answer)
+        return Feedback("correct", f"Correct: {echo} matches exactly what the "
                                    f"exercise asks for (equivalence decided).", v)
     assert v.stream is not None and v.output is not None
     lines = [f"Not quite. Here is a shortest stream on which your answer and the expected one differ "
-             f"({len(v.stream)} events):"]
+             f"({plural(len(v.stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(v.jsonl())]
     shown = lambda outs: ", ".join(sorted(map(show_output, outs))) or "nothing"  # noqa: E731
     lines.append(f"At position {v.position} (the last event) your answer outputs {shown(v.left_outputs)}; "
@@ -254,7 +259,7 @@ def grade_formula(exercise: Exercise, answer: str | Any) -> Feedback:
                             f"Your answer cannot be checked: {e}.")
     if exercise.logic in DECIDERS:
         try:
-            return _decided(exercise, phi)
+            return _decided(exercise, phi, answer if isinstance(answer, str) else None)
         except UnsupportedError as e:
             if not exercise.alphabet:
                 return Feedback("unsupported", f"Your answer cannot be checked: {e}.")
@@ -291,7 +296,7 @@ def _automaton_difference(exercise: Exercise, student: CEA, reference: CEA, leve
         return None
     stream, n, out = result.stream(), result.position, result.output()
     lines = [f"Not quite. Here is a shortest stream on which your automaton and the expected one differ "
-             f"({len(stream)} events):"]
+             f"({plural(len(stream), 'event')}):"]
     lines += [f"  {k}: {line}" for k, line in enumerate(events_json(stream))]
     if result.left:
         run = next(student.accepting_runs(stream, n, limit=1))
@@ -462,7 +467,7 @@ def deterministic_isomorphic(a: CEA, b: CEA) -> str | None:
             elif known != partner:
                 return f"your state {target} plays two roles of the construction"
     if len(a.states) != len(b.states):
-        return f"your automaton has {len(a.states)} states; the construction gives {len(b.states)}"
+        return f"your automaton has {plural(len(a.states), 'state')}; the construction gives {len(b.states)}"
     return None
 
 
@@ -493,9 +498,13 @@ def grade_construction(exercise: Exercise, answer: str) -> Feedback:
         found = _automaton_difference(exercise, student, expected, "valuations")
         if found is not None:
             return found
+        useless = student.states - (student.reachable() & student.coreachable())
+        kept = (f" {plural(len(useless), 'state')} of yours no accepting run visits: {_states(useless)} (drawn grey "
+                f"by cer-theory draw)." if useless else "")
         return Feedback("wrong", f"Not quite: your automaton is equivalent but it is not the trimmed one: it has "
-                                 f"{len(student.states)} states and {len(student.transitions)} transitions, the "
-                                 f"trimmed automaton {len(expected.states)} and {len(expected.transitions)}.")
+                                 f"{plural(len(student.states), 'state')} and "
+                                 f"{plural(len(student.transitions), 'transition')}, the trimmed automaton "
+                                 f"{len(expected.states)} and {len(expected.transitions)}.{kept}")
     violations = student.io_determinism_violations()
     if violations or len(student.initial) != 1:
         if violations:

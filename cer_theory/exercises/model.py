@@ -44,20 +44,23 @@ Status = Literal["correct", "no difference found", "wrong", "syntax error", "out
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: a task in words (``text``) over events of ``schema``, graded against ``reference``."""
+    """One exercise: a task in words (``text``) over events of ``schema``, graded against ``reference``.
+
+    The reference, the known ``mistakes``, the ``solution`` and its ``answer`` are the teacher's: they are read by
+    their attributes and never shown by ``repr`` (a student's notebook prints an exercise or a graded answer)."""
 
     name: str
     title: str
     text: str
-    reference: Any
+    reference: Any = field(repr=False)
     schema: Mapping[str, tuple[str, ...]]
     difficulty: int
     level: str = "complex_events"
-    mistakes: tuple[str, ...] = ()
+    mistakes: tuple[str, ...] = field(default=(), repr=False)
     logic: str = "cel"
     kind: str = "formula"
-    solution: str = ""
-    answer: str = ""
+    solution: str = field(default="", repr=False)
+    answer: str = field(default="", repr=False)
     stream: Stream | None = None
     position: int | None = None
     construction: str | None = None

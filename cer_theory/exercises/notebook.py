@@ -51,10 +51,14 @@ def _outputs(ex: Exercise, outs: frozenset) -> str:
     return ", ".join(shown) or "nothing"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Graded:
     """An answer graded in a notebook: the exercise, the answer, the grader's feedback and, for a wrong answer
-    with a distinguishing stream, the stepped run over it (None when there is nothing to step)."""
+    with a distinguishing stream, the stepped run over it (None when there is nothing to step).
+
+    Every way a notebook shows it (``repr``, ``str``, the HTML table) shows what the student may see: never the
+    reference, the known mistakes or the solution, which a teacher reads as ``graded.exercise.reference``,
+    ``.mistakes`` and ``.solution``."""
 
     exercise: Exercise
     answer: Any
@@ -95,6 +99,9 @@ class Graded:
 
     def __str__(self) -> str:
         return "\n".join(f"{k}: {v}" for k, v in self.rows())
+
+    def __repr__(self) -> str:
+        return f"Graded({self.exercise.name}: {self.feedback.status}, answer {str(self.answer)!r})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))

@@ -13,12 +13,10 @@ no cell is a spreadsheet formula.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
 import signal
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -30,10 +28,15 @@ from cer_theory.core.spreadsheet import spreadsheet_csv
 from cer_theory.core.textfiles import decode_text
 from cer_theory.exercises.checker import bundled_names, check, load_bundled, load_exercise
 from cer_theory.exercises.classfolder import MAX_ANSWER_BYTES, TIME_LIMIT, class_answers
+from cer_theory.core.pages import html_text
 from cer_theory.exercises.generate import LOGICS, generate
 from cer_theory.exercises.grading import construction_input
 from cer_theory.exercises.model import DIFFICULTIES, Exercise, events_json
 from cer_theory.formalisms.socel.automaton_json import automaton_to_json
+
+FILE_FORMAT = ("an automaton file (JSON, docs/automaton-files.md; start from `cer-theory draw --logic LOGIC FORMULA -o "
+               "a.json`)")
+"""What an automaton answer is, as the sheet says it: the format's page, and how to start from a compiled automaton."""
 
 GENERATED = re.compile(r"gen_(?:(?P<logic>[a-z]+)_)?(?P<kind>formula|automaton|predict|construction)_"
                        r"(?P<difficulty>[123])_(?P<seed>\d+)")
@@ -65,9 +68,9 @@ def seed_sheet(seed: int, logic: str = "cel") -> list[Exercise]:
 
 
 def _what_to_hand_in(e: Exercise) -> str:
-    return {"formula": "a CEQL query" if e.logic == "ceql" else f"a {LANGUAGE[e.logic]} formula", "automaton": "an automaton as JSON",
+    return {"formula": "a CEQL query" if e.logic == "ceql" else f"a {LANGUAGE[e.logic]} formula", "automaton": FILE_FORMAT,
             "predict": "a JSON list of outputs",
-            "construction": "yes or no" if e.construction == "star_property" else "an automaton as JSON"}[e.kind]
+            "construction": "yes or no" if e.construction == "star_property" else FILE_FORMAT}[e.kind]
 
 
 def sheet_markdown(exercises: Iterable[Exercise], title: str = "Complex event recognition: exercises",
@@ -100,30 +103,18 @@ def sheet_html(exercises: Iterable[Exercise], title: str = "Complex event recogn
             body.append("</pre>" if code else "<pre>")
             code = not code
         elif code:
-            body.append(html.escape(line))
+            body.append(html_text(line))
         elif line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+            body.append(f"<h2>{html_text(line[3:])}</h2>")
         elif line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+            body.append(f"<h1>{html_text(line[2:])}</h1>")
         elif line:
-            text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(line))
+            text = re.sub(r"`([^`]*)`", r"<code>\1</code>", html_text(line))
             body.append("<p>" + re.sub(r"\*\*?([^*]+)\*\*?", r"<em>\1</em>", text) + "</p>")
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
              "pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap;word-break:break-all}")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html_text(title)}</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
-
-
-def write_aside(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it into place: a reader never sees half."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 NOT_GRADED = ("refused", "over budget", "timed out", "grader error")
@@ -262,4 +253,4 @@ def grades_csv(rows: Iterable[dict[str, str]]) -> str:
 
 
 __all__ = ["COLUMNS", "NOT_GRADED", "answer_exercise", "exercise_named", "grade_answer", "grade_folder",
-           "grades_csv", "seed_sheet", "sheet_html", "sheet_markdown", "time_limit", "write_aside"]
+           "grades_csv", "seed_sheet", "sheet_html", "sheet_markdown", "time_limit"]

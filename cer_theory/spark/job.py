@@ -20,6 +20,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.outputs import write_output
 from cer_theory.core.signals import Handler, stop_signals
 from cer_theory.streams.rows import iter_file
 from cer_theory.engines.core.run import run_stream
@@ -115,7 +116,7 @@ def _mark(folder: str) -> None:
     """Leave the marker in a local output folder (remote ones are not checked)."""
     local = _local_folder(folder)
     if local is not None and local.is_dir():
-        (local / OUTPUT_MARKER).write_text("written by cer-theory spark; --overwrite may replace this folder\n")
+        write_output(local / OUTPUT_MARKER, "written by cer-theory spark; --overwrite may replace this folder\n")
 
 
 def write_matches(result: SparkRun, output: str, fmt: str, *, overwrite: bool = True) -> int:
@@ -178,7 +179,8 @@ def check_against_engine(query: Query, path: str, result: SparkRun) -> str:
 
 @contextmanager
 def interrupt_raises() -> Iterator[list[int]]:
-    """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM raises the command line's ``Terminated``.
+    """Ctrl-C raises KeyboardInterrupt while Spark runs jobs, as SIGTERM, SIGHUP and SIGQUIT raise
+    :class:`~cer_theory.core.signals.Stopped`.
     PySpark's own SIGINT handler cancels the jobs from inside the handler, re-entering the Py4J call the main
     thread waits in (a second error, logged with its traceback); the job's clean-up cancels them instead
     (:func:`stop_writing`). Yields the signals received, in order: a Py4J call interrupted half-way may fail

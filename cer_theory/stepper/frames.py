@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cer_theory.core.errors import CerError
+from cer_theory.core.wording import plural
 from cer_theory.stepper.page import embedded, page, write_page
 
 MAX_POSITIONS = 400
@@ -60,7 +61,7 @@ class Run:
     svg: str | None = None
 
     def __repr__(self) -> str:
-        return f"Run({self.model}: {self.title}, {len(self.frames) - 1} positions)"
+        return f"Run({self.model}: {self.title}, {plural(len(self.frames) - 1, 'position')})"
 
     def to_html(self) -> str:
         """One self-contained HTML page (no network), stepped with the arrow keys."""
@@ -77,7 +78,7 @@ class Run:
 def check_budget(positions: int, max_positions: int) -> None:
     """A clear refusal past the position budget: a page of thousands of frames helps nobody."""
     if positions > max_positions:
-        raise CerError(f"the stepper shows at most {max_positions} positions and the stream has {positions}: "
+        raise CerError(f"the stepper shows at most {plural(max_positions, 'position')} and the stream has {positions}: "
                        f"step through a prefix (cer-theory step --positions N) or raise the budget")
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from cer_theory.automata.cea import CEA
 from cer_theory.core.drawing import render_svg, shown, state_ids
 from cer_theory.core.events import Event, Valuation
+from cer_theory.core.wording import plural
 from cer_theory.engines.cces.evaluator import CcesEvaluator
 from cer_theory.engines.core.evaluator import Evaluator
 from cer_theory.formalisms.acel.acea import ACEA, json_register
@@ -51,11 +52,11 @@ def _start(rows: Sequence[Row], active: Iterable[str], max_rows: int) -> Frame:
 
 def cea_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None, max_positions: int = MAX_POSITIONS,
             max_rows: int = MAX_ROWS) -> Run:
-    """The run of a CEA (or a UCEA) over ``stream``: every state is drawn (``trim=False``), so every active
+    """The run of a CEA (or a UCEA) over ``stream``: every state is drawn (as ``draw`` draws it), so every active
     state can be shaded; a row per configuration ``(q, μ)``; outputs are ``⟦A⟧ᵛ_n(S)``."""
     check_budget(len(stream), max_positions)
-    ids = state_ids(cea.bfs_order())  # the ids of CEA.diagram(trim=False), which draws states in this order
-    svg = render_svg(cea.to_dot(trim=False, title=title))
+    ids = state_ids(cea.bfs_order())  # the ids of CEA.diagram, which draws every state in this order
+    svg = render_svg(cea.to_dot(title=title))  # the picture draw shows (D384)
 
     def rows(config: set) -> tuple[Row, ...]:
         return tuple(sorted(Row(shown(q), valuation_text(mu)) for q, mu in config))
@@ -69,7 +70,8 @@ def cea_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None, max_
         outputs = sorted({valuation_text(mu) for q, mu in config if q in cea.final})
         frames.append(Frame(n, frozenset(ids[q] for q, _ in config),
                             frozenset((ids[t.source], ids[t.target]) for t, _ in moves), rows(config),
-                            tuple(outputs), work=f"{len(moves)} transitions taken, {len(config)} configurations"))
+                            tuple(outputs), work=f"{plural(len(moves), 'transition')} taken, "
+                                                 f"{plural(len(config), 'configuration')}"))
     model = type(cea).__name__ if type(cea).__name__ in ("CEA", "UCEA") else "CEA"
     return Run(model, title or cea.name or model, tuple(map(event_text, stream)), tuple(frames), svg)
 
@@ -122,7 +124,7 @@ def acea_run(acea: ACEA, stream: Sequence[Event], *, title: str | None = None,
         outputs = sorted(acea_output_text(AcelComplexEvent.make(i, k, _bags(mu)))
                          for i, cs in started.items() for q, _nu, mu in cs if q in acea.final)
         frames.append(Frame(k, frozenset(ids[q] for cs in started.values() for q, _, _ in cs), frozenset(taken),
-                            tuple(rows), tuple(outputs), work=f"{len(rows)} configurations"))
+                            tuple(rows), tuple(outputs), work=f"{plural(len(rows), 'configuration')}"))
     return Run("ACEA", title or acea.name or "ACEA", tuple(map(event_text, stream)), tuple(frames), svg)
 
 
@@ -144,7 +146,7 @@ def srt_run(srt: SRT, stream: Sequence[Event], *, title: str | None = None, max_
     the matches reported at this position."""
     check_budget(len(stream), max_positions)
     ids = state_ids(range(srt.states))
-    svg = render_svg(srt.to_dot(title=title, trim=False))  # every state, so that every run can be shaded
+    svg = render_svg(srt.to_dot(title=title))  # every state (useless ones grey), as draw shows it (D384)
     recognizer = Recognizer(srt)
 
     def rows() -> tuple[Row, ...]:
@@ -193,7 +195,7 @@ def cces_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
         in_table = frozenset(f"n{m}" for pair in ev.table.values() for m in pair)
         frames.append(Frame(n, in_table, frozenset(), rows, tuple(outputs),
                             new, render_svg(ev.to_dot(title=f"CCES after position {n}")),
-                            work=f"{stats.nodes_created} nodes created, {stats.table_ops} table operations, "
+                            work=f"{plural(stats.nodes_created, 'node')} created, {plural(stats.table_ops, 'table operation')}, "
                                  f"{stats.predicate_evals} predicate evaluations"))
     start = Frame(None, frozenset(), frozenset(), (), (), svg=render_svg(CcesEvaluator(cea).to_dot(title="CCES")))
     return Run("CCES", title or cea.name or "CCES", tuple(map(event_text, stream)), (start, *frames))
@@ -220,8 +222,8 @@ def tecs_run(cea: CEA, stream: Sequence[Event], *, title: str | None = None,
         frames.append(Frame(n, in_table, frozenset(), rows, tuple(outputs),
                             frozenset(f"t{m}" for m in range(first_new, ev.tecs.next_id)),
                             render_svg(ev.tecs.to_dot(title=f"tECS after position {n}", roots=entries)),
-                            work=f"{created} nodes created, {len(entries)} entries in T, "
-                                 f"{len(outputs)} outputs enumerated"))
+                            work=f"{plural(created, 'node')} created, {plural(len(entries), 'entry', 'entries')} in T, "
+                                 f"{plural(len(outputs), 'output')} enumerated"))
     start = Frame(None, frozenset(), frozenset(), (), (), svg=None)
     return Run("tECS", title or cea.name or "tECS", tuple(map(event_text, stream)), (start, *frames))
 

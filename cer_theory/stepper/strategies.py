@@ -12,11 +12,11 @@ CORE's engine's (strict for ``WITHIN n [attribute]``), docs/decisions.md D102.
 from __future__ import annotations
 
 import dataclasses
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cer_theory.core.drawing import render_svg
+from cer_theory.core.pages import html_text
 from cer_theory.core.events import Event
 from cer_theory.formalisms.cel.parser import parse as parse_cel
 from cer_theory.formalisms.cel.printer import format as format_cel
@@ -92,15 +92,15 @@ def page(rows: Sequence[Row], pattern: str, stream_names: Sequence[str]) -> str:
     """The rows as one self-contained HTML page: a table, each automaton behind a click (``<details>``)."""
     body = []
     for r in rows:
-        cells = "<br>".join(f"at {j}: " + ", ".join(html.escape(c) for c in ces) for j, ces in r.outputs) or "none"
-        body.append(f"<tr><th>{html.escape(r.name)}</th><td><code>{html.escape(r.query)}</code></td><td>{cells}</td>"
-                    f"<td><details><summary>{html.escape(r.automaton)}</summary>{r.svg}</details></td></tr>")
+        cells = "<br>".join(f"at {j}: " + ", ".join(html_text(c) for c in ces) for j, ces in r.outputs) or "none"
+        body.append(f"<tr><th>{html_text(r.name)}</th><td><code>{html_text(r.query)}</code></td><td>{cells}</td>"
+                    f"<td><details><summary>{html_text(r.automaton)}</summary>{r.svg}</details></td></tr>")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>strategies side by side: {html.escape(pattern)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>strategies side by side: {html_text(pattern)}</title>
 <style>body {{ font-family: Helvetica, Arial, sans-serif; margin: 1em; }} table {{ border-collapse: collapse; }}
 td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }}
 svg {{ max-width: 40em; height: auto; }} code {{ font-size: .85em; }}</style></head><body>
-<h1 style="font-size:1.2em">{html.escape(pattern)} over {html.escape(" ".join(stream_names))}</h1>
+<h1 style="font-size:1.2em">{html_text(pattern)} over {html_text(" ".join(stream_names))}</h1>
 <table><thead><tr><th>reading</th><th>CEQL</th><th>complex events</th><th>automaton</th></tr></thead>
 <tbody>{"".join(body)}</tbody></table></body></html>
 """

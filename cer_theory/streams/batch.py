@@ -10,6 +10,7 @@ holds what that needs column-wise, and its events on demand (docs/decisions.md D
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -164,7 +165,7 @@ class DictRows(Rows):
         return len(self.dicts)
 
     def values(self, name: str) -> list:
-        return [d.get(name) for d in self.dicts]
+        return list(map(dict.get, self.dicts, repeat(name)))  # (plain dicts: _clean_dicts checked them)
 
     def event(self, k: int) -> Event:
         found = self._events.get(k)

@@ -26,8 +26,9 @@ from cer_theory.streams.arrow import table_rows
 from cer_theory.streams.batch import Fallback, Rows
 from cer_theory.streams.convert import BATCH_ROWS
 from cer_theory.streams.csv_block import csv_rows
-from cer_theory.streams.lines import JSON_BLANK, blocks, cut, line_index, plain_newlines, require_utf8
-from cer_theory.streams.rows import iter_file
+from cer_theory.streams.lines import (JSON_BLANK, blocks, cut, line_index, most_brackets_on_a_line, plain_newlines,
+                                      require_utf8)
+from cer_theory.streams.rows import MAX_JSON_DEPTH, iter_file
 
 BATCH_BYTES = 1 << 20
 """The default bytes per block of a JSON Lines or CSV file (≈ 10k stock events), cut at a line end."""
@@ -50,7 +51,12 @@ def _jsonl_rows(block: bytes, line: int, source: str, partition: Sequence[str]) 
     if not plain_newlines(block):
         raise Fallback("carriage return")
     require_utf8(block)
-    lines = line_index(block, line, JSON_BLANK)
+    starts, ends = cut(block)
+    lines = line_index(block, line, JSON_BLANK, (starts, ends))
+    if most_brackets_on_a_line(block, ends) > MAX_JSON_DEPTH:
+        # a line may nest past the bound, which Arrow's reader must never see (100,000 nested objects overflow its
+        # stack and kill the process): the row reader checks each line and names the one (docs/robustness.md)
+        raise Fallback("values nested in the block")
     try:
         table = pa_json.read_json(io.BytesIO(block), read_options=pa_json.ReadOptions(use_threads=False,
                                                                                       block_size=len(block) + 1))
@@ -58,10 +64,13 @@ def _jsonl_rows(block: bytes, line: int, source: str, partition: Sequence[str]) 
         raise Fallback("Arrow cannot read the batch") from None
     if table.num_rows != len(lines):
         raise Fallback("not one object per line")
-    starts, ends = cut(block)
     index = lines - line  # the k-th row is physical line index[k] of the block
+    cuts: list = []  # (the lines' bounds, found when a row needs its line: rarely)
 
     def from_line(k: int) -> Event:  # (a row with an integral float: its line says whether it was 1 or 1.0)
+        if not cuts:
+            cuts.extend(cut(block))
+        starts, ends = cuts
         i = int(index[k])
         text = block[starts[i]:ends[i]].decode("utf-8")
         return Event.from_dict(json.loads(text), source=source, line=int(lines[k]))

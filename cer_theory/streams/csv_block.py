@@ -32,7 +32,7 @@ def csv_rows(block: bytes, line: int, header_line: bytes, source: str) -> Rows:
     not, is null: the row reader's absent value); :func:`_csv_typed` then gives each column the one Arrow type
     whose values are exactly :func:`cer_theory.streams.rows.csv_value`'s, and a column that mixes kinds goes
     through the cell grammar (:func:`_csv_column`)."""
-    if (b"\r" in block and not plain_newlines(block)) or not plain_newlines(header_line):
+    if not plain_newlines(block) or not plain_newlines(header_line):
         raise Fallback("carriage return")
     require_utf8(block)
     if b'"' in block:

@@ -13,11 +13,13 @@ import numpy as np
 from cer_theory.streams.batch import Fallback
 
 
-def line_index(data: bytes, first_line: int, blank_bytes: bytes) -> np.ndarray:
+def line_index(data: bytes, first_line: int, blank_bytes: bytes,
+               cuts: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The line number of each non-blank line of ``data`` (lines cut at ``\\n``; a line is blank when all its
-    bytes are in ``blank_bytes``). Only the lines that are empty or start with such a byte are inspected."""
+    bytes are in ``blank_bytes``). Only the lines that are empty or start with such a byte are inspected.
+    ``cuts``: ``cut(data)`` when the caller has it already."""
     arr = np.frombuffer(data, dtype=np.uint8)
-    starts, ends = cut(data)
+    starts, ends = cut(data) if cuts is None else cuts
     head = np.zeros(len(starts), dtype=np.int16) - 1  # -1: an empty line
     filled = ends > starts
     head[filled] = arr[starts[filled]]
@@ -63,9 +65,17 @@ def blocks(path: Path, skip_header: bool, size: int) -> Iterator[tuple[bytes, in
             line += block.count(b"\n")
 
 
+def most_brackets_on_a_line(data: bytes, ends: np.ndarray) -> int:
+    """The most opening brackets (``[`` or ``{``) any one line of ``data`` holds (``ends``: the lines' ends, from
+    :func:`cut`): a bound on how deeply the line's JSON can nest, found in one vectorized pass, so that no line
+    nested past ``streams.rows.MAX_JSON_DEPTH`` reaches Arrow's reader (docs/robustness.md)."""
+    opening = np.flatnonzero((np.frombuffer(data, dtype=np.uint8) | 32) == ord("{"))  # '[' | 32 is '{' too
+    return int(np.bincount(np.searchsorted(ends, opening)).max()) if len(opening) else 0
+
+
 def plain_newlines(block: bytes) -> bool:
     """No carriage return except in ``\\r\\n`` (a lone ``\\r`` ends a line for the row readers, not for Arrow)."""
-    return block.count(b"\r") == block.count(b"\r\n")
+    return b"\r" not in block or block.count(b"\r") == block.count(b"\r\n")  # (\r is rare: one memchr)
 
 
 def require_utf8(block: bytes) -> None:

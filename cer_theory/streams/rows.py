@@ -12,12 +12,13 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from cer_theory.core.errors import StreamFormatError
+from cer_theory.core.errors import StreamFormatError, wrong_kind
 from cer_theory.core.events import MAX_INT_DIGITS, TYPE_KEY, Event, HugeInt, Stream, Value, huge_int_error
 
 def csv_value(text: str) -> Value:
@@ -64,12 +65,57 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return data
 
 
+MAX_JSON_DEPTH = 32
+"""How deeply a line of JSON Lines may nest arrays and objects before any JSON parser sees it (docs/robustness.md).
+An event is one object of scalar values (depth 1), so anything deeper is an error anyway; the bound is checked
+first, by :func:`nested_too_deeply`, because a C parser given 100,000 nested brackets may exhaust its stack and
+kill the process (Arrow's JSON reader does: exit 139, no message) where the error should be one line."""
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+"""A JSON string (skipped whole: brackets inside it do not nest) or one bracket."""
+
+
+def nested_too_deeply(text: str) -> str | None:
+    """None when the JSON text ``text`` nests at most :data:`MAX_JSON_DEPTH` levels; else the top-level key whose
+    value goes deeper (``""`` when it is not inside one). Cheap: a line with no more opening brackets than the
+    bound is passed on counting them (C speed), and a deeper one is scanned only up to the bound."""
+    if text.count("{") + text.count("[") <= MAX_JSON_DEPTH:
+        return None
+    depth, key = 0, '""'
+    for m in _BRACKETS.finditer(text):
+        token = m.group()
+        if token[0] == '"':
+            if depth == 1:
+                key = token  # the last string at the top level before a value opens is that value's key
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                try:
+                    return str(json.loads(key))
+                except ValueError:
+                    return key[1:-1]
+        else:
+            depth -= 1
+    return None
+
+
+def too_deep_error(key: str, *, source: str | None, line: int) -> StreamFormatError:
+    """The one-line error of a line nested past :data:`MAX_JSON_DEPTH`, naming its key."""
+    return StreamFormatError(f"a value nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects inside one "
+                             f"another); attribute values are numbers, strings or booleans", source=source, line=line,
+                             field=key or None)
+
+
 def iter_jsonl(source: str | Path | Iterable[str]) -> Iterator[tuple[int, Event]]:
-    """``(line number, event)`` for each non-blank line of JSON Lines, read lazily; errors name line and field."""
+    """``(line number, event)`` for each non-blank line of JSON Lines, read lazily; errors name line and field. A
+    line nested past :data:`MAX_JSON_DEPTH` is refused before it is parsed."""
     name, lines = _lines(source)
     for no, text in enumerate(lines, 1):
         if not text.strip():
             continue
+        deep = nested_too_deeply(text)
+        if deep is not None:
+            raise too_deep_error(deep, source=name, line=no)
         try:
             data = json.loads(text, parse_int=_parse_int)
             if data.__class__ is dict and text.count('":') != len(data):  # (one `":` per key: else look closer)
@@ -169,6 +215,8 @@ def iter_file(path: str | Path, format: str | None = None) -> Iterator[tuple[int
     """Stream a file's events lazily (``-``: standard input): CSV or JSON Lines as :func:`stream_format` says."""
     if str(path) != STDIN and not Path(path).exists():
         raise StreamFormatError("no such file", source=str(path))
+    if Path(path).is_dir():
+        raise StreamFormatError("a folder, not a stream file", source=str(path))
     fmt = stream_format(path, format)
     if fmt == "parquet":
         raise StreamFormatError("Parquet is read by cer_theory.streams.blocks.iter_rows", source=str(path))
@@ -192,7 +240,11 @@ class _Lines:
         if self.name == STDIN:
             yield from _decode(sys.stdin.buffer, "<stdin>")
             return
-        with open(self.name, "rb") as f:
+        try:
+            f = open(self.name, "rb")
+        except OSError as e:  # no permission, a folder: one line naming the file
+            raise StreamFormatError(f"cannot read ({e.strerror or e})", source=self.name) from None
+        with f:
             yield from _decode(f, self.name)
 
 
@@ -229,6 +281,10 @@ def _lines(source: str | Path | Iterable[str]) -> tuple[str | None, Iterable[str
 def load(path: str | Path, format: str | None = None) -> Stream:
     """A whole stream file as a :class:`~cer_theory.core.events.Stream` (``.csv`` as CSV, anything else as JSON
     Lines; ``-``: standard input)."""
+    if isinstance(path, (bytes, bytearray)) or not isinstance(path, (str, os.PathLike)):
+        raise wrong_kind("load", "a stream file's path (str or Path; '-': standard input)", path)
+    if format is not None and not isinstance(format, str):
+        raise wrong_kind("load", "format=None or one of csv, jsonl, parquet", format)
     return Stream(e for _, e in iter_file(path, format))
 
 
@@ -244,5 +300,5 @@ def read_csv(source: str | Path | Iterable[str]) -> Stream:
     return Stream(e for _, e in iter_csv(source))
 
 
-__all__ = ["FORMATS", "MAX_CSV_CELL", "STDIN", "iter_csv", "iter_file", "iter_jsonl", "load", "read_csv",
+__all__ = ["FORMATS", "MAX_CSV_CELL", "MAX_JSON_DEPTH", "nested_too_deeply", "too_deep_error", "STDIN", "iter_csv", "iter_file", "iter_jsonl", "load", "read_csv",
            "read_jsonl", "rereadable", "stream_format"]

@@ -5,12 +5,16 @@ same way.
 * **Nothing half-written** (docs/decisions.md D161). A file output is written to a temporary file in the same
   folder (``.<name>.<random>.partial``) and renamed over the target only by :meth:`OutputFile.commit`, after its
   last byte (and Parquet's footer) is written. A target that exists and is not a regular file (``/dev/null``, a
-  FIFO) is written in place: there is nothing to rename, and it must never be replaced. :meth:`OutputFile.discard` (an error, Ctrl-C, SIGTERM) removes the
-  temporary file: a reader of the target sees the old file or the new complete one, never a part.
+  FIFO) is written in place: there is nothing to rename, and it must never be replaced.
+  :meth:`OutputFile.discard` (an error, a stopping signal, a full disk) removes the temporary file: a reader of the
+  target sees the old file or the new complete one, never a part.
 * **Folders too** (docs/decisions.md D300). :class:`OutputFolder` is a new folder beside the target
   (``.<name>.<random>.partial``, the same rules), filled by the caller and renamed over the target by
-  :meth:`OutputFolder.commit`, the old folder first moved aside and then removed, with SIGINT and SIGTERM held
-  (:func:`signals_held`) so that no signal stops the swap half-way.
+  :meth:`OutputFolder.commit`, the old folder first moved aside and then removed, with the stopping signals
+  held (:func:`~cer_theory.core.signals.signals_held`) so that no signal stops the swap half-way.
+
+Both are built on :mod:`cer_theory.core.outputs` (the one way the toolkit writes a file): the temporary file's
+mode is the one the umask gives, and a command writes only where it declared (``cli/layer.py``).
 * **Bounded memory** (docs/decisions.md D162). Parquet rows are buffered into row groups of at most
   :data:`GROUP_ROWS` rows and about :data:`GROUP_BYTES` bytes of text; JSON Lines and CSV text is written in
   pieces of at most :data:`CHUNK_ROWS` rows, so a position that reports a million complex events is never one
@@ -30,12 +34,8 @@ from __future__ import annotations
 
 import csv
 import os
-import shutil
-import signal
 import sys
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
 from cer_theory.core.errors import CerError
-from cer_theory.core.signals import Handler, stop_signals
+from cer_theory.core.outputs import Aside, failed
+from cer_theory.core.signals import signals_held
 
 FORMATS = ("jsonl", "csv", "parquet")
 """The output formats."""
@@ -82,34 +83,7 @@ GROUP_BYTES = 32 << 20
 CHUNK_ROWS = 4096
 """The most rows rendered into one string before it is written (JSON Lines, CSV)."""
 
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)  # (read once: the only way to know it is to set it)
-
 Row = tuple[int, int, Sequence[int], "str | None", "str | None", "str | None"]
-
-
-def _aside(target: Path, suffix: str = ".partial") -> dict[str, str]:
-    """Where a temporary file or folder for ``target`` is made (``tempfile.mkstemp``/``mkdtemp`` arguments): in
-    the target's own folder, so that renaming it over the target is atomic (one file system), hidden, and named
-    after the target with a random part, so that it collides with nothing."""
-    return {"prefix": f".{target.name}.", "suffix": suffix, "dir": str(target.parent) if str(target.parent) else "."}
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held until the block ends, then delivered: a short step that must not stop half-way
-    (an output folder's swap) ends first. Outside the main thread nothing is held (:mod:`cer_theory.core.signals`)."""
-    received: list[int] = []
-
-    def hold(s: signal.Signals, previous: Handler) -> Handler:
-        return lambda signum, frame: received.append(signum)
-
-    try:
-        with stop_signals(hold):
-            yield
-    finally:
-        if received:
-            signal.raise_signal(received[0])  # (its own handler now: Ctrl-C's KeyboardInterrupt, SIGTERM's …)
 
 
 class OutputFile:
@@ -121,34 +95,25 @@ class OutputFile:
             raise CerError(f"unknown output format {fmt!r} (expected one of {', '.join(FORMATS)})")
         self.fmt = fmt
         self.target: Path | None = None if hasattr(out, "write") else Path(out)  # type: ignore[arg-type]
-        self._partial: Path | None = None
+        self._aside: Aside | None = None
         self._parquet: pq.ParquetWriter | None = None
         self._columns: dict[str, list] = {name: [] for name in COLUMNS}
         self._buffered = 0
-        if self.target is not None and self.target.exists() and not self.target.is_file():
-            # a device, a FIFO, /dev/stdout: written in place (nothing to rename; a folder fails on open)
-            if fmt == "parquet":
-                self._parquet = _parquet_writer(self.target)
-            else:
-                self.text = open(self.target, "w", encoding="utf-8", newline="")
-        elif self.target is None:
+        if self.target is None:
             if fmt == "parquet":
                 raise CerError("--output-format parquet needs --output FILE")
             self.text: IO[str] = out  # type: ignore[assignment]
         else:
-            fd, name = tempfile.mkstemp(**_aside(self.target))
-            self._partial = Path(name)
-            os.chmod(fd, 0o666 & ~_UMASK)  # (mkstemp makes it private; an output gets an ordinary file's mode)
+            self._aside = Aside(self.target)  # (the core.outputs layer: aside, renamed into place, the umask's mode)
             if fmt == "parquet":
-                os.close(fd)
-                self._parquet = _parquet_writer(self._partial)
+                self._parquet = _parquet_writer(self._aside.path)  # type: ignore[arg-type]
             else:
-                self.text = os.fdopen(fd, "w", encoding="utf-8", newline="")
+                self.text = self._aside.open()
         if fmt == "csv":
             self._csv = csv.writer(self.text)
             self._csv.writerow(COLUMNS)
 
-    def write_text(self, text: str) -> None:
+    def write(self, text: str) -> None:
         """JSON Lines text, already rendered."""
         self.text.write(text)
 
@@ -188,80 +153,65 @@ class OutputFile:
     def commit(self) -> None:
         """Finish the output: Parquet's last row group and footer, then the file renamed over the target (a text
         stream given is flushed, not closed)."""
-        if self._parquet is not None:
-            self._flush()
-            self._parquet.close()
-        elif self.target is None:
+        if self._aside is None:
             self.text.flush()
             return
-        else:
-            self.text.close()
-        if self._partial is not None:  # (None: a device or a FIFO, written in place)
-            os.replace(self._partial, self.target)  # type: ignore[arg-type]
-            self._partial = None
+        if self._parquet is not None:
+            try:
+                self._flush()
+                self._parquet.close()
+            except _write_errors() as exc:
+                self.discard()
+                if isinstance(exc, OSError):
+                    raise failed(self.target, exc) from None  # type: ignore[arg-type]
+                raise
+        self._aside.commit()
+        self._aside = None
 
     def discard(self) -> None:
         """Give up: the temporary file is removed and the target left as it was (idempotent; a device or a
         FIFO is closed)."""
-        if self._partial is None:
-            if self.target is not None:
-                try:
-                    (self._parquet or self.text).close()
-                except _write_errors():
-                    pass
+        if self._aside is None:
             return
-        try:
-            if self._parquet is not None:
+        if self._parquet is not None:
+            try:
                 self._parquet.close()
-            else:
-                self.text.close()
-        except _write_errors():  # (a full disk: the file goes anyway)
-            pass
-        self._partial.unlink(missing_ok=True)
-        self._partial = None
+            except _write_errors():  # (a full disk: the file goes anyway)
+                pass
+        self._aside.discard()
+        self._aside = None
 
 
 class OutputFolder:
     """A folder output (Spark's part files) written aside: :attr:`partial`, a new empty folder beside
-    ``target``, is filled by the caller; :meth:`commit` renames it over the target, :meth:`discard` removes it.
-    The target is replaced only with ``replace`` (the caller decides whose folder may be replaced,
-    docs/decisions.md D160)."""
+    ``target`` (a :class:`~cer_theory.core.outputs.Aside` folder), is filled by the caller; :meth:`commit`
+    renames it over the target, :meth:`discard` removes it. The target is replaced only with ``replace`` (the
+    caller decides whose folder may be replaced, docs/decisions.md D160)."""
 
     def __init__(self, target: str | os.PathLike, *, replace: bool) -> None:
         self.target = Path(target)
         self.replace = replace
-        self.partial: Path | None = Path(tempfile.mkdtemp(**_aside(self.target)))
-        os.chmod(self.partial, 0o777 & ~_UMASK)  # (mkdtemp makes it private; an output gets a new folder's mode)
+        self._aside: Aside | None = Aside(self.target, folder=True)
+
+    @property
+    def partial(self) -> Path | None:
+        """The temporary folder being filled (None once committed or discarded)."""
+        return None if self._aside is None else self._aside.path
 
     def commit(self) -> None:
-        """Rename the filled folder over the target. An existing target is first renamed aside (onto an empty
-        folder made for it: renaming a folder over an empty one is atomic) and removed once the new one is in
-        place; SIGINT and SIGTERM wait until all of it is done, so a reader finds the old folder or the new
-        one, and no temporary folder is left."""
-        assert self.partial is not None, "committed or discarded already"
-        with signals_held():
-            old = None
-            if self.target.exists() or self.target.is_symlink():
-                if not self.replace:
-                    self.discard()
-                    raise CerError(f"{self.target} exists: pass --overwrite to replace it")
-                old = Path(tempfile.mkdtemp(**_aside(self.target, ".old")))
-                os.replace(self.target, old)
-            try:
-                os.replace(self.partial, self.target)
-            except OSError:
-                if old is not None:
-                    os.replace(old, self.target)  # (put the old one back: nothing lost)
-                raise
-            self.partial = None
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
+        """Rename the filled folder over the target (:meth:`cer_theory.core.outputs.Aside.commit`): an existing
+        target, replaced only with ``replace``, is first renamed aside and removed once the new one is in place;
+        the stopping signals wait until all of it is done, so a reader finds the old folder or the new one, and
+        no temporary folder is left."""
+        assert self._aside is not None, "committed or discarded already"
+        aside, self._aside = self._aside, None
+        aside.commit(replace=self.replace)
 
     def discard(self) -> None:
         """Give up: the temporary folder is removed and the target left as it was (idempotent)."""
-        if self.partial is not None:
-            shutil.rmtree(self.partial, ignore_errors=True)
-            self.partial = None
+        if self._aside is not None:
+            self._aside.discard()
+            self._aside = None
 
 
 __all__ = ["CHUNK_ROWS", "COLUMNS", "FORMATS", "GROUP_BYTES", "GROUP_ROWS", "OutputFile", "OutputFolder",

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cer_theory.core.outputs import write_output
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
@@ -32,6 +34,11 @@ def find_chromium() -> str | None:
         if path:
             return path
     return None
+
+
+_RECORD_ERRORS = ("window.__pageErrors = []; window.addEventListener('error', e => "
+                  "window.__pageErrors.push(String(e.message || e.type)), true);")
+"""Run in every page before its own scripts: records each error event (:meth:`Browser.errors`)."""
 
 
 class BrowserError(RuntimeError):
@@ -121,12 +128,18 @@ class Browser:
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
         self.send("Page.enable")
+        self.send("Page.addScriptToEvaluateOnNewDocument", {"source": _RECORD_ERRORS})
         self.send("Page.navigate", {"url": path.resolve().as_uri()})
         deadline = time.monotonic() + self.timeout
         while self.evaluate("document.readyState") != "complete":
             if time.monotonic() > deadline:
                 raise BrowserError(f"{path} did not load")
             time.sleep(0.05)
+
+    def errors(self) -> list[str]:
+        """The script errors the page has raised since it was opened (uncaught exceptions, scripts that failed to
+        parse): a page that looks right but whose script died shows here."""
+        return list(self.evaluate("window.__pageErrors || []"))
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""
@@ -143,10 +156,15 @@ class Browser:
             self.send("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
                                                  "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code})
 
+    def set_viewport(self, width: int, height: int) -> None:
+        """Lay the page out at ``width`` × ``height`` CSS pixels (a screenshot is then exactly that size)."""
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": False})
+
     def screenshot(self, path: Path) -> None:
         """A PNG of the page as shown."""
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
-        path.write_bytes(base64.b64decode(data))
+        write_output(path, base64.b64decode(data))
 
 
 class Site(Browser):

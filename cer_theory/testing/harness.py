@@ -13,12 +13,13 @@ program that speaks the ``cer-theory eval`` JSON-lines contract), on cases from 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,10 @@ from hypothesis import strategies as st
 
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import Event, Stream
+from cer_theory.core.outputs import write_output
 from cer_theory.core.protocols import Evaluator, Formalism, Outputs, get
+from cer_theory.testing.findings import reduce
+from cer_theory.core.wording import plural
 
 Output = Collection[Any]
 """One position's outputs: a set, or a :class:`~collections.Counter` when duplicates matter (an engine that may
@@ -66,7 +70,7 @@ def _fmt_stream(stream: Sequence[object] | None) -> str:
         return "(not shown)"
     shown = " ".join(f"{k}:{_fmt_event(e)}" for k, e in enumerate(stream[:SHOWN_EVENTS]))
     more = len(stream) - SHOWN_EVENTS
-    return shown + (f" … ({more} more, {len(stream)} events)" if more > 0 else "")
+    return shown + (f" … ({more} more, {plural(len(stream), 'event')})" if more > 0 else "")
 
 
 def _fmt_formula(formula: object) -> str:
@@ -298,15 +302,22 @@ complex event as JSON (for CEL a list of positions; for CEQL ``{"start", "end", 
 
 
 def check_engine(engine: EngineFn, cases: Iterable[tuple[Any, Stream]], *, name: str = "engine",
-                 logic: str = "cel", stop_at_first: bool = True) -> list[Mismatch]:
+                 logic: str = "cel", stop_at_first: bool = True, shrink: bool = True,
+                 budget: int = 400) -> list[Mismatch]:
     """Compare an engine's complex events with the reference semantics of ``logic`` on every (formula, stream)
-    case; the engine receives the formula as text (the formalism's printer)."""
+    case; the engine receives the formula as text (the formalism's printer).
+
+    Each mismatch is **reduced** (:func:`cer_theory.testing.findings.reduce`, at most ``budget`` engine runs):
+    subformulas replaced by their operands and chunks of the stream removed while the engine still disagrees
+    in the same way (missing or extra outputs). With ``stop_at_first`` the first mismatch, reduced, is returned;
+    otherwise one mismatch per *distinct* reduced case, in order of first occurrence, its ``note`` saying how
+    many cases reduced to it (docs/decisions.md D361)."""
     formalism = get(logic)
     level = formalism.levels[-1]
     if level.from_json is None:
         raise UnsupportedError(f"{logic}: its {level.name} have no JSON reading, so external engines cannot be checked")
-    mismatches: list[Mismatch] = []
-    for ast, stream in cases:
+
+    def run_one(ast: Any, stream: Stream) -> Mismatch | None:
         text = formalism.format(ast)
         got = engine(text, [e.to_dict() for e in stream])
         actual = [frozenset(level.from_json(c) for c in got.get(n, ())) for n in range(len(stream))]
@@ -316,11 +327,115 @@ def check_engine(engine: EngineFn, cases: Iterable[tuple[Any, Stream]], *, name:
         if m is None and outside:
             m = Mismatch(text, stream, outside[0], level.name, frozenset(), frozenset(), "semantics", name,
                          note=f"output at positions {outside} outside the stream")
-        if m is not None:
-            mismatches.append(m)
-            if stop_at_first:
-                break
-    return mismatches
+        return m
+
+    reducer = _FormulaReducer(formalism)
+    groups: dict[str, list] = {}
+    for ast, stream in cases:
+        m = run_one(ast, stream)
+        if m is None:
+            continue
+        found = _Failure((ast, stream), m)
+        if shrink:
+            def run(candidates: Sequence[tuple[Any, Stream]]) -> Iterator[_Failure | None]:
+                for c in candidates:
+                    try:
+                        trial = run_one(*c)
+                    except Exception:  # noqa: BLE001 - a smaller case the reference or the engine cannot take
+                        trial = None
+                    yield None if trial is None else _Failure(c, trial)
+
+            found, _ = reduce(found, run, reducer, _mismatch_shape, budget=budget)
+        groups.setdefault(reducer.key(found.case), [found, 0])[1] += 1
+        if stop_at_first:
+            break
+    return [dataclasses.replace(f.mismatch, note="; ".join(x for x in (f.mismatch.note, (
+        f"{n} cases reduce to it" if n > 1 else "")) if x)) for f, n in groups.values()]
+
+
+@dataclass
+class _Failure:
+    """A failing (formula, stream) case as :func:`~cer_theory.testing.findings.reduce` sees it."""
+
+    case: tuple[Any, Stream]
+    mismatch: Mismatch
+    kind: str = "mismatch"
+
+
+def _mismatch_shape(f: _Failure) -> frozenset[str]:
+    m = f.mismatch
+    tags = {"missing"} if _difference(m.expected, m.actual) else set()
+    if _difference(m.actual, m.expected) or m.note:
+        tags.add("extra")
+    return frozenset(tags)
+
+
+class _FormulaReducer:
+    """Reduction of a (formula, stream) case of any formalism: a subformula replaced by one of its operands (any
+    dataclass child, or member of a tuple of children, that the printer writes and the parser reads back to
+    it), then chunks of the stream removed, then canonical steps on the stream: an attribute dropped from every
+    event, an event given a type seen before it, values lowered."""
+
+    def __init__(self, formalism: Formalism) -> None:
+        self.formalism = formalism
+
+    def _smaller(self, node: Any) -> Iterator[Any]:
+        if not dataclasses.is_dataclass(node) or isinstance(node, type):
+            return
+        fields = [(f.name, getattr(node, f.name)) for f in dataclasses.fields(node)]
+        for _, value in fields:
+            for child in (value if isinstance(value, tuple) else (value,)):
+                if dataclasses.is_dataclass(child) and not isinstance(child, type):
+                    yield child
+        for name, value in fields:
+            if isinstance(value, tuple):
+                options = [value[:k] + value[k + 1:] for k in range(len(value)) if len(value) > 2]
+                options += [value[:k] + (smaller,) + value[k + 1:] for k, x in enumerate(value)
+                            for smaller in self._smaller(x)]
+            else:
+                options = list(self._smaller(value))
+            for option in options:
+                try:
+                    yield dataclasses.replace(node, **{name: option})
+                except Exception:  # noqa: BLE001 - a node that refuses the operand (its own checks)
+                    continue
+
+    def candidates(self, case: tuple[Any, Stream]) -> Iterator[tuple[Any, Stream]]:
+        ast, stream = case
+        for smaller in self._smaller(ast):
+            try:
+                if self.formalism.parse(self.formalism.format(smaller)) == smaller:
+                    yield smaller, stream
+            except Exception:  # noqa: BLE001 - not a formula of the formalism
+                continue
+        events = list(stream)
+        chunk = max(1, len(events) // 2)
+        while chunk >= 1:
+            for at in range(0, len(events), chunk):
+                rest = events[:at] + events[at + chunk:]
+                if rest:
+                    yield ast, Stream(rest)
+            chunk //= 2
+        for attr in sorted({a for e in events for a in e.attributes}):
+            yield ast, Stream([Event(e.type, {a: v for a, v in e.attributes.items() if a != attr}) for e in events])
+        for k, e in enumerate(events):
+            for earlier in dict.fromkeys(x.type for x in events[:k]):
+                if earlier != e.type:
+                    yield ast, Stream(events[:k] + [Event(earlier, e.attributes)] + events[k + 1:])
+            for a, v in e.attributes.items():
+                if isinstance(v, int) and not isinstance(v, bool) and v != 0:
+                    yield ast, Stream(events[:k] + [Event(e.type, {**e.attributes, a: 0})] + events[k + 1:])
+
+    def measure(self, case: tuple[Any, Stream]) -> tuple:
+        ast, stream = case
+        types = list(dict.fromkeys(e.type for e in stream))
+        values = tuple(abs(v) if isinstance(v, int) else 0 for e in stream for v in e.attributes.values())
+        return (len(stream), len(self.formalism.format(ast)), sum(len(e.attributes) for e in stream), len(types),
+                tuple(types.index(e.type) for e in stream), values)
+
+    def key(self, case: tuple[Any, Stream]) -> str:
+        ast, stream = case
+        return json.dumps([self.formalism.format(ast), [e.to_dict() for e in stream]], default=str)
 
 
 def conformance_cases(count: int = 200, *, seed: int = 0, logic: str = "cel",
@@ -352,7 +467,8 @@ class CommandEngine:
 
     ``command`` is a shell-like template with ``{formula}`` and ``{stream}`` placeholders, e.g.
     ``"cer-theory eval {formula} --stream {stream}"``; the stream is written as JSON Lines to a temporary
-    file; each output line is ``{"n": …, "complex_events": [[…], …]}``.
+    file; each output line is one of the output contract (docs/output-contract.md):
+    ``{"position": n, "kind": "complex_events", "outputs": [[…], …]}``.
     """
 
     command: str
@@ -361,7 +477,7 @@ class CommandEngine:
     def __call__(self, formula: str, events: list[dict]) -> dict[int, list[Any]]:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "stream.jsonl"
-            path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+            write_output(path, "".join(json.dumps(e) + "\n" for e in events), private=True)
             argv = [part.format(formula=formula, stream=str(path)) for part in shlex.split(self.command)]
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, check=False)
         if proc.returncode != 0:
@@ -370,7 +486,7 @@ class CommandEngine:
         for line in proc.stdout.splitlines():
             if line.strip():
                 obj = json.loads(line)
-                out[int(obj["n"])] = obj["complex_events"]
+                out[int(obj["position"])] = obj["outputs"]
         return out
 
 

@@ -34,13 +34,13 @@ def test_W1_doubling_emits_two_to_the_length_of_the_run() -> None:
     out = outputs(w1_doubling(), ones(5))
     assert len(out) == 15
     for c in out:
-        assert c["bags"] == {"Y": [{"time": c["end"], "b": 2 ** (c["end"] - c["start"] + 1)}]}
+        assert c["bags"] == {"Y": [{"time": c["end"], "attributes": {"b": 2 ** (c["end"] - c["start"] + 1)}}]}
 
 
 def test_W2_prefix_sums_emit_every_prefix_sum() -> None:
     out = outputs(w2_prefix_sums(), ones(4))
     (whole,) = [c for c in out if (c["start"], c["end"]) == (0, 3)]
-    assert whole["bags"]["Y"] == [{"time": k, "b": k + 1} for k in range(4)]
+    assert whole["bags"]["Y"] == [{"time": k, "attributes": {"b": k + 1}} for k in range(4)]
     assert len(out) == 10
 
 
@@ -52,24 +52,24 @@ def _one(assign, checks=(), marks=None) -> ACEA:
 def test_a_transition_reading_an_absent_attribute_is_blocked_not_null() -> None:
     a = _one({"r": Ref("price")})
     s = Stream([Event("R", price=3), Event("R"), Event("T", cost=1)])
-    assert outputs(a, s) == [{"start": 0, "end": 0, "bags": {"X": [{"time": 0, "v": 3}]}}]
+    assert outputs(a, s) == [{"start": 0, "end": 0, "bags": {"X": [{"time": 0, "attributes": {"v": 3}}]}}]
     nulled = _one({"r": Combine("sum", Const(NULL), Ref("type"))})  # NULL is a value: the run goes on
     assert len(outputs(nulled, s)) == 3  # NULL absorbs even a type name: no type check happens on NULL
     nulls = _one({"r": Const(NULL)})
-    assert [c["bags"]["X"] for c in outputs(nulls, s)] == [[{"time": k, "v": None}] for k in range(3)]
+    assert [c["bags"]["X"] for c in outputs(nulls, s)] == [[{"time": k, "attributes": {"v": None}}] for k in range(3)]
 
 
 def test_predicates_read_the_registers_after_the_assignment_and_unassigned_registers_are_erased() -> None:
     # the guard reads r (assigned = price + 10), not the raw event: price 1 passes r > 10
     guard = Emits(Cmp(Attr("v"), ">", PConst(10)), Template.of({"v": "r"}))
     a = _one({"r": Combine("sum", Ref("price"), Const(10))}, [guard])
-    assert [c["bags"]["X"][0]["v"] for c in outputs(a, Stream([Event("R", price=1), Event("R", price=0)]))] == [11]
+    assert [c["bags"]["X"][0]["attributes"]["v"] for c in outputs(a, Stream([Event("R", price=1), Event("R", price=0)]))] == [11]
     # a register not re-assigned is erased: the second step cannot read r
     erase = ACEA(frozenset({0, 1, 2}), (Transition.make(0, {"r": Ref("price")}, (), {}, 1),
                                          Transition.make(1, {"s": Ref("r")}, (), {"X": [Template.of({"v": "s"})]}, 2)),
                  0, frozenset({2}))
     assert outputs(erase, Stream([Event("R", price=1), Event("R", price=2)])) == [
-        {"start": 0, "end": 1, "bags": {"X": [{"time": 1, "v": 1}]}}]
+        {"start": 0, "end": 1, "bags": {"X": [{"time": 1, "attributes": {"v": 1}}]}}]
     carry = ACEA(frozenset({0, 1, 2}), (Transition.make(0, {"r": Ref("price")}, (), {}, 1),
                                          Transition.make(1, {"s": Ref("r")}, (), {"X": [Template.of({"v": "s"})]}, 2),
                                          Transition.make(1, {"r": Ref("r")}, (), {}, 1)), 0, frozenset({2}))
@@ -80,13 +80,13 @@ def test_the_incoming_event_overrides_a_register_of_the_same_name() -> None:
     a = ACEA(frozenset({0, 1, 2}), (Transition.make(0, {"a": Const(100)}, (), {}, 1),
                                      Transition.make(1, {"r": Ref("a")}, (), {"X": [Template.of({"v": "r"})]}, 2)),
              0, frozenset({2}))
-    assert outputs(a, Stream([Event("R", a=1), Event("R", a=2)]))[0]["bags"]["X"] == [{"time": 1, "v": 2}]
+    assert outputs(a, Stream([Event("R", a=1), Event("R", a=2)]))[0]["bags"]["X"] == [{"time": 1, "attributes": {"v": 2}}]
 
 
 def test_templates_apply_post_maps_and_must_read_registers_assigned_on_their_transition() -> None:
     pair = _one({"r": Combine("avg", Const((0, 0)), Const((6, 2)))}, marks={"X": [Template.of({"v": "r"},
                                                                                              {"v": "avg"})]})
-    assert outputs(pair, Stream.from_types("R"))[0]["bags"]["X"] == [{"time": 0, "v": 3.0}]
+    assert outputs(pair, Stream.from_types("R"))[0]["bags"]["X"] == [{"time": 0, "attributes": {"v": 3.0}}]
     with pytest.raises(AutomatonError, match="does not assign"):
         _one({"q": Ref("price")})
 
@@ -99,4 +99,18 @@ def test_drawing_shows_assignments_predicates_and_templates_on_the_edges() -> No
 
 def test_identities_flow_through_registers_unchanged() -> None:
     a = _one({"r": Combine("max", Const(-math.inf), Ref("x"))})
-    assert outputs(a, Stream([Event("R", x=-5)]))[0]["bags"]["X"] == [{"time": 0, "v": -5}]
+    assert outputs(a, Stream([Event("R", x=-5)]))[0]["bags"]["X"] == [{"time": 0, "attributes": {"v": -5}}]
+
+
+def test_a_drawing_explains_its_notation_in_a_legend() -> None:
+    """``⊕sum sum'(tmp)`` on an edge is explained under the title, only the notation the drawing uses."""
+    from cer_theory.formalisms.acel.compile import compile_automaton as compile_acea
+    from cer_theory.formalisms.acel.parser import parse as parse_acel
+
+    dot = compile_acea(parse_acel("AGG Y[s <- sum(X.tmp), m <- avg(X.tmp)](T+ AS X ; H)")).to_dot()
+    title = dot.split('labelloc=t; label="', 1)[1].split('";', 1)[0]
+    for meaning in ("⊕f: aggregate f's combine", "f'(a): f's pre-map of attribute a", "b↦f(r): b is f's post-map"):
+        assert meaning in title
+    plain = compile_acea(parse_acel("T ; H")).to_dot()
+    assert "⊕f" not in plain and "post-map" not in plain and "[P]: the guard" in plain
+    assert all(len(line) <= 70 for line in title.split("\\n")[1:])

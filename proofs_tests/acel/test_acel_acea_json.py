@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import jsonschema
 from hypothesis import given, settings
 
 from cer_theory.core.errors import AutomatonError
@@ -14,6 +15,9 @@ from cer_theory.formalisms.acel.acea_json import acea_to_json, dumps_acea, load_
 from cer_theory.formalisms.acel.compile import compile_automaton, schema_of
 from cer_theory.formalisms.acel.examples import ones, w1_doubling, w2_prefix_sums
 from cer_theory.testing.strategies.acel import acel_streams, formulas
+from cer_theory.automata import files
+
+FILE_SCHEMA = jsonschema.Draft202012Validator(files.schema())
 
 
 def test_witnesses_round_trip_through_a_file(tmp_path: Path) -> None:
@@ -31,6 +35,8 @@ def test_compiled_automata_round_trip_with_identities_nulls_and_post_maps(phi, s
     a = compile_automaton(phi, schema_of(stream))
     back = loads_acea(dumps_acea(a))
     assert back == a and back.complex_events(stream) == a.complex_events(stream)
+    FILE_SCHEMA.validate(a.to_json())  # the shipped schema (docs/automaton-files.md) holds for every file written
+    assert files.loads(files.dumps(a)) == a
 
 
 GOOD = {"kind": "acea", "states": [0, 1], "initial": 0, "final": [1],
@@ -59,7 +65,8 @@ def _with(path: list, value) -> dict:
     (_with(["transitions", 0, "emit", "Y"], [{"b": "t"}]), "emits b from register t, which it does not assign"),
     (_with(["transitions", 0, "to"], 7), "transition 0 → 7 leaves the states"),
     (_with(["transitions", 0, "checks"], [{"why": 1}]), "unknown check ['why']"),
-    (_with(["kind"], []), "automaton.kind: expected 'acea', got []"),
+    (_with(["kind"], []), "automaton.kind: expected one of acea, cea, srt, ucea, got []"),
+    (_with(["kind"], "cea"), "automaton.kind: expected 'acea', got 'cea'"),
     (_with(["transitions", 0, "emit"], {"Y) OR (Z": []}), "transitions[0].emit: a mark is a variable name"),
 ])
 def test_malformed_files_are_refused_with_the_place_named(data, message: str) -> None:

@@ -41,14 +41,16 @@ def stocks(tmp_path: Path) -> Path:
     return path
 
 
-def test_eval_prints_one_sorted_json_object_per_complex_event_by_either_evaluator(stocks: Path) -> None:
+def test_eval_prints_the_complex_events_sorted_on_the_line_of_their_end_by_either_evaluator(stocks: Path) -> None:
     outs = [cli("eval", "--logic", "acel", PHI6, "--stream", str(stocks), "--via", via) for via in ("semantics", "acea")]
     assert [r.returncode for r in outs] == [0, 0] and outs[0].stdout == outs[1].stdout
-    lines = [json.loads(line) for line in outs[0].stdout.splitlines()]
+    printed = [json.loads(line) for line in outs[0].stdout.splitlines()]
+    assert [(line["position"], line["kind"]) for line in printed] == [(4, "complex_events")]
+    lines = printed[0]["outputs"]
     assert [(c["start"], c["end"], c["bags"]["M"], [e["time"] for e in c["bags"]["intel"]]) for c in lines] == [
-        (0, 4, [{"time": 4, "MAX": 80}], [1]), (0, 4, [{"time": 4, "MAX": 85}], [1, 2]),
-        (0, 4, [{"time": 4, "MAX": 85}], [2])]
-    assert lines[0]["bags"]["msft"] == [{"time": 0, "name": "MSFT", "price": 101, "type": "SELL"}]
+        (0, 4, [{"time": 4, "attributes": {"MAX": 80}}], [1]), (0, 4, [{"time": 4, "attributes": {"MAX": 85}}], [1, 2]),
+        (0, 4, [{"time": 4, "attributes": {"MAX": 85}}], [2])]
+    assert lines[0]["bags"]["msft"] == [{"time": 0, "attributes": {"name": "MSFT", "price": 101, "type": "SELL"}}]
     assert list(lines[0]["bags"]) == sorted(lines[0]["bags"])
 
 
@@ -57,7 +59,7 @@ def test_bind_switches_the_reading_of_AS(tmp_path: Path, capsys: pytest.CaptureF
     path.write_text('{"type": "S", "price": 30}\n{"type": "P", "price": 40}\n')
     phi = "AGG Y[e <- sum(X.price)]((S AS a ; P AS b) AS X)"
     sums = {bind: json.loads(in_process(capsys, "eval", "--logic", "acel", phi, "--stream", str(path), "--bind",
-                                        bind)[1])["bags"]["Y"][0]["e"] for bind in ("bag", "set")}
+                                        bind)[1])["outputs"][0]["bags"]["Y"][0]["attributes"]["e"] for bind in ("bag", "set")}
     assert sums == {"bag": 140, "set": 70}
 
 

@@ -51,7 +51,7 @@ def test_thm_6_2_agg_init_and_one_step_errata() -> None:
         phi = parse(text)
         assert compile_automaton(phi, schema_of(s)).complex_events(s) == complex_events(phi, s), text
     (c, *_) = sorted(complex_events(parse("AGG Y[s <- sum(R.x), m <- max(R.x)](R)"), s), key=lambda c: c.sort_key())
-    assert c.to_json()["bags"]["Y"] == [{"time": 0, "m": 5, "s": 5}]
+    assert c.to_json()["bags"]["Y"] == [{"time": 0, "attributes": {"m": 5, "s": 5}}]
 
 
 def test_the_compiler_refuses_multiset_predicates_and_the_set_bind_mode_clearly() -> None:

@@ -24,7 +24,7 @@ def run(text: str, stream: Stream, bind: str = "bag") -> list[dict]:
 
 
 def ev(time: int, **attrs) -> dict:
-    return {"time": time, **dict(sorted(attrs.items()))}
+    return {"time": time, "attributes": dict(sorted(attrs.items()))}
 
 
 PHI2 = ('(SELL AS msft ; SELL AS intel ; SELL AS amzn) FILTER (msft[name = "MSFT"] AND msft[price > 100] AND '
@@ -87,7 +87,7 @@ def test_E6_design_2_nested_aggregates_keep_equal_values_apart_by_their_times() 
     s = Stream([Event("B"), Event("A", a=3), Event("A", a=5), Event("B"), Event("A", a=2), Event("A", a=4),
                 Event("A", a=2)])
     inner = run("AGG X[a <- sum(A.a)](B : A:+)", s)
-    assert [(c["start"], c["end"], c["bags"]["X"][0]["a"]) for c in inner] == [
+    assert [(c["start"], c["end"], c["bags"]["X"][0]["attributes"]["a"]) for c in inner] == [
         (0, 1, 3), (0, 2, 8), (3, 4, 2), (3, 5, 6), (3, 6, 8)]
     outer = run("AGG Y[b <- sum(X.a)]((AGG X[a <- sum(A.a)](B : A:+)):+)", s)
     assert [(c["start"], c["end"], c["bags"]["Y"]) for c in outer] == [
@@ -110,7 +110,7 @@ def test_E8_app_D2_max_and_avg_per_mapper_subset_with_equal_job_ids() -> None:
                 Event("JobEnd", job_id="j1")])
     out = run("AGG Y[e <- max(b.period), f <- avg(b.period)]((JobStart AS a ; (Mapper AS b)+ ; JobEnd AS c) AS X "
               "FILTER X[job_id])", s)
-    assert sorted((c["start"], c["end"], c["bags"]["Y"][0]["e"], c["bags"]["Y"][0]["f"]) for c in out) == [
+    assert sorted((c["start"], c["end"], c["bags"]["Y"][0]["attributes"]["e"], c["bags"]["Y"][0]["attributes"]["f"]) for c in out) == [
         (0, 4, 10, 10.0), (0, 4, 30, 20.0), (0, 4, 30, 30.0)]
     assert sorted(len(c["bags"]["X"]) for c in out) == [6, 6, 8]  # AS duplicates: bag mode
 

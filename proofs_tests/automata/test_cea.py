@@ -11,7 +11,7 @@ from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.core.errors import AutomatonError, SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Stream, Valuation
-from cer_theory.examples.seed000 import example_5_3_cea
+from cer_theory.examples.running_example import example_5_3_cea
 from cer_theory.core.predicates import TRUE, Attr, Cmp, cmp, is_type
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.testing.strategies import formulas, streams

@@ -240,7 +240,7 @@ def test_theorem_6_3_round_trip_is_equivalent_over_its_schema() -> None:
     was "not equivalent" with a stream holding an event of type A. Over the schema's streams they are equivalent;
     over all streams they are not (the back-translation's ANY is the OR of the schema's relations: the CEL paper
     Theorem 6.3 fixes the schema), and the stream that shows it has an event of another type."""
-    from cer_theory.examples.seed000 import FORMULAS
+    from cer_theory.examples.running_example import FORMULAS
     from cer_theory.formalisms.cel.parser import parse
     from cer_theory.formalisms.cel.to_cel import cea_to_cel
 

@@ -159,9 +159,10 @@ def test_paper_formulas(text: str, expected: Formula) -> None:
 
 
 def test_paper_formulas_print() -> None:
-    assert str(PHI1) == "T ; H FILTER (T.tmp > 40 AND H.hum <= 25 AND T.id = 0 AND H.id = 0)"
-    assert format(PHI1, unicode=True) == "T ; H FILTER (T.tmp > 40 ∧ H.hum ≤ 25 ∧ T.id = 0 ∧ H.id = 0)"
-    assert str(Proj(PHI3, ("T",))) == ("PI[T](H IN H1 ; T+ ; H IN H2 FILTER "
+    # as the paper writes them: a sequence under FILTER in parentheses (D383)
+    assert str(PHI1) == "(T ; H) FILTER (T.tmp > 40 AND H.hum <= 25 AND T.id = 0 AND H.id = 0)"
+    assert format(PHI1, unicode=True) == "(T ; H) FILTER (T.tmp > 40 ∧ H.hum ≤ 25 ∧ T.id = 0 ∧ H.id = 0)"
+    assert str(Proj(PHI3, ("T",))) == ("PI[T]((H IN H1 ; T+ ; H IN H2) FILTER "
                                       "(H1.hum < 30 AND H2.hum > 60 AND H.id = 1 AND T.id = 1))")
     assert format(Proj(CPlus(T), ("T", "A")), unicode=True) == "π[A,T](T⊕)"
     assert repr(CPlus(T)) == "cel('T:+')"
@@ -213,12 +214,13 @@ def test_precedence(text: str, expected: Formula) -> None:
     (Seq(Seq(R, T), U), "R ; T ; U"),
     (Seq(Disj(R, T), U), "(R OR T) ; U"),
     (Disj(R, Disj(T, U)), "R OR (T OR U)"),
+    (Disj(Disj(R, T), U), "(R OR T) OR U"),  # operands of OR other than atoms, iterations, IN: parenthesized
     (In(Seq(R, T), "A"), "(R ; T) IN A"),
     (Seq(Filter(R, c("R", "x", "=", 1)), T), "(R FILTER R.x = 1) ; T"),
     (Filter(R, Not(c("R", "x", "=", 1))), "R FILTER (NOT R.x = 1)"),
     (Filter(R, Not(IsType("T", "R"))), "R FILTER (NOT R.type = \"T\")"),
     (Filter(R, On("R", And((IsType("R"), c(None, "x", "<", 3))))), 'R FILTER R[type = "R" AND x < 3]'),
-    (Filter(Seq(H, T), Cmp(Attr("id", "H"), "=", Attr("id", "T"))), "H ; T FILTER H.id = T.id"),
+    (Filter(Seq(H, T), Cmp(Attr("id", "H"), "=", Attr("id", "T"))), "(H ; T) FILTER H.id = T.id"),
     (CPlus(Plus(R)), "R+:+"),
 ])
 def test_minimal_parentheses(phi: Formula, text: str) -> None:

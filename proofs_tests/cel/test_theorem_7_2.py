@@ -24,7 +24,7 @@ from cer_theory.formalisms.cel.selection import compile_with_selection
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.core.errors import SizeBudgetExceeded
 from cer_theory.core.events import Event, Stream, Valuation
-from cer_theory.examples.seed000 import FORMULAS, fire_stream
+from cer_theory.examples.running_example import FORMULAS, fire_stream
 from cer_theory.core.predicates.ast import TRUE
 from cer_theory.formalisms.cel.semantics import CelSemantics, select
 from cer_theory.formalisms.cel.ast import Atom, Contig, CPlus, Disj, Formula, In, Plus, Select, Seq, Strategy

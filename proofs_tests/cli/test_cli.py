@@ -12,7 +12,7 @@ import pytest
 from conftest import require
 
 from cer_theory.cli import main
-from cer_theory.examples.seed000 import FORMULAS
+from cer_theory.examples.running_example import FORMULAS
 
 FIRE = str(resources.files("cer_theory").joinpath("examples/data/fire.jsonl"))
 FIRE_CSV = str(resources.files("cer_theory").joinpath("examples/data/fire.csv"))
@@ -25,29 +25,29 @@ def _lines(capsys) -> list[dict]:
 @pytest.mark.parametrize("via", ["semantics", "cea"])
 def test_eval_complex_events_contract(capsys, via: str) -> None:
     assert main(["eval", FORMULAS["φ1"], "--stream", FIRE, "--via", via]) == 0
-    assert _lines(capsys) == [{"n": 2, "complex_events": [[1, 2]]}, {"n": 8, "complex_events": [[1, 8], [5, 8]]}]
+    assert _lines(capsys) == [{"position": 2, "kind": "complex_events", "outputs": [[1, 2]]}, {"position": 8, "kind": "complex_events", "outputs": [[1, 8], [5, 8]]}]
 
 
 def test_eval_valuations_contract(capsys) -> None:
     assert main(["eval", FORMULAS["φ1"], "--stream", FIRE_CSV, "--valuations"]) == 0
-    assert _lines(capsys) == [{"n": 2, "valuations": [{"H": [2], "T": [1]}]},
-                              {"n": 8, "valuations": [{"H": [8], "T": [1]}, {"H": [8], "T": [5]}]}]
+    assert _lines(capsys) == [{"position": 2, "kind": "valuations", "outputs": [{"H": [2], "T": [1]}]},
+                              {"position": 8, "kind": "valuations", "outputs": [{"H": [8], "T": [1]}, {"H": [8], "T": [5]}]}]
 
 
 def test_eval_prints_empty_complex_events_and_omits_empty_variables(capsys, tmp_path: Path) -> None:
     stream = tmp_path / "s.jsonl"
     stream.write_text('{"type": "R"}\n{"type": "T"}\n{"type": "R"}\n')
     assert main(["eval", "PI[](R)", "--stream", str(stream), "--via", "cea"]) == 0
-    assert _lines(capsys) == [{"n": 0, "complex_events": [[]]}, {"n": 2, "complex_events": [[]]}]
+    assert _lines(capsys) == [{"position": 0, "kind": "complex_events", "outputs": [[]]}, {"position": 2, "kind": "complex_events", "outputs": [[]]}]
     assert main(["eval", "PI[](R)", "--stream", str(stream), "--valuations"]) == 0
-    assert _lines(capsys) == [{"n": 0, "valuations": [{}]}, {"n": 2, "valuations": [{}]}]
+    assert _lines(capsys) == [{"position": 0, "kind": "valuations", "outputs": [{}]}, {"position": 2, "kind": "valuations", "outputs": [{}]}]
 
 
 def test_eval_formula_from_file(capsys, tmp_path: Path) -> None:
     f = tmp_path / "phi.cel"
     f.write_text(FORMULAS["φ3"] + "\n")
     assert main(["eval", f"@{f}", "--stream", FIRE]) == 0
-    assert _lines(capsys) == [{"n": 7, "complex_events": [[3, 4, 6, 7], [3, 4, 7], [3, 6, 7]]}]
+    assert _lines(capsys) == [{"position": 7, "kind": "complex_events", "outputs": [[3, 4, 6, 7], [3, 4, 7], [3, 6, 7]]}]
 
 
 def test_syntax_error_exits_2_naming_line_and_column(capsys) -> None:
@@ -169,8 +169,8 @@ def test_eval_logic_ceql_prints_interval_complex_events(capsys, tmp_path: Path, 
     argv = ["eval", "SELECT * FROM S WHERE A ; B", "--stream", str(stream), "--logic", "ceql"]
     assert main(argv + (["--via", via] if via else [])) == 0
     assert _lines(capsys) == [
-        {"n": 1, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}]},
-        {"n": 3, "complex_events": [{"start": 0, "end": 3, "positions": [0, 3]},
+        {"position": 1, "kind": "complex_events", "outputs": [{"start": 0, "end": 1, "positions": [0, 1]}]},
+        {"position": 3, "kind": "complex_events", "outputs": [{"start": 0, "end": 3, "positions": [0, 3]},
                                     {"start": 2, "end": 3, "positions": [2, 3]}]}]
 
 
@@ -182,7 +182,7 @@ def test_eval_logic_ceql_reads_the_query_from_a_file(capsys, tmp_path: Path) -> 
     by_engine = capsys.readouterr().out
     assert main(["eval", f"@{query}", "--stream", str(stream), "--logic", "ceql", "--via", "semantics"]) == 0
     assert capsys.readouterr().out == by_engine
-    assert [line["n"] for line in map(json.loads, by_engine.splitlines())] == [1, 3]
+    assert [line["position"] for line in map(json.loads, by_engine.splitlines())] == [1, 3]
 
 
 def test_eval_unknown_logic_exits_2_listing_the_formalisms(capsys) -> None:
@@ -258,7 +258,7 @@ def test_cces_command(capsys, tmp_path: Path) -> None:
     stream.write_text("".join(f'{{"type": "{t}"}}\n' for t in "UVVW"))
     assert main(["cces", "U ; ((V+ ; W) OR W)", "--stream", str(stream), "--dot", str(tmp_path / "c.dot")]) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out) == {"n": 3, "complex_events": [[0, 1, 2, 3], [0, 1, 3], [0, 2, 3], [0, 3]]}
+    assert json.loads(captured.out) == {"position": 3, "kind": "complex_events", "outputs": [[0, 1, 2, 3], [0, 1, 3], [0, 2, 3], [0, 3]]}
     assert "CCES nodes" in captured.err and (tmp_path / "c.dot").read_text().startswith("digraph")
 
 
@@ -278,20 +278,20 @@ def test_eval_sremo_prints_streaming_matches_by_k(capsys, tmp_path: Path, via: s
     """The SRT paper's e₁ (a sale of the remembered buy's id): one match, ending at k = 2, by every evaluator."""
     e1 = '<type = "B"> -> r1 . [TRUE]* . <type = "S" AND id = r1.id>'
     assert main(["eval", "--logic", "sremo", e1, "--stream", _jsonl(tmp_path, TABLE_1), "--via", via]) == 0
-    assert _lines(capsys) == [{"k": 2, "matches": [[0, 2]]}]
+    assert _lines(capsys) == [{"position": 2, "kind": "matches", "outputs": [[0, 2]]}]
 
 
 @pytest.mark.parametrize("via", ["semantics", "ucea", "prop-5-1"])
 def test_eval_socel_prints_valuations(capsys, tmp_path: Path, via: str) -> None:
     assert main(["eval", "--logic", "socel", "B ; S+", "--stream", _jsonl(tmp_path, TABLE_1), "--via", via]) == 0
-    assert _lines(capsys) == [{"n": 2, "valuations": [{"B": [0], "S": [2]}]},
-                              {"n": 3, "valuations": [{"B": [0], "S": [2, 3]}, {"B": [0], "S": [3]}]}]
+    assert _lines(capsys) == [{"position": 2, "kind": "valuations", "outputs": [{"B": [0], "S": [2]}]},
+                              {"position": 3, "kind": "valuations", "outputs": [{"B": [0], "S": [2, 3]}, {"B": [0], "S": [3]}]}]
 
 
 def test_eval_focel_prints_matches(capsys, tmp_path: Path) -> None:
     stream = _jsonl(tmp_path, TABLE_1)
     assert main(["eval", "--logic", "focel", "B AS x ; S AS y FILTER x.id = y.id", "--stream", stream]) == 0
-    assert _lines(capsys) == [{"n": 2, "matches": [[0, 2]]}]
+    assert _lines(capsys) == [{"position": 2, "kind": "matches", "outputs": [[0, 2]]}]
 
 
 def test_eval_default_falls_back_to_the_semantics_outside_the_fast_fragment(capsys, tmp_path: Path) -> None:
@@ -322,9 +322,9 @@ def test_draw_a_formalism_without_automata_exits_2(capsys) -> None:
 
 
 @pytest.mark.parametrize("logic, formula, expected", [
-    ("cel", "R : T", {"n": 1, "complex_events": [[0, 1]]}),
-    ("ceql", "SELECT * FROM S WHERE R ; T", {"n": 1, "complex_events": [{"start": 0, "end": 1, "positions": [0, 1]}]}),
-    ("sremo", '<type = "R"> . <type = "T">', {"k": 1, "matches": [[0, 1]]}),
+    ("cel", "R : T", {"position": 1, "kind": "complex_events", "outputs": [[0, 1]]}),
+    ("ceql", "SELECT * FROM S WHERE R ; T", {"position": 1, "kind": "complex_events", "outputs": [{"start": 0, "end": 1, "positions": [0, 1]}]}),
+    ("sremo", '<type = "R"> . <type = "T">', {"position": 1, "kind": "matches", "outputs": [[0, 1]]}),
 ])
 def test_eval_streams_each_output_before_the_stream_ends(logic: str, formula: str, expected: dict) -> None:
     """eval reads a live stream one event at a time (D183): the output at position 1 is printed while the input is

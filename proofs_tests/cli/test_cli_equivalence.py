@@ -33,7 +33,7 @@ def test_equiv_prints_a_replayable_stream_and_exits_1(capsys, tmp_path: Path) ->
     seq = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert main(["eval", "R : T", "--stream", str(stream), "--valuations"]) == 0
     contig = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert {"R": [0], "T": [2]} in seq[-1]["valuations"] and {"R": [0], "T": [2]} not in contig[-1]["valuations"]
+    assert {"R": [0], "T": [2]} in seq[-1]["outputs"] and {"R": [0], "T": [2]} not in contig[-1]["outputs"]
 
 
 def test_equiv_contained_and_levels(capsys) -> None:

@@ -117,7 +117,7 @@ def test_ctrl_c_exits_130_with_one_line() -> None:
     with tempfile.TemporaryDirectory() as d:
         # R+ on 60 R's: position n has 2^(n+1) - 1 complex events, so the output grows until interrupted
         proc = _cli("cces", "R+", "--stream", str(_slow_stream(Path(d))))
-        assert proc.stdout.readline().startswith(b'{"n": 0')  # inside the command, printing
+        assert proc.stdout.readline().startswith(b'{"position": 0')  # inside the command, printing
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == EXIT_INTERRUPTED == 130

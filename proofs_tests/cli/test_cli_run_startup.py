@@ -77,6 +77,33 @@ def test_run_on_a_file_from_columnar_from_bytes_goes_through_the_columns(tmp_pat
     assert out == by_rows and len(out.splitlines()) > n
 
 
+AS_PROGRAM = """
+import sys
+from cer_theory.cli import main
+sys.argv = ["cer-theory", *{argv!r}]
+code = main()
+print("LOADED " + ",".join(m for m in ("pandas", "pyarrow.compute") if m in sys.modules), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_run_as_the_program_reads_a_columnar_file_without_pandas(tmp_path: Path) -> None:
+    """Arrow asks for pandas at its first conversion of a column; ``cer-theory run`` as the program says no
+    (docs/decisions.md D350) and writes what ``main([...])`` called from Python, which loads it, writes."""
+    from cer_theory.engines.core.run import COLUMNAR_FROM
+
+    stream = tmp_path / "big.jsonl"
+    stream.write_text(_events(COLUMNAR_FROM // 20))
+    argv = ["run", "--query", QUERY, "--stream", str(stream)]
+    done = subprocess.run([sys.executable, "-c", AS_PROGRAM.format(argv=argv)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [ln for ln in done.stderr.splitlines() if ln.startswith("LOADED ")][-1] == "LOADED pyarrow.compute"
+    loaded, from_python = _loaded(argv)
+    assert "pandas" in loaded  # (else the case above proves nothing: Arrow no longer asks for pandas)
+    assert done.stdout == from_python and len(from_python.splitlines()) > 1000
+
+
 def test_engine_on_a_list_of_dicts_loads_no_arrow() -> None:
     """A list of dicts is cut into batches of dicts (streams.convert), never through Arrow: pyarrow is loaded only
     for a DataFrame or a Table (streams.frames; docs/decisions.md D280)."""

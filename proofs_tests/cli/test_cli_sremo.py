@@ -19,7 +19,7 @@ def test_determinize_prints_the_section_4_8_sizes(capsys, w: int, unrolled: tupl
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith(f"(w = {w})")
     assert out[1].startswith(f"unrolled SRA (Lemma 46): {unrolled[0]} states,")
-    assert out[1].endswith(f", {unrolled[1]} registers")
+    assert out[1].endswith(f", {unrolled[1]} register{'s' if unrolled[1] != 1 else ''}")  # (core.wording.plural)
     assert out[2].startswith(f"dSRA (Thm. 41, Alg. 7; transitions = minterms): {dsra} states,")
 
 
@@ -63,8 +63,8 @@ def test_eval_via_dsrt_prints_the_streaming_matches(capsys, tmp_path: Path) -> N
     for via in ("dsrt", "semantics"):
         assert main(["eval", "--logic", "sremo", f"({E1}) WITHIN 4", "--stream", str(stream), "--via", via]) == 0
         lines[via] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines["dsrt"] == lines["semantics"] == [{"k": 3, "matches": [[0, 3], [1, 3]]},
-                                                   {"k": 4, "matches": [[1, 4]]}]
+    assert lines["dsrt"] == lines["semantics"] == [{"position": 3, "kind": "matches", "outputs": [[0, 3], [1, 3]]},
+                                                   {"position": 4, "kind": "matches", "outputs": [[1, 4]]}]
     assert main(["eval", "--logic", "sremo", E1, "--stream", str(stream), "--via", "dsrt"]) == 2
     assert "write (e) WITHIN w" in capsys.readouterr().err
     unmarked = '([type = "B"] -> r1 . [TRUE]* . <type = "S" AND id = r1.id>) WITHIN 1'

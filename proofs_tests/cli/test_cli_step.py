@@ -68,20 +68,24 @@ def test_the_page_never_overwrites_the_stream(capsys, stream: Path) -> None:
     assert "overlaps the input --stream" in capsys.readouterr().err and stream.read_bytes() == before
 
 
-def test_draw_leaves_useless_states_out_unless_asked(capsys) -> None:
-    """Theorem 6.2's CEA of ``R ; T+`` has a state no accepting run visits: drawn only with --all-states."""
+def test_draw_greys_useless_states_and_says_so(capsys) -> None:
+    """Theorem 6.2's CEA of ``R ; T+`` has a state no accepting run visits: drawn, with its number, grey and dashed,
+    and the caption says so (D384); --all-states draws it like the others, with no caption."""
     assert main(["draw", "R ; T+"]) == 0
-    trimmed = capsys.readouterr().out
+    greyed = capsys.readouterr().out
     assert main(["draw", "R ; T+", "--all-states"]) == 0
     full = capsys.readouterr().out
-    assert full.count("shape=circle") + full.count("shape=doublecircle") == 5
-    assert trimmed.count("shape=circle") + trimmed.count("shape=doublecircle") == 4
+    for dot in (greyed, full):
+        assert dot.count("shape=circle") + dot.count("shape=doublecircle") == 5
+    assert greyed.count("style=dashed") >= 1 and "grey: states no accepting run visits" in greyed
+    assert "style=dashed" not in full and "grey:" not in full
     # SREMO's SRT too: the branch EMPTY of a union is a pair of states no run crosses.
     assert main(["draw", "--logic", "sremo", 'EMPTY | <type = "A">']) == 0
-    trimmed = capsys.readouterr().out
+    greyed = capsys.readouterr().out
     assert main(["draw", "--logic", "sremo", 'EMPTY | <type = "A">', "--all-states"]) == 0
     full = capsys.readouterr().out
-    assert full.count("shape=circle") + full.count("shape=doublecircle") == 6 + 1  # + the default node style
-    assert trimmed.count("shape=circle") + trimmed.count("shape=doublecircle") == 4 + 1
+    for dot in (greyed, full):
+        assert dot.count("shape=circle") + dot.count("shape=doublecircle") == 6 + 1  # + the default node style
+    assert greyed.count("fontcolor=gray50") >= 2 and "grey: states no accepting run visits" in greyed
     assert main(["draw", "--logic", "acel", "A AS X", "--all-states"]) == 2
     assert "--all-states is for complex event automata" in capsys.readouterr().err

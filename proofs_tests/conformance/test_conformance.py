@@ -251,8 +251,11 @@ def test_cli_reports_and_exits_by_the_summary(tmp_path):
     data = json.loads((tmp_path / "bad" / "cases.json").read_text())
     assert len(data["cases"]) == 25 and data["summary"]["unexplained"] >= 1
     page = (tmp_path / "bad" / "report.md").read_text()
-    assert "### Finding 1: unexplained" in page and "--replay" in page
-    replay = cli("--engine", "command:" + " ".join(FAKE), "--replay", str(tmp_path / "bad" / "findings" / "001.json"))
+    assert "### Finding F1: unexplained" in page and "--replay" in page
+    assert data["findings"] == 1  # one injected bug: one finding, however many cases hit it
+    readme = (tmp_path / "bad" / "findings" / "F1" / "README.md").read_text()
+    assert "Rule." in readme and "expected:" in readme
+    replay = cli("--engine", "command:" + " ".join(FAKE), "--replay", str(tmp_path / "bad" / "findings" / "F1" / "case.json"))
     assert replay.returncode == 1 and "unexplained" in replay.stdout
     again = cli("--engine", "engine", "--cases", "5", "--report", str(tmp_path / "bad"))  # the same directory
     assert again.returncode == 0 and list((tmp_path / "bad" / "findings").iterdir()) == []  # no stale finding

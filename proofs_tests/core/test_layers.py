@@ -268,7 +268,7 @@ def test_lazy_export_tables_resolve_and_point_down(path: Path) -> None:
     ("cer_theory.core.events", "import importlib\n\ndef f():\n    return importlib.import_module('cer_theory.cli')\n",
      "cer_theory.core.events (core) imports cer_theory.cli (cli)"),
     ("cer_theory.engines.core.engine", "import importlib\nimportlib.import_module(name)\n", "a computed name"),
-    ("cer_theory.exercises.checker", "from cer_theory.examples.seed000 import PHI1\n", "of one rank and independent"),
+    ("cer_theory.exercises.checker", "from cer_theory.examples.running_example import PHI1\n", "of one rank and independent"),
     ("cer_theory.formalisms.sremo.compile", "from cer_theory.formalisms.cel.ast import Atom\n",
      "formalism sremo imports formalism cel"),
 ])

@@ -48,7 +48,7 @@ def test_a_utf8_byte_order_mark_is_dropped(tmp_path) -> None:
     ("s.csv", b"type,x\nR,-" + b"9" * 4301 + b"\n", r"line 2, field 'x': an integer of 4,301 digits"),
     ("s.csv", b"type,x\nR," + b"a" * 200_000 + b"\n", r"line 2: a cell longer than 131,072 characters"),
     ("s.jsonl", b'{"type": "R"}\n{"type": "R", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
-     r"line 2: malformed event: JSON nested too deeply"),
+     r"line 2, field 'x': a value nested more than 32 levels deep"),
     ("s.jsonl", b'{"type": "R", "x": [[1]]}\n', r"line 1, field 'x': expected a number, string or boolean"),
 ])
 def test_bad_bytes_numbers_cells_and_nesting_name_the_line(tmp_path, name: str, data: bytes, message: str) -> None:

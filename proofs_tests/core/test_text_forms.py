@@ -16,7 +16,7 @@ from cer_theory.core.events import Event, Stream
 from cer_theory.engines.cces.evaluator import CcesEvaluator
 from cer_theory.engines.core.evaluator import Evaluator
 from cer_theory.engines.core.tecs import Tecs
-from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
+from cer_theory.examples.running_example import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
 from cer_theory.formalisms.acel.compile import compile_automaton as compile_acea, schema_of
 from cer_theory.formalisms.acel.examples import w1_doubling, w2_prefix_sums
 from cer_theory.formalisms.acel.parser import parse as parse_acel

@@ -342,3 +342,53 @@ def test_paired_runs_refuse_a_checkout_that_is_not_the_one_imported(tmp_path, ca
                         "--paths", "dicts", "--out", str(tmp_path / "x.json")]) == 1
     assert "not the checkout" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_paired_runs_give_the_median_of_the_per_pair_cpu_ratios() -> None:
+    from benchmarks import paired
+
+    a = [{"seconds": 2.0, "cpu_seconds": c, "outputs": 1, "package": "x"} for c in (1.0, 1.0, 4.0)]
+    b = [{"seconds": 1.0, "cpu_seconds": c, "outputs": 1, "package": "x"} for c in (2.0, 1.0, 2.0)]
+    found = paired.compare({"candidate": a, "baseline": b}, 10, ("candidate", "baseline"))
+    assert found["ratio"]["median"] == 0.5  # wall: every pair 1 s against 2 s
+    assert found["cpu_ratio"] == {"median": 1.0, "min": 0.5, "max": 2.0}  # CPU: 2/1, 1/1, 2/4 (rates invert)
+
+
+# ---------------------------------------------------------------------------------------------- acceptance
+
+
+def _ingest_report(events: int, rates: dict[str, dict[str, float]], load: float) -> dict:
+    results = {q: {p: {"events_per_s": r, "cpu_events_per_s": r, "peak_rss_mb": None, "outputs": [0], "errors": []}
+                   for p, r in paths.items()} for q, paths in rates.items()}
+    return {"meta": {"command": "x", "date": "d", "events": events, "runs": 1, "pycer": "p",
+                     "load_before": [load], "load_after": [load]}, "results": results}
+
+
+def test_acceptance_states_each_target_met_or_missed_at_its_length() -> None:
+    """Issue 39's targets: the engine at 2× pycer; `run` at 1× pycer below 1M events and 1.5× from 1M; dicts at
+    0.9× the Event path; DataFrame and Arrow at 1×. A figure on either side of each bound."""
+    from benchmarks import acceptance
+
+    rates = {"P3": {"pycer": 100.0, "Event": 200.0, "run jsonl": 120.0, "run csv": 99.0, "dicts": 179.0,
+                    "DataFrame": 200.0, "Arrow": 150.0}}
+    small = {(t["path"], t["met"]) for t in acceptance.checked(_ingest_report(300_000, rates, 0.5))}
+    assert small == {("Event", True), ("run jsonl", True), ("run csv", False), ("dicts", False),
+                     ("DataFrame", True), ("Arrow", False)}
+    large = {(t["path"], t["met"]) for t in acceptance.checked(_ingest_report(3_000_000, rates, 0.5))}
+    assert ("run jsonl", False) in large  # 1.2× pycer: enough at 300k, not from 1M on
+
+
+def test_acceptance_marks_figures_from_a_loaded_machine() -> None:
+    from benchmarks import acceptance
+
+    at = _ingest_report(300_000, {"P3": {"pycer": 100.0, "Event": 250.0}}, 4.0)
+    report = {"meta": {"command": "c", "date": "d", "commit": "abc", "load_before": [4.0], "load_after": [4.0],
+                       "loaded": True},
+              "lengths": {"300000": {**at, "targets": acceptance.checked(at)}},
+              "start_up": {"seconds": 0.3, "runs": [0.3], "imports_seconds": 0.2, "target": 0.2, "met": False}}
+    text = acceptance.render(report)
+    assert "**Taken on a loaded machine**" in text
+    assert "| P3 | Event | pycer | 2.50 | ≥ 2.0: met |" in text
+    assert "≤ 0.2 s: MISSED" in text
+    report["meta"]["loaded"] = False
+    assert "loaded machine" not in acceptance.render(report)

@@ -25,7 +25,7 @@ from cer_theory.formalisms.cel.normal_form import single_variable
 from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.core.errors import SizeBudgetExceeded, UnsupportedError
 from cer_theory.core.events import Event, Stream
-from cer_theory.examples.seed000 import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
+from cer_theory.examples.running_example import FORMULAS, example_5_3_cea, fig8_cea, fire_stream
 from cer_theory.automata.determinize.lazy import LazyDeterminizer
 from cer_theory.core.predicates.ast import TRUE, is_type
 from cer_theory.formalisms.cel.semantics import evaluate_complex_events

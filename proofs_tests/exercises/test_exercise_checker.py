@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cer_theory.core.errors import ExerciseError
-from cer_theory.examples.seed000 import fire_stream
+from cer_theory.examples.running_example import fire_stream
 from cer_theory.exercises.checker import (DIFFICULTIES, bundled_exercises, bundled_names, check, check_file,
                                           parse_exercise)
 from cer_theory.formalisms.cel.parser import parse
@@ -86,3 +86,12 @@ def test_an_exercise_file_in_latin_1_is_refused_naming_the_file(tmp_path) -> Non
     with pytest.raises(ExerciseError, match=None) as info:
         load_exercise(path)
     assert str(info.value).startswith(f"{path}: not UTF-8 text (byte 0xea at offset 12, line 1)"), str(info.value)
+
+
+def test_feedback_echoes_the_answer_as_the_student_wrote_it() -> None:
+    """``AS`` is CEL's synonym of ``IN``: the feedback quotes ``AS``, as typed, not the printer's ``IN``."""
+    from cer_theory.exercises.checker import bundled_exercises, check
+
+    exercise = next(e for e in bundled_exercises() if e.name == "fire_01_later")
+    feedback = check(exercise, "T AS X ;  H")
+    assert feedback.correct and "Correct: T AS X ; H matches" in feedback.message and " IN " not in feedback.message

@@ -116,3 +116,21 @@ def test_a_wrong_register_answer_steps_its_symbolic_register_transducer() -> Non
     g = check("sremo_05_register", answer)
     assert g.feedback.status == "wrong" and g.run is not None
     assert g.run.model == "SRT", g.run.model
+
+
+def test_a_graded_answer_never_shows_the_solution() -> None:
+    """A student's notebook prints the graded answer: repr, str and HTML show no reference, mistake or solution;
+    a teacher reads them by attribute."""
+    from cer_theory.exercises.checker import bundled_exercises
+    from cer_theory.exercises.notebook import check as notebook_check
+
+    exercise = next(e for e in bundled_exercises() if e.kind == "formula" and e.mistakes and e.solution.strip())
+    secret = [exercise.reference_text, *exercise.mistakes, exercise.solution.strip()]
+    for answer in ("T", exercise.mistakes[0]):
+        graded = notebook_check(exercise, answer)
+        shown = [repr(graded), str(graded), graded._repr_html_(), repr(graded.exercise)]
+        for text in shown:
+            for s in secret:
+                if s != answer:
+                    assert s not in text, f"{s!r} shown in {text[:200]!r}"
+    assert graded.exercise.reference is exercise.reference and graded.exercise.mistakes == exercise.mistakes

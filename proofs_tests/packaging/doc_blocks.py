@@ -4,7 +4,8 @@ Conventions (docs/decisions.md D241): a ```` ```python ```` block is a program, 
 namespace (each block imports what it uses); a ```` ```sh ```` block holds commands a reader types, and every line starting with ``cer-theory`` is
 run, with the bundled data files (``fire.jsonl``, ``stocks.jsonl``, ``sensors.jsonl``, ``stocks.ceql``) in the
 working directory; ```` ```text ```` blocks are synopses and outputs, shown, never run. ``make`` and
-``python -m benchmarks`` lines need a checkout of the repository and are run by CI itself.
+``python -m benchmarks`` lines need a checkout of the repository and are run by CI itself. ``cer-theory serve``
+serves until it is stopped: it is run on a free port of this machine, asked for its sign-in page, and stopped.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +76,32 @@ def documents() -> list[Path]:
 
 def run_command(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONWARNINGS": "ignore"}
+    if command.startswith("cer-theory serve"):
+        return _serve(command, cwd, env)
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _serve(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A serving command run until it answers its sign-in page (exit 0) or ends on its own (its own exit)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen(["bash", "-c", f"exec {command} --port {port}"], cwd=cwd, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=5) as page:
+                    if page.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        answered = process.poll() is None
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(command, 0 if answered else (process.returncode or 2), out, err)
 
 
 def check_command(where: str, command: str, result: subprocess.CompletedProcess[str]) -> None:

@@ -4,6 +4,7 @@ from the docstrings, the rendered notebooks, the papers, the decisions and the e
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_page_is_built(site: Path) -> None:
-    pages = ["index", "getting-started", "papers", "cli", "api", "decisions", "errata",
+    pages = ["index", "getting-started", "papers", "cli", "api", "decisions", "errata", *(f"api/{p}" for p in API_PAGES),
              *(f"guide/{g}" for g in ("cel", "core", "srt", "acel", "socel")),
              *(f"notebooks/{nb.stem}" for nb in sorted((ROOT / "notebooks").glob("*.ipynb")))]
     missing = [p for p in pages if not (site / f"{p}.html").is_file()]
@@ -43,15 +44,35 @@ def test_the_cli_reference_has_every_command(site: Path) -> None:
     assert not missing
 
 
+API_PAGES = ["front-door", "cel", "ceql", "socel", "sremo", "acel", "rpr", "testing", "stepper", "exercises", "spark"]
+
+
 def test_the_api_reference_comes_from_the_docstrings(site: Path) -> None:
-    html = (site / "api.html").read_text(encoding="utf-8")
+    front = (site / "api" / "front-door.html").read_text(encoding="utf-8")
     for name in ("cer_theory.formalisms.formula.Formula", "cer_theory.core.events.Stream", "Engine"):
-        assert name in html, name
-    assert "The outputs at every position of" in html  # Formula.evaluate's docstring
-    # every layer, module by module (the reference walks the packages)
-    for module in ("cer_theory.automata.cea", "cer_theory.formalisms.cel.compile", "cer_theory.formalisms.sremo.srt",
-                   "cer_theory.engines.core.tecs", "cer_theory.testing.harness", "cer_theory.spark.job"):
+        assert name in front, name
+    assert "The outputs at every position of" in front  # Formula.evaluate's docstring
+    # one page per package, each formalism's public modules walked
+    for page, module in (("cel", "cer_theory.formalisms.cel.compile"), ("sremo", "cer_theory.formalisms.sremo.srt"),
+                         ("testing", "cer_theory.testing.harness"), ("stepper", "cer_theory.stepper.page")):
+        html = (site / "api" / f"{page}.html").read_text(encoding="utf-8")
         assert f'id="module-{module}"' in html, module
+
+
+def test_the_api_reference_is_the_public_api_only(site: Path) -> None:
+    """No test internals and no private module: nothing under ``cer_theory.testing.strategies`` (the hypothesis
+    strategies the suite draws from) and no module with a ``_``-prefixed part, on any page of the reference."""
+    pages = [site / "api.html", *(site / "api" / f"{p}.html" for p in API_PAGES)]
+    assert all(p.is_file() for p in pages)
+    documented = [m for p in pages for m in re.findall(r'id="module-([\w.]+)"', p.read_text(encoding="utf-8"))]
+    assert len(documented) > 50
+    internal = [m for m in documented if m.startswith("cer_theory.testing.strategies")
+                or any(part.startswith("_") for part in m.split("."))]
+    assert not internal, internal
+    objects = [o for p in pages for o in re.findall(r'<dt class="sig sig-object py" id="([\w.]+)"',
+                                                    p.read_text(encoding="utf-8"))]
+    assert not [o for o in objects if o.startswith("cer_theory.testing.strategies")]
+    assert "TRICKY_NUMBERS" not in "".join(p.read_text(encoding="utf-8") for p in pages)
 
 
 def test_notebooks_are_rendered_with_their_outputs(site: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 import cer_theory as ct
 from cer_theory.formalisms.formula import Formula
+from cer_theory.core.errors import RegistryError
 from cer_theory.core.protocols import declared_names, get
 
 # one formula per formalism that its automaton compiles (FO-CEL has no automaton model of its own)
@@ -82,7 +83,7 @@ def test_draw_writes_a_file(tmp_path) -> None:
 def test_unknown_names_say_so() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         ct.nope  # noqa: B018
-    with pytest.raises(KeyError, match="choose one of fire, sensors, stocks"):
+    with pytest.raises(RegistryError, match="choose one of fire, sensors, stocks"):  # (a CerError, a LookupError)
         ct.example_stream("nope")
 
 

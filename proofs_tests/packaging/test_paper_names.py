@@ -1,6 +1,6 @@
 """The papers are called by their short names (docs/papers.md: the CEL, CORE, SRT, ACEL and SO-CEL papers) wherever
 a reader sees them: the README, the documentation, the notebooks, the exercise banks and the command line's help. Module and file names
-(``cer_theory.examples.seed000``) are code, not names."""
+(``cer_theory.examples.running_example``) are code, not names."""
 
 from __future__ import annotations
 

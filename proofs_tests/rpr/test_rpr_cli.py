@@ -21,8 +21,8 @@ def test_eval_prints_each_matchs_row_at_its_last_row(capsys, tmp_path: Path, via
                               for i, x in enumerate([0, 1, 2, 0, 3, 1])))
     assert main(["eval", "--logic", "rpr", "--via", via, QUERY, "--stream", str(stream)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines == [{"n": 2, "rows": [{"partition": [], "measures": {"a": 0, "n": 3}}]},
-                     {"n": 4, "rows": [{"partition": [], "measures": {"a": 3, "n": 2}}]}]
+    assert lines == [{"position": 2, "kind": "rows", "outputs": [{"partition": [], "measures": {"a": 0, "n": 3}}]},
+                     {"position": 4, "kind": "rows", "outputs": [{"partition": [], "measures": {"a": 3, "n": 2}}]}]
 
 
 def test_a_pattern_matching_no_row_is_refused_in_one_line(capsys, tmp_path: Path) -> None:

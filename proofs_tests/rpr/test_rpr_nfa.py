@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pytest
 from hypothesis import given, settings
 
+from cer_theory.core.budget import work_budget
+from cer_theory.core.errors import SizeBudgetExceeded
 from cer_theory.core.events import Event
 from cer_theory.formalisms.rpr import compile_automaton, evaluate, format, parse
 from cer_theory.formalisms.rpr.ast import Query
+from cer_theory.formalisms.rpr.compile import unrolled_states
 from cer_theory.formalisms.rpr.semantics import Labels, SkipError, derivations, run_with, satisfied
 from cer_theory.testing.strategies.rpr import queries, streams
 
@@ -56,3 +60,37 @@ def test_every_optional_iteration_consumes_a_row() -> None:
     stream = [Event("e", x=x) for x in (1, 1, 0, 0)]
     assert evaluate(q, stream) == compile_automaton(q).run(stream)
     assert [sorted(m.rows for m in ms) for ms in evaluate(q, stream)][2] == [((0, "A"), (1, "A"), (2, "B"))]
+
+
+@settings(max_examples=200)
+@given(queries())
+def test_unrolled_size_is_counted_before_building(q: Query) -> None:
+    """The count the work budget is charged before the NFA is built (``unrolled_states``) is the number of states
+    the construction then builds: the up-front charge is the construction's real size, not a guess."""
+    assert unrolled_states(q.pattern) == len(compile_automaton(q).edges), format(q)
+
+
+def test_a_huge_quantifier_is_refused_before_anything_is_built() -> None:
+    """``A{1000000000}`` (and nested ``{10}``s) are refused by the budget at once, with a budget and without one
+    (the library's default state budget): nothing is unrolled first. A 10**9-state NFA would take tens of GB."""
+    for pattern, states in (("A{1000000000}", 2_000_000_002), ("((((A{10}){10}){10}){10}){10}", 222_222)):
+        q = parse(f"MATCH_RECOGNIZE (ORDER BY ts PATTERN ({pattern}) DEFINE A AS x > 0)")
+        assert unrolled_states(q.pattern) == states
+        with pytest.raises(SizeBudgetExceeded) as caught:
+            compile_automaton(q)
+        assert caught.value.reached == states
+        with work_budget(1000), pytest.raises(SizeBudgetExceeded):
+            compile_automaton(q)
+
+
+def test_the_backtracking_run_and_the_semantics_charge_the_budget() -> None:
+    """A pattern whose paths explode on a long stream stops at the budget in both evaluators (one unit per path
+    step, one per derivation), and ``A{1000000000}`` on a short stream is no match, found without unrolling."""
+    q = parse("MATCH_RECOGNIZE (ORDER BY ts PATTERN ((A|B)+ (A|B)* C) DEFINE A AS x > 0, B AS x > 0, C AS x < 0)")
+    stream = [Event("A", {"ts": i, "x": 1}) for i in range(60)]
+    for run in (evaluate, lambda q, s: compile_automaton(q).run(s)):
+        with work_budget(10_000), pytest.raises(SizeBudgetExceeded):
+            run(q, stream)
+    huge = parse("MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{1000000000}) DEFINE A AS x > 0)")
+    with work_budget(1000):
+        assert all(not out for out in evaluate(huge, stream))

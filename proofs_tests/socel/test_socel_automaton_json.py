@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,16 +22,25 @@ from cer_theory.formalisms.socel.printer import format as format_socel
 from cer_theory.formalisms.socel.to_socel import ucea_to_socel_plus
 from cer_theory.formalisms.socel.star_property import has_star_property
 from cer_theory.formalisms.socel.ucea import UCEA
+from cer_theory.automata import files
 from cer_theory.testing.strategies.automata import random_ceas
+
+FILE_SCHEMA = jsonschema.Draft202012Validator(files.schema())
 
 
 @settings(max_examples=40)
 @given(random_ceas(max_states=3))
 def test_round_trip_cea_and_ucea(cea: CEA) -> None:
+    """Every automaton written is read back equal, by this module and by the registry's reader of its kind, and
+    satisfies the shipped JSON Schema (docs/automaton-files.md)."""
     assert loads_automaton(dumps_automaton(cea)) == cea
     u = UCEA.of(cea)
     back = loads_automaton(dumps_automaton(u))
     assert isinstance(back, UCEA) and back == u
+    for a in (cea, u):
+        FILE_SCHEMA.validate(a.to_json())
+        again = files.loads(files.dumps(a))
+        assert type(again) is type(a) and again == a
 
 
 def test_fig2_file_round_trip_and_decider(tmp_path: Path) -> None:
@@ -58,7 +68,10 @@ def _fig2() -> dict:
     (lambda d: d.__setitem__("final", ["q7"]), "final states"),
     # the audit's hostile files: an unhashable kind, a label that is not a name (to-socel would print SO-CEL that
     # does not parse back), a keyword as a label
-    (lambda d: d.__setitem__("kind", []), "automaton.kind: expected one of \\['cea', 'ucea'\\], got \\[\\]"),
+    (lambda d: d.__setitem__("kind", []), "automaton.kind: expected one of acea, cea, srt, ucea, got \\[\\]"),
+    (lambda d: d.__setitem__("version", 2), "automaton.version: this cer_theory reads version 1 of "
+                                            "cer-theory-automaton, got 2"),
+    (lambda d: d.__setitem__("format", "dot"), "automaton.format: expected 'cer-theory-automaton', got 'dot'"),
     (lambda d: d["transitions"][1].__setitem__("labels", ["A) OR (B"]),
      "transitions\\[1\\].labels\\[0\\]: a label is a variable name"),
     (lambda d: d["transitions"][1].__setitem__("labels", ["FILTER"]), "transitions\\[1\\].labels\\[0\\]"),

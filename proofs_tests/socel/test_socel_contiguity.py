@@ -20,7 +20,7 @@ from cer_theory.testing.strategies.socel import CORE_OPERATORS, formulas, socel_
 def test_the_base_case_is_strict_sequencing() -> None:
     assert format(contiguity_to_strict(parse("R : T"))) == "STRICT(R ; T)"
     assert format(contiguity_to_strict(parse("(R ; T) : T"))) == "R ; STRICT(T ; T)"
-    assert format(contiguity_to_strict(parse("R+ : T"))) == "STRICT(R ; T) OR R+ ; STRICT(R ; T)"
+    assert format(contiguity_to_strict(parse("R+ : T"))) == "STRICT(R ; T) OR (R+ ; STRICT(R ; T))"
 
 
 @pytest.mark.parametrize("text", [

@@ -119,4 +119,4 @@ def test_thm_4_6_witness_is_reachable_from_text(tmp_path, capsys) -> None:
                                                                              ("S", 3), ("S", 7))))
     assert main(["eval", "--logic", "focel", WITNESS_4_6_TEXT, "--stream", str(stream)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == '{"n": 4, "matches": [[0, 1, 2, 3, 4], [0, 3, 4]]}', lines
+    assert lines[-1] == '{"position": 4, "kind": "matches", "outputs": [[0, 1, 2, 3, 4], [0, 3, 4]]}', lines

@@ -86,7 +86,7 @@ def test_a_missing_input_and_a_missing_pyspark_are_named(capsys, tmp_path: Path,
     assert code == 2 and "nope.jsonl: no such file or directory" in err and "Traceback" not in err
     monkeypatch.setitem(sys.modules, "pyspark", None)  # as if the spark extra were not installed
     code, _, err = _spark(capsys, "--sample", "--output", str(tmp_path / "out"))
-    assert code == 2 and "pip install 'cer_theory[spark]'" in err
+    assert code == 2 and "pip install '.[spark]'" in err
 
 
 def test_one_wrong_kind_value_fails_as_in_run_naming_line_and_field(capsys, tmp_path: Path) -> None:

@@ -166,28 +166,39 @@ def _useful(t: SRT) -> set[int]:
 
 
 def _drawn(t: SRT, **options) -> tuple[set[int], set[tuple[int, int]]]:
-    """The states a drawing shows (by their numbers, the first line of each node) and its edges, as states."""
+    """The states a drawing shows plainly (by their numbers, the first line of each node; grey ones are the
+    useless states, D384) and its plain edges, as states."""
     d = t.diagram(**options)
     number = {n.id: int(n.label.split("\n")[0]) for n in d.nodes if n.label is not None}
-    return set(number.values()), {(number[e.source], number[e.target]) for e in d.edges if e.source in number}
+    plain = {q for q, n in number.items() if "dashed" not in str(next(x.attrs for x in d.nodes if x.id == q))}
+    return ({number[q] for q in plain},
+            {(number[e.source], number[e.target]) for e in d.edges if e.source in plain and e.target in plain})
+
+
+def _every(t: SRT, **options) -> set[int]:
+    """Every state a drawing shows, grey or not."""
+    return {int(n.label.split("\n")[0]) for n in t.diagram(**options).nodes if n.label is not None}
 
 
 @pytest.mark.parametrize("name", list(_figures()))
-def test_drawings_show_exactly_the_useful_states_unless_asked(name):
+def test_drawings_show_the_useful_states_plainly_and_the_others_grey(name):
+    """Every state is drawn with its number (D384); the useful ones plainly, the others grey unless trim=False."""
     t = _figures()[name]
     useful = _useful(t)
     states, edges = _drawn(t)
-    assert states == useful, f"{name}: drawn {sorted(states)}, useful {sorted(useful)}"
+    assert _every(t) == set(range(t.states))
+    assert states == useful, f"{name}: drawn plainly {sorted(states)}, useful {sorted(useful)}"
     assert edges == {(d.source, d.target) for d in t.transitions if d.source in useful and d.target in useful}
     every, all_edges = _drawn(t, trim=False)
     assert every == set(range(t.states)) and all_edges == {(d.source, d.target) for d in t.transitions}
-    assert t.to_dot().count("doublecircle") == len(t.finals & useful)
+    assert t.to_dot().count("doublecircle") == len(t.finals)  # finals drawn as such, grey when useless
 
 
-def test_constructions_with_useless_states_are_drawn_without_them():
+def test_constructions_with_useless_states_are_drawn_grey_with_a_caption():
     """The regression: the product of §4.5 and a union with EMPTY have states no accepting run visits."""
     figures = _figures()
     for name in ("Thm 34 (§4.5 product)", "EMPTY in a union"):
         t = figures[name]
         assert _useful(t) < set(range(t.states)), name
         assert _drawn(t)[0] < _drawn(t, trim=False)[0], name
+        assert "grey: states no accepting run visits" in t.to_dot() and "grey:" not in t.to_dot(trim=False)

@@ -13,7 +13,7 @@ from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event, Stream
 from cer_theory.engines.cces.evaluator import CcesEvaluator
 from cer_theory.engines.core.evaluator import Evaluator
-from cer_theory.examples.seed000 import fire_stream, formula
+from cer_theory.examples.running_example import fire_stream, formula
 from cer_theory.formalisms.cel.compile import compile_automaton
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.stepper import Row, acea_run, cces_run, cea_run, srt_run, step, tecs_run, valuation_text

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from cer_theory.automata.cea import CEA
 from cer_theory.core.predicates.ast import Predicate
 from cer_theory.core.strategies import Strategy
+from cer_theory.core.wording import plural
 
 if TYPE_CHECKING:  # (a type only: the solver loads Z3, which the bit-vector determinizer never needs)
     from cer_theory.core.predicates.solver import Minterm
@@ -83,7 +84,8 @@ class MoveTable:
         return cls(out, cea.predicates(), tuple(marking), marking)
 
     def __repr__(self) -> str:
-        return f"MoveTable({len(self.out)} states, {len(self.predicates)} predicates, {len(self.labels)} labels)"
+        return (f"MoveTable({plural(len(self.out), 'state')}, {plural(len(self.predicates), 'predicate')}, "
+                f"{plural(len(self.labels), 'label')})")
 
 
 def minterm_key(minterm: Minterm) -> Key:

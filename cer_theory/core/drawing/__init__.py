@@ -11,11 +11,12 @@ fallback.
 Nothing here imports an automaton or a formalism: they describe themselves to it.
 """
 
-from cer_theory.core.drawing.dot import (Diagram, Edge, Node, Subset, dot_id, quote, shown, state_diagram,
-                                         state_ids)
+from cer_theory.core.drawing.dot import (LABEL_FONT, NODE_FONT, Diagram, Edge, Node, Subset, dot_id, quote, shown,
+                                         state_diagram, state_ids)
 from cer_theory.core.drawing.drawable import Drawable
-from cer_theory.core.drawing.render import (RENDERERS, SWITCH, available_renderers, graphviz_available,
-                                            render_svg, write_drawing)
+from cer_theory.core.drawing.render import (DRAWING_FORMATS, RENDERERS, SWITCH, available_renderers,
+                                            drawing_format, graphviz_available, render_svg, write_drawing)
 
-__all__ = ["RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node", "Subset", "available_renderers", "dot_id",
-           "graphviz_available", "quote", "render_svg", "shown", "state_diagram", "state_ids", "write_drawing"]
+__all__ = ["DRAWING_FORMATS", "LABEL_FONT", "NODE_FONT", "RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node",
+           "Subset", "available_renderers", "dot_id", "drawing_format", "graphviz_available", "quote", "render_svg",
+           "shown", "state_diagram", "state_ids", "write_drawing"]

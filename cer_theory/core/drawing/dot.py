@@ -97,6 +97,15 @@ class Edge:
     attrs: Mapping[str, object] = field(default_factory=dict)
 
 
+NODE_FONT: Mapping[str, object] = {"fontname": "Helvetica", "fontsize": 16}
+"""The text in states and nodes. Sizes are chosen for a projector (docs/decisions.md D394): a drawing fills the width
+it is shown at, and at 16 and 14 points the labels of the papers' automata read at 20–30 px on a 1920 px page."""
+LABEL_FONT: Mapping[str, object] = {"fontname": "Helvetica", "fontsize": 14}
+"""The labels on edges (transitions)."""
+TITLE_FONT: Mapping[str, object] = {"fontname": "Helvetica", "fontsize": 18}
+"""The title above a drawing."""
+
+
 @dataclass(frozen=True, slots=True)
 class Diagram:
     """A directed drawing: ``nodes`` and ``edges`` in drawing order, an optional ``title`` above it, the
@@ -107,9 +116,8 @@ class Diagram:
     edges: tuple[Edge, ...]
     title: str | None = None
     rankdir: str = "LR"
-    node_style: Mapping[str, object] = field(
-        default_factory=lambda: {"shape": "circle", "fontname": "Helvetica", "fontsize": 12})
-    edge_style: Mapping[str, object] = field(default_factory=lambda: {"fontname": "Helvetica", "fontsize": 10})
+    node_style: Mapping[str, object] = field(default_factory=lambda: {"shape": "circle", **NODE_FONT})
+    edge_style: Mapping[str, object] = field(default_factory=lambda: dict(LABEL_FONT))
     graph_style: Mapping[str, object] = field(default_factory=dict)
 
     def to_dot(self) -> str:
@@ -121,6 +129,7 @@ class Diagram:
         if self.edge_style:
             lines.append(f"  edge [{_attr_list(None, self.edge_style)}];")
         if self.title:
+            lines.append(f"  fontname={dot_id(TITLE_FONT['fontname'])}; fontsize={TITLE_FONT['fontsize']};")
             lines.append(f"  labelloc=t; label={quote(self.title)};")
         for n in self.nodes:
             attrs = _attr_list(n.label, n.attrs)
@@ -140,7 +149,7 @@ class Diagram:
         g = graphviz.Digraph(self.name)
         g.attr(rankdir=self.rankdir, **{k: str(v) for k, v in self.graph_style.items()})
         if self.title:
-            g.attr(labelloc="t", label=self.title)
+            g.attr(labelloc="t", label=self.title, **{k: str(v) for k, v in TITLE_FONT.items()})
         g.attr("node", **{k: str(v) for k, v in self.node_style.items()})
         g.attr("edge", **{k: str(v) for k, v in self.edge_style.items()})
         for n in self.nodes:
@@ -155,23 +164,35 @@ def state_ids(states: Iterable[Hashable]) -> dict[Hashable, str]:
     return {q: f"q{k}" for k, q in enumerate(states)}
 
 
+USELESS_CAPTION = "grey: states no accepting run visits"
+"""The caption line of a drawing with greyed states (D384: every picture of an automaton shows every state, with the
+numbers the automaton has, and greys those no accepting run visits, instead of hiding them)."""
+
+_GREY = {"color": "gray60", "fontcolor": "gray50", "style": "dashed"}
+
+
 def state_diagram(*, name: str, states: Mapping[Hashable, str], initial: Iterable[Hashable],
                   final: Collection[Hashable], edges: Iterable[tuple[Hashable, Hashable, str]],
-                  title: str | None = None, rankdir: str = "LR") -> Diagram:
+                  title: str | None = None, rankdir: str = "LR", useless: Collection[Hashable] = ()) -> Diagram:
     """An automaton drawn as in the papers' figures.
 
     ``states`` maps each state to the text drawn in it, in drawing order (state k gets the DOT id ``qk``);
     ``initial`` states get an arrow from an invisible point, in the order given; ``final`` states a double
-    circle; ``edges`` are ``(source, target, label)`` between states.
+    circle; ``edges`` are ``(source, target, label)`` between states. ``useless`` states (no accepting run visits
+    them) and the edges touching them are drawn grey and dashed, and the caption says so (:data:`USELESS_CAPTION`).
     """
     ids = state_ids(states)
-    nodes = [Node(ids[q], label, {"shape": "doublecircle" if q in final else "circle"})
+    grey = frozenset(useless) & frozenset(states)
+    nodes = [Node(ids[q], label, {"shape": "doublecircle" if q in final else "circle", **(_GREY if q in grey else {})})
              for q, label in states.items()]
     arrows = []
     for k, q in enumerate(initial):
         nodes.append(Node(f"start{k}", None, {"shape": "point", "style": "invis", "width": 0}))
         arrows.append(Edge(f"start{k}", ids[q]))
-    lines = [Edge(ids[src], ids[dst], label) for src, dst, label in edges]
+    lines = [Edge(ids[src], ids[dst], label, dict(_GREY) if src in grey or dst in grey else {})
+             for src, dst, label in edges]
+    if grey:
+        title = f"{title}\n{USELESS_CAPTION}" if title else USELESS_CAPTION
     # Wider gaps than Graphviz's defaults (0.25 and 0.5 inches): the selection automata of Thm 7.2 carry long
     # labels, which at the defaults overlap each other and the self-loops.
     return Diagram(name, tuple(nodes), tuple(arrows + lines), title=title, rankdir=rankdir,

@@ -41,9 +41,10 @@ class Drawable:
         """The readable text form; classes with more to say than their ``repr`` override it."""
         return repr(self)
 
-    def to_svg(self) -> str:
-        """The SVG drawing (see :mod:`cer_theory.core.drawing.render` for the renderers)."""
-        return render_svg(self.to_dot())
+    def to_svg(self, *, scale: float | None = None) -> str:
+        """The SVG drawing (see :mod:`cer_theory.core.drawing.render` for the renderers): by default it fills the
+        width it is given; ``scale`` fixes it at that many times its natural size instead."""
+        return render_svg(self.to_dot(), scale=scale)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         bundle = {TEXT: self._safe_text()}

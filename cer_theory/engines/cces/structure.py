@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from cer_theory.core.drawing import Diagram, Drawable, Edge, Node as DrawnNode
+from cer_theory.core.drawing import LABEL_FONT, NODE_FONT, Diagram, Drawable, Edge, Node as DrawnNode
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import ComplexEvent
+from cer_theory.core.wording import plural
 from cer_theory.engines.enumeration import EnumerationStats
 
 Value = TypeVar("Value")
@@ -280,8 +281,7 @@ class Cces(Drawable):
             if m2 != m1:
                 edges.append(Edge(f"r{k}", f"n{m2}", attrs={"color": "gray", "style": "dashed"}))
         return Diagram(title or "CCES", tuple(nodes), tuple(edges), title=title, rankdir=rankdir,
-                       node_style={"shape": "box", "style": "rounded", "fontname": "Helvetica", "fontsize": 12},
-                       edge_style={"fontname": "Helvetica", "fontsize": 9})
+                       node_style={"shape": "box", "style": "rounded", **NODE_FONT}, edge_style=dict(LABEL_FONT))
 
     def node_name(self, n: Node) -> str:
         """``⊥`` or the node's position, as in the paper's figures."""
@@ -298,7 +298,7 @@ class Cces(Drawable):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Cces({len(self) - 1} nodes + ⊥)"
+        return f"Cces({plural(len(self) - 1, 'node')} + ⊥)"
 
 
 __all__ = ["BOTTOM", "Cces", "CcesError", "Node"]

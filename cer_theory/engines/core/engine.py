@@ -53,7 +53,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
+from cer_theory.core.budget import active
+from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError, wrong_kind
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.core.windows import window_value
@@ -83,6 +84,8 @@ class Engine(EngineState):
                  instrument: bool = False) -> None:
         if isinstance(query, str):
             query = parse(query)
+        elif not isinstance(query, Query):
+            raise wrong_kind("Engine", "a CEQL query (its text, or a parsed Query)", query)
         plan = QueryPlan(query, budget=budget, debug=debug, instrument=instrument)
         super().__init__(plan)
         self.query = query
@@ -298,13 +301,31 @@ class Engine(EngineState):
         return len(self.buffer.spans)
 
 
+OUTPUTS = "the engine's enumeration of complex events"
+"""What the work budget's messages call the outputs the evaluators below collect (``core.budget``)."""
+
+
+def charged(matches: Iterator[Any]) -> Iterator[Any]:
+    """``matches`` as the engine enumerates them, one unit of the active work budget each: the engine's time is
+    linear in its outputs (the CORE paper, Theorem 1's output-linear delay), so counting them bounds it. The
+    evaluators that collect outputs (``eval``, the differential tests) go through here; ``run`` streams them to a
+    writer under its own ``--max-output`` and does not pay for the count."""
+    budget = active()
+    if budget is None:
+        yield from matches
+        return
+    for m in matches:
+        budget.charge(OUTPUTS)
+        yield m
+
+
 def evaluate_query(query: Query | str, stream: Sequence[Event | Mapping[str, Any]], **options: Any
                    ) -> list[frozenset]:
     """The engine's output grouped by end position, ``out[j]`` = the CEs reported at j, or the ``(CE, values)``
     records of a query with aggregates (the shape of :func:`cer_theory.formalisms.ceql.semantics.evaluate`, for
     differential tests and the CLI)."""
     out: list[set[CoreComplexEvent]] = [set() for _ in range(len(stream))]
-    for m in Engine(query, **options).process(stream):
+    for m in charged(Engine(query, **options).process(stream)):
         out[m.end].add((m.complex_event, m.aggregates) if isinstance(m, AggregatedMatch) else m.complex_event)
     return [frozenset(s) for s in out]
 

@@ -62,7 +62,7 @@ class MatchWriter:
     def __init__(self, out: IO[str] | str, fmt: str = "jsonl", *, positions_only: bool = False,
                  max_output: int | None = None) -> None:
         self._file = OutputFile(out, fmt)
-        self._write = self._file.write_text if fmt != "jsonl" else self._file.text.write  # (the hot path's call)
+        self._write = self._file.write if fmt != "jsonl" else self._file.text.write  # (the hot path's call)
         self.fmt, self.positions_only, self.max_output = fmt, positions_only, max_output
         self._events: dict[int, tuple[Any, str]] = {}  # id(event) → (event, its JSON text): kept alive here
         self._texts: dict[int, str] = {}  # position → its event's JSON text (attach)
@@ -161,7 +161,7 @@ class MatchWriter:
             if aggregates is not None:
                 text += ', "aggregates": ' + aggregates
             lines.append(text + "}\n")
-        self._file.write_text("".join(lines))
+        self._file.write("".join(lines))
 
     def close(self) -> None:
         """The output complete: a file output is renamed into place."""

@@ -37,6 +37,7 @@ from cer_theory.formalisms.ceql.declarations import declared_lateness, schema_of
 from cer_theory.streams.reorder import reorder
 from cer_theory.streams.rows import STDIN, iter_file, rereadable, stream_format
 from cer_theory.streams.schema import Schema
+from cer_theory.streams.paths import late_path
 from cer_theory.streams.writers import OutputFile
 
 if TYPE_CHECKING:  # (numpy and Arrow are loaded with the first batch, D174)
@@ -79,7 +80,7 @@ class LateEvents:
         if self._file is None:
             self._file = OutputFile(self.path, "jsonl")
         self.count += 1
-        self._file.write_text(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
+        self._file.write(json.dumps({"line": line, "watermark": watermark, "event": event.to_dict()}) + "\n")
 
     def close(self) -> None:
         if self._file is not None:
@@ -188,14 +189,6 @@ def reorder_key(query: Query, time_attribute: str | None = None) -> str:
     if window is not None and window.kind != "events":
         return window.attribute or DEFAULT_TIME_ATTRIBUTE
     return time_attribute or DEFAULT_TIME_ATTRIBUTE
-
-
-def late_path(source: str | None, sink: str | Path | None = None) -> str:
-    """Where the late events of a run over ``source`` go: ``sink``, else ``SOURCE.late.jsonl`` (standard input
-    and events in memory: ``stdin.late.jsonl``)."""
-    if sink is not None:
-        return str(sink)
-    return f"{source}.late.jsonl" if source not in (None, STDIN) else "stdin.late.jsonl"
 
 
 def _late_sink(sink: str | Path | LateEvents | None, path: str | None) -> LateEvents:

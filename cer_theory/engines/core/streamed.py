@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from cer_theory.core.events import Event
-from cer_theory.engines.core.engine import AggregatedMatch, Engine
+from cer_theory.engines.core.engine import AggregatedMatch, Engine, charged
 from cer_theory.formalisms.ceql.ast import Query
 
 
@@ -20,7 +20,7 @@ def iterate_query(query: Query | str, events: Iterable[Event | Mapping[str, Any]
         # one event at a time (the engine's one step, D51): position j's outputs are complete once its event is
         # read, and are yielded before the next event is asked for, so a live source sees them at once
         found = {(m.complex_event, m.aggregates) if isinstance(m, AggregatedMatch) else m.complex_event
-                 for m in engine.process_event(event)}
+                 for m in charged(engine.process_event(event))}
         if found:
             yield j, frozenset(found)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from cer_theory.core.drawing import Diagram, Drawable, Edge
+from cer_theory.core.drawing import Diagram, Drawable, Edge, LABEL_FONT, NODE_FONT
 from cer_theory.core.drawing import Node as DrawnNode
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import CoreComplexEvent
@@ -381,11 +381,13 @@ class Tecs(Drawable):
             if kind == "bottom":
                 nodes.append(DrawnNode(f"t{n}", f"⊥{self.position(n)}", {"shape": "box"}))
             elif kind == "output":
-                nodes.append(DrawnNode(f"t{n}", f"{self.position(n)}", {"xlabel": f"max {ms}"}))
+                # the max-start inside the node, on a second line: as an external label Graphviz places it after
+                # the edges are routed, over them
+                nodes.append(DrawnNode(f"t{n}", f"{self.position(n)}\nmax {ms}"))
                 if self.alive(self.next(n)):
                     edges.append(Edge(f"t{n}", f"t{self.next(n)}"))
             else:
-                nodes.append(DrawnNode(f"t{n}", "∪", {"xlabel": f"max {ms}", "width": 0.3}))
+                nodes.append(DrawnNode(f"t{n}", f"∪\nmax {ms}"))
                 for child, style in ((self.left(n), "solid"), (self.right(n), "dashed")):
                     if self.alive(child):
                         edges.append(Edge(f"t{n}", f"t{child}", attrs={"style": style}))
@@ -394,8 +396,7 @@ class Tecs(Drawable):
             edges += [Edge(f"T{k}", f"t{n}", str(i) if len(entries) > 1 else None, {"color": "gray"})
                       for i, n in enumerate(entries) if self.alive(n)]
         return Diagram(title or "tECS", tuple(nodes), tuple(edges), title=title, rankdir="RL",
-                       node_style={"shape": "circle", "fontname": "Helvetica", "fontsize": 11},
-                       edge_style={"fontname": "Helvetica", "fontsize": 9})
+                       node_style={"shape": "circle", **NODE_FONT}, edge_style=dict(LABEL_FONT))
 
     def describe(self, n: int) -> str:
         """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the trace notation of the CORE paper Fig. 6)."""

@@ -23,12 +23,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from cer_theory.automata.files import header
 from cer_theory.core.aggregates import NULL, aggregator, json_value
+from cer_theory.core.budget import charge
 from cer_theory.core.drawing import Diagram, Drawable, shown, state_diagram
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate, format_value
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.acel.events import ComplexEvent, TimedEvent, by_end, timed_stream
+
+RUN = "the run of an aggregation automaton (the ACEL paper §6) from every start"
+"""What the work budget's messages call :meth:`ACEA.complex_events`: one unit per configuration kept."""
 
 # ---------------------------------------------------------------------------------------------- expressions
 
@@ -285,6 +291,10 @@ class ACEA(Drawable):
     name: str = ""
     _out: dict[State, list[Transition]] = field(default_factory=dict, compare=False, repr=False)
 
+    def to_json(self) -> dict[str, Any]:
+        """The automaton as a file's JSON object (docs/automaton-files.md, kind ``acea``)."""
+        return _acea_to_json(self)
+
     def __post_init__(self) -> None:
         if self.initial not in self.states:
             raise AutomatonError(f"the initial state {self.initial} is not a state")
@@ -342,6 +352,7 @@ class ACEA(Drawable):
             configs = {(self.initial, (), ())}
             for k in range(i, len(events)):
                 configs = self.step(configs, events[k])
+                charge(RUN, len(configs))  # core.budget: each configuration is a run kept, exponentially many
                 if not configs:
                     break
                 for q, _nu, mu in configs:
@@ -383,7 +394,10 @@ class ACEA(Drawable):
         edges: dict[tuple[State, State], list[str]] = {}
         for t in self.transitions:
             edges.setdefault((t.source, t.target), []).append("\n".join(t.lines()))
-        return state_diagram(name=self.name or "ACEA", title=title or self.name or None,
+        heading = title or self.name or None
+        post = any(g is not None for t in self.transitions for _, ts in t.marks for tau in ts for _, _, g in tau.fields)
+        key = legend("\n".join(label for labels in edges.values() for label in labels), post)
+        return state_diagram(name=self.name or "ACEA", title=f"{heading}\n{key}" if heading else key,
                              states={q: f"q{q}" for q in self.bfs_order()}, initial=[self.initial],
                              final=self.final, edges=[(s, d, "\n\n".join(ls)) for (s, d), ls in edges.items()])
 
@@ -393,7 +407,33 @@ class ACEA(Drawable):
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"ACEA({len(self.states)} states, {len(self.transitions)} transitions)"
+        return f"ACEA({plural(len(self.states), 'state')}, {plural(len(self.transitions), 'transition')})"
+
+
+LEGEND = (("[", "[P]: the guard"), ("←", "r ← α: register r updated"), ("⊕", "⊕f: aggregate f's combine"),
+          ("'(", "f'(a): f's pre-map of attribute a"), ("g_", "g_f: f's post-map"), ("keep ", "keep: registers copied"),
+          ("/ ", "/ X: [b↦r]: an event into X, attribute b from register r"))
+"""The notation of an edge label (the ACEL paper §6, with Lemma 4.1's maps), each with the text that shows it is
+used."""
+
+LEGEND_WIDTH = 70
+"""Characters per legend line: a caption line wider than the automaton would widen the drawing."""
+
+
+POST_MAP = "b↦f(r): b is f's post-map of r"
+
+
+def legend(labels: str, post_maps: bool = False) -> str:
+    """The caption explaining the notation the edge ``labels`` use (an ACEA drawing's legend), a few entries per
+    line; ``post_maps`` when a template applies a post-map (``b↦avg(r)``)."""
+    lines: list[str] = []
+    used = [meaning for mark, meaning in LEGEND if mark in labels] + ([POST_MAP] if post_maps else [])
+    for meaning in used:
+        if lines and len(lines[-1]) + 3 + len(meaning) <= LEGEND_WIDTH:
+            lines[-1] += " · " + meaning
+        else:
+            lines.append(meaning)
+    return "\n".join(lines)
 
 
 def json_register(value: Any) -> Any:
@@ -401,6 +441,52 @@ def json_register(value: Any) -> Any:
     if isinstance(value, tuple):
         return [json_register(v) for v in value]
     return json_value(value)
+
+
+# -------------------------------------------------------------------------- as a file (docs/automaton-files.md)
+
+
+def _file_value(v: Any) -> Any:
+    if v is NULL:
+        return None
+    if isinstance(v, float) and math.isinf(v):
+        return {"inf": "+" if v > 0 else "-"}
+    if isinstance(v, tuple):
+        return {"tuple": [_file_value(x) for x in v]}
+    return v
+
+
+def _file_expr(e: Expr) -> dict[str, Any]:
+    if isinstance(e, Const):
+        return {"const": _file_value(e.value)}
+    if isinstance(e, Ref):
+        return {"ref": e.name}
+    if isinstance(e, Combine):
+        return {"combine": e.function, "args": [_file_expr(e.left), _file_expr(e.right)]}
+    if isinstance(e, Lift):
+        return {"lift": e.function, "arg": _file_expr(e.arg)}
+    return {"finish": e.function, "arg": _file_expr(e.arg)}
+
+
+def _file_template(t: Template) -> dict[str, Any]:
+    return {b: (r if g is None else {"register": r, "post": g}) for b, r, g in t.fields}
+
+
+def _file_check(c: Check) -> dict[str, Any]:
+    if isinstance(c, TypeIs):
+        return {"type_is": [c.register, c.name]}
+    if isinstance(c, Emits):
+        return {"emits": c.predicate.text(), "template": _file_template(c.template), "slot": c.slot}
+    return {"bags_equal": [[_file_template(t) for t in c.left], [_file_template(t) for t in c.right]]}
+
+
+def _acea_to_json(a: ACEA) -> dict[str, Any]:
+    """The JSON object of an ACEA (states and final sorted; transitions in Δ's order)."""
+    return {**header("acea", a.name), "states": sorted(a.states), "initial": a.initial, "final": sorted(a.final),
+            "transitions": [{"from": t.source, "assign": {r: _file_expr(e) for r, e in t.assign},
+                             "checks": [_file_check(c) for c in t.checks],
+                             "emit": {x: [_file_template(tau) for tau in ts] for x, ts in t.marks}, "to": t.target}
+                            for t in a.transitions]}
 
 
 __all__ = ["ACEA", "BagsEqual", "Blocked", "Check", "Combine", "Const", "Emits", "Expr", "Finish", "Lift", "Ref",

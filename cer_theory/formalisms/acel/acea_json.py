@@ -19,73 +19,35 @@ docs/cel-syntax.md) and ``{"bags_equal": [[τ…], [τ…]]}``. Every malformed 
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+from cer_theory.automata.files import check_header, dumps
 from cer_theory.core.aggregates import NULL, aggregator
 from cer_theory.core.errors import AutomatonError, CerError
+from cer_theory.core.outputs import write_output
 from cer_theory.core.textfiles import loads_json, read_text_file
 from cer_theory.formalisms.acel.acea import (ACEA, BagsEqual, Check, Combine, Const, Emits, Expr, Finish, Lift, Ref,
                                              Template, Transition, TypeIs)
 from cer_theory.formalisms.cel.parser import is_name, parse_predicate
-from cer_theory.formalisms.cel.printer import format_predicate
 
 KIND = "acea"
 
 # ---------------------------------------------------------------------------------------------- writing
 
 
-def _value(v: Any) -> Any:
-    if v is NULL:
-        return None
-    if isinstance(v, float) and math.isinf(v):
-        return {"inf": "+" if v > 0 else "-"}
-    if isinstance(v, tuple):
-        return {"tuple": [_value(x) for x in v]}
-    return v
-
-
-def _expr(e: Expr) -> dict[str, Any]:
-    if isinstance(e, Const):
-        return {"const": _value(e.value)}
-    if isinstance(e, Ref):
-        return {"ref": e.name}
-    if isinstance(e, Combine):
-        return {"combine": e.function, "args": [_expr(e.left), _expr(e.right)]}
-    if isinstance(e, Lift):
-        return {"lift": e.function, "arg": _expr(e.arg)}
-    return {"finish": e.function, "arg": _expr(e.arg)}
-
-
-def _template(t: Template) -> dict[str, Any]:
-    return {b: (r if g is None else {"register": r, "post": g}) for b, r, g in t.fields}
-
-
-def _check(c: Check) -> dict[str, Any]:
-    if isinstance(c, TypeIs):
-        return {"type_is": [c.register, c.name]}
-    if isinstance(c, Emits):
-        return {"emits": format_predicate(c.predicate), "template": _template(c.template), "slot": c.slot}
-    return {"bags_equal": [[_template(t) for t in c.left], [_template(t) for t in c.right]]}
-
-
 def acea_to_json(a: ACEA) -> dict[str, Any]:
-    """The JSON object of an ACEA (states and final sorted; transitions in Δ's order)."""
-    return {"kind": KIND, "name": a.name, "states": sorted(a.states), "initial": a.initial, "final": sorted(a.final),
-            "transitions": [{"from": t.source, "assign": {r: _expr(e) for r, e in t.assign},
-                             "checks": [_check(c) for c in t.checks],
-                             "emit": {x: [_template(tau) for tau in ts] for x, ts in t.marks}, "to": t.target}
-                            for t in a.transitions]}
+    """The JSON object of an ACEA (:meth:`ACEA.to_json`)."""
+    return a.to_json()
 
 
 def dumps_acea(a: ACEA) -> str:
-    return json.dumps(acea_to_json(a), ensure_ascii=False, indent=1)
+    return dumps(a).rstrip("\n")
 
 
 def save_acea(a: ACEA, path: str | Path) -> None:
-    Path(path).write_text(dumps_acea(a) + "\n", encoding="utf-8")
+    write_output(path, dumps(a))
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -204,9 +166,8 @@ def _read_check(c: Any, where: str) -> Check:
 
 def acea_from_json(data: Any, *, source: str = "automaton") -> ACEA:
     """Build the ACEA a JSON object describes (see the module docstring)."""
-    if not isinstance(data, dict):
-        raise _fail(source, f"expected a JSON object, got {type(data).__name__}")
-    if data.get("kind") != KIND:
+    kind = check_header(data, source)
+    if kind != KIND:
         raise _fail(f"{source}.kind", f"expected {KIND!r}, got {data.get('kind')!r}")
     states = [_state(q, f"{source}.states[{k}]") for k, q in enumerate(_field(data, "states", source, list))]
     initial = _state(data.get("initial"), f"{source}.initial")

@@ -313,12 +313,18 @@ def _finish(parts: _Parts, name: str) -> ACEA:
                 name=name)
 
 
+def compile_for_stream(phi: Formula, stream: Sequence[Event]) -> ACEA:
+    """``A_φ`` of Thm 6.2 for the schema of ``stream`` (the registers copy every attribute its events carry), the
+    automaton ``draw --stream`` exports and the ``acea`` evaluator runs."""
+    return compile_automaton(phi, schema_of(stream))
+
+
 def run_acea(phi: Formula, stream: Sequence[Event], bind: str = "bag") -> list:
     """The ``acea`` evaluator: compile with the stream's schema (Thm 6.2), run from every position."""
     if bind != "bag":
         raise UnsupportedError("the ACEA of Thm 6.2 implements the literal (bag) AS of Fig. 1; --bind set needs "
                                "--via semantics (docs/decisions.md D67)")
-    return compile_automaton(phi, schema_of(stream)).run(stream)
+    return compile_for_stream(phi, stream).run(stream)
 
 
 # ---------------------------------------------------------------------------------------------- Thm 6.1

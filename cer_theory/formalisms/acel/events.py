@@ -63,8 +63,9 @@ class TimedEvent:
         return TimedEvent(self.time, tuple(p for p in self.items if p[0] in keep))
 
     def to_json(self) -> dict[str, Any]:
-        """``{"time": i, attr: value, …}``, attributes sorted, ``NULL`` as ``null``."""
-        return {"time": self.time, **{k: json_value(v) for k, v in self.items}}
+        """``{"time": i, "attributes": {attr: value, …}}``, attributes sorted, ``NULL`` as ``null``: the event's
+        attributes are exactly its map ``M`` (an input attribute called ``time`` stays one), its time apart."""
+        return {"time": self.time, "attributes": {k: json_value(v) for k, v in self.items}}
 
     def sort_key(self) -> tuple[int, str]:
         return (self.time, json.dumps(self.to_json(), sort_keys=True, default=str))
@@ -135,9 +136,17 @@ def timed_stream(stream: Sequence[Event]) -> list[TimedEvent]:
     return [TimedEvent.of(e, i) for i, e in enumerate(stream)]
 
 
+def _attributes(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's attribute map: ``attributes`` (the output contract, D380), or, in answers written before it, the
+    object's other keys beside ``time``."""
+    if "attributes" in event:
+        return dict(event["attributes"])
+    return {k: v for k, v in event.items() if k != "time"}
+
+
 def complex_event_from_json(data: Any) -> ComplexEvent:
     """One complex event read back from its JSON form (``null`` is ``NULL``)."""
-    mu = {x: [TimedEvent.make(int(e["time"]), {k: (NULL if v is None else v) for k, v in e.items() if k != "time"})
+    mu = {x: [TimedEvent.make(int(e["time"]), {k: (NULL if v is None else v) for k, v in _attributes(e).items()})
               for e in es] for x, es in data["bags"].items()}
     return ComplexEvent.make(int(data["start"]), int(data["end"]), mu)
 

@@ -2,8 +2,8 @@
 in complex event recognition*).
 
 ACEL's outputs are complex events ``(start, end, μ)`` with bags of events (Fig. 1, §5). At position n the outputs
-are those ending at n; ``eval`` prints one JSON object per complex event over the whole stream (a *flat* level),
-sorted by (start, end, JSON text). Two evaluators: the reference semantics (``bind`` = ``bag`` or ``set``, D67)
+are those ending at n, and ``eval`` prints them on the line of position n like every formalism's outputs (the
+output contract, D380), sorted by (start, end, JSON text). Two evaluators: the reference semantics (``bind`` = ``bag`` or ``set``, D67)
 and the ACEA of Thm 6.2, compiled with the stream's schema (bag mode; no multiset predicates).
 """
 
@@ -40,7 +40,7 @@ def compilable(phi: Formula) -> bool:
 
 
 COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, ComplexEvent.sort_key, ComplexEvent.to_json,
-                       complex_event_from_json, flat=True)
+                       complex_event_from_json, schema="formalisms/acel/output.schema.json")
 
 ACEL = Formalism(
     name="acel",
@@ -59,6 +59,8 @@ ACEL = Formalism(
     },
     default="semantics",
     levels=(COMPLEX_EVENTS,),
+    automaton_files={"acea": "cer_theory.formalisms.acel.acea_json:acea_from_json"},
+    compile_for_stream="cer_theory.formalisms.acel.compile:compile_for_stream",
     strategies=Strategies(formulas="cer_theory.testing.strategies.acel:formulas",
                           streams="cer_theory.testing.strategies.acel:acel_streams",
                           printable="cer_theory.testing.strategies.acel:printable"),

@@ -49,9 +49,10 @@ def _fmt(phi: Any, uni: bool) -> tuple[str, int]:
     if op in (";", ":"):
         return f"{_wrap(phi.left, SEQ, uni)} {op} {_wrap(phi.right, SEQ + 1, uni)}", SEQ
     if op == "FILTER":
-        return f"{_wrap(phi.body, FILTER, uni)} FILTER {format_acel_condition(phi.condition, uni)}", FILTER
+        # parenthesized unless an atom, an iteration or AS, as CEL's printer does (D383)
+        return f"{_wrap(phi.body, AS, uni)} FILTER {format_acel_condition(phi.condition, uni)}", FILTER
     if op in ("OR", "AND"):
-        return f"{_wrap(phi.left, LOOSE, uni)} {op} {_wrap(phi.right, LOOSE + 1, uni)}", LOOSE
+        return f"{_wrap(phi.left, AS, uni)} {op} {_wrap(phi.right, AS, uni)}", LOOSE
     pi = "π" if uni else "PI"
     if op == "π":
         return f"{pi}[{', '.join(phi.variables)}]({_fmt(phi.body, uni)[0]})", ATOMIC

@@ -142,7 +142,9 @@ class AcelSemantics:
         for c1 in lefts:
             starts = [c1.end + 1] if contiguous else [s for s in by_start if s > c1.end]
             for s in starts:
-                out.update(c1.union(c2) for c2 in by_start.get(s, ()))
+                joined = by_start.get(s, ())
+                charge(SEMANTICS, len(joined))  # each pair the sequence joins (core.budget), before it is built
+                out.update(c1.union(c2) for c2 in joined)
         return frozenset(out)
 
     @staticmethod
@@ -158,7 +160,9 @@ class AcelSemantics:
             for c1 in by_start[s]:
                 nexts = [c1.end + 1] if contiguous else [t for t in result if t > c1.end]
                 for t in nexts:
-                    acc.update(c1.union(c2) for c2 in result.get(t, ()))
+                    joined = result.get(t, ())
+                    charge(SEMANTICS, len(joined))  # each iteration the fixpoint joins (core.budget)
+                    acc.update(c1.union(c2) for c2 in joined)
             result[s] = acc
         return frozenset(c for cs in result.values() for c in cs)
 

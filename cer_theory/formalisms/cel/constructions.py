@@ -17,6 +17,7 @@ from cer_theory.automata.determinize.eager import io_determinize
 from cer_theory.automata.equivalence import LevelName, Verdict
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.protocols import Built, Stage
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.cel import equivalence, rewrites
 from cer_theory.formalisms.cel.ast import Formula
 from cer_theory.formalisms.cel.normal_form import normal_form as _normal_form
@@ -41,7 +42,7 @@ def summary(cea: CEA, *, by_construction: str | None = None) -> str:
         det = f"I/O-deterministic ({by_construction})"
     else:
         det = "I/O-deterministic" if cea.is_io_deterministic() else "not I/O-deterministic"
-    return f"{len(cea.states)} states, {len(cea.transitions)} transitions, {det}"
+    return f"{plural(len(cea.states), 'state')}, {plural(len(cea.transitions), 'transition')}, {det}"
 
 
 def stage(title: str, cea: CEA, *, by_construction: str | None = None) -> Stage:
@@ -80,7 +81,7 @@ def to_formula(cea: CEA, relations: Iterable[str] | None = None, *, budget: int,
     *-semantics); ``budget`` also bounds the size of the formula built. Returns (which theorem and sizes, φ)."""
     back = (cea_to_cel_star if star else cea_to_cel)(cea, relations, budget=budget)
     which = "Theorem 8.9 (CE level, *-semantics)" if star else "Theorem 6.3 (valuation level)"
-    return f"{which}: CEA with {len(cea.states)} states → formula of size {formula_size(back)}", back
+    return f"{which}: CEA with {plural(len(cea.states), 'state')} → formula of size {formula_size(back)}", back
 
 
 def rewrite(kind: str, phi: Formula) -> tuple[str, Formula]:

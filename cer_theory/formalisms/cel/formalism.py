@@ -56,8 +56,10 @@ def _ce_from_json(positions: list[int]) -> ComplexEvent:
     return frozenset(positions)
 
 
-VALUATIONS = Level("valuations", "valuations", _valuation, Valuation.sort_key, Valuation.to_json)
-COMPLEX_EVENTS = Level("complex events", "complex_events", support, _ce_sort_key, _ce_json, _ce_from_json)
+SCHEMA = "formalisms/cel/output.schema.json"
+VALUATIONS = Level("valuations", "valuations", _valuation, Valuation.sort_key, Valuation.to_json, schema=SCHEMA)
+COMPLEX_EVENTS = Level("complex events", "complex_events", support, _ce_sort_key, _ce_json, _ce_from_json,
+                       schema=SCHEMA)
 
 CEL = Formalism(
     name="cel",
@@ -80,6 +82,7 @@ CEL = Formalism(
     # n-ary filters, outside its fragment): the semantics is brute force, exponential in the stream's length
     default="cea",
     levels=(VALUATIONS, COMPLEX_EVENTS),
+    automaton_files={"cea": "cer_theory.formalisms.cel.automaton_file:read_cea"},
     strategies=Strategies(formulas="cer_theory.testing.strategies.cel:registry_formulas",
                           streams="cer_theory.testing.strategies:streams"),
     constructions={

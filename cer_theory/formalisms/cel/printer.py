@@ -1,8 +1,11 @@
 """Canonical text for CEL formulas and predicates (the CEL paper, Fig. 2): ``parse(format(φ)) == φ``.
 
-Parentheses are minimal for the precedence of :mod:`cer_theory.formalisms.cel.parser` (tightest first: postfix
+Parentheses follow the precedence of :mod:`cer_theory.formalisms.cel.parser` (tightest first: postfix
 ``+``/``:+`` > ``IN`` > ``;``/``:`` > ``FILTER`` > ``OR``/``AND``/``ALL``/``UNLESS``; all left-associative, so a
-right operand at the same level is parenthesized: ``R ; (T ; U)``). The default output is ASCII (``:+``,
+right operand at the same level is parenthesized: ``R ; (T ; U)``), and are added where the precedence is ours
+rather than a reader's (the paper gives none): the body of ``FILTER`` and the operands of ``OR``/``AND``/``ALL``/
+``UNLESS`` are parenthesized unless they are atoms, iterations or ``IN`` (``(T ; H) FILTER c``, ``(T ; H) OR
+(H ; T)``), so a title reads as the formula was written (D383). The default output is ASCII (``:+``,
 ``PI[...]``, ``AND``, ``<=``); ``unicode=True`` gives the display forms ``⊕``, ``π``, ``∧ ∨ ¬ ≤ ≥ ≠``, which parse
 back to the same AST.
 """
@@ -49,9 +52,12 @@ def _fmt(phi: Formula, uni: bool) -> tuple[str, int]:
         return f"{_wrap(phi.left, SEQ, uni)} {op} {_wrap(phi.right, SEQ + 1, uni)}", SEQ  # type: ignore[attr-defined]
     if op == "FILTER":
         condition = format_condition(phi.condition, unicode=uni)  # type: ignore[attr-defined]
-        return f"{_wrap(phi.body, FILTER, uni)} FILTER {condition}", FILTER  # type: ignore[attr-defined]
+        # the body is parenthesized unless it is an atom, an iteration or an IN: the grammar would read
+        # "T ; H FILTER c" as "(T ; H) FILTER c", but a reader (and the paper, Example 3.2) reads it the other way
+        return f"{_wrap(phi.body, IN, uni)} FILTER {condition}", FILTER  # type: ignore[attr-defined]
     if op in _BOOL_OPS:
-        left, right = _wrap(phi.left, LOOSE, uni), _wrap(phi.right, LOOSE + 1, uni)  # type: ignore[attr-defined]
+        # operands other than atoms, iterations and IN parenthesized, as the paper writes (T ; H) OR (H ; T)
+        left, right = _wrap(phi.left, IN, uni), _wrap(phi.right, IN, uni)  # type: ignore[attr-defined]
         return f"{left} {op} {right}", LOOSE
     if op == "π":
         variables = ",".join(phi.variables)  # type: ignore[attr-defined]

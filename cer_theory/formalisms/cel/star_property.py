@@ -53,6 +53,7 @@ def star_run(cea: CEA, stream: Sequence[Event]) -> list[frozenset[Valuation]]:
             for t in cea.out(q):
                 if t.labels and fires.setdefault(t.predicate, t.predicate(event)):
                     step.add((t.target, mu | {(v, n) for v in t.labels}))
+        work.charge("the *-semantics run (Def. 8.7)", len(step))  # core.budget: each *-run kept, exponentially many
         out.append(frozenset(_valuation(mu) for q, mu in step if q in cea.final))
         alive |= step
     return out

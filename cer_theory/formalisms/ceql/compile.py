@@ -19,6 +19,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 from cer_theory.automata.building import Fresh, add_variable, disjoint_union, into, out_of, tr
 from cer_theory.automata.cea import CEA, Transition
+from cer_theory.core.budget import charge
 from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.ast import TRUE, is_type
@@ -180,6 +181,10 @@ def evaluate_compiled(query: Query, stream: Sequence[Event], *, budget: int | No
                             complex_events=lambda _phi, sub, _sel: any_start_run(cea, sub))
 
 
+RUN = "the brute-force run of a CEQL query's automaton from every start"
+"""What the work budget's messages call :func:`any_start_run`: one unit per configuration kept."""
+
+
 def any_start_run(cea: CEA, stream: Sequence[Event], window: Window | None = None
                   ) -> list[frozenset[CoreComplexEvent]]:
     """``⟦A⟧^ε(S)`` of the CORE paper §3 by brute force: a run may start at any position i in an initial state; an
@@ -197,6 +202,7 @@ def any_start_run(cea: CEA, stream: Sequence[Event], window: Window | None = Non
                     if t.predicate(event):
                         nxt.add((t.target, marked | {j} if t.labels else marked))
             config = nxt
+            charge(RUN, len(config))  # each configuration is a run kept: exponentially many on R+ (core.budget)
             if not config:
                 break
             if window is not None and not window.admits(window.key(i, stream[i]), window.key(j, event)):

@@ -63,7 +63,8 @@ def _from_json(obj: dict) -> CoreComplexEvent | AggregatedCE:
     return ce
 
 
-COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json, _from_json)
+COMPLEX_EVENTS = Level("complex events", "complex_events", _identity, _sort_key, _to_json, _from_json,
+                       schema="formalisms/ceql/output.schema.json")
 
 CEQL = Formalism(
     name="ceql",

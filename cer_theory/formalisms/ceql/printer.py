@@ -116,7 +116,8 @@ def _pattern(phi: Formula) -> tuple[str, int]:
         op = {Seq: ";", Contig: ":", Disj: "OR"}[type(phi)]
         return f"{_wrap(phi.left, BINARY_LEVEL)} {op} {_wrap(phi.right, POSTFIX_LEVEL)}", BINARY_LEVEL
     if isinstance(phi, Filter):
-        return f"{_wrap(phi.body, FILTER_LEVEL)} FILTER {format_filter(phi.condition)}", FILTER_LEVEL
+        # parenthesized unless an atom or postfix, as CEL's printer does (D383)
+        return f"{_wrap(phi.body, POSTFIX_LEVEL)} FILTER {format_filter(phi.condition)}", FILTER_LEVEL
     raise UnsupportedError(f"{type(phi).__name__} ({phi}) has no CEQL syntax; CEQL patterns use event types, "
                            f"AS, ;, :, OR, +, :+ and FILTER")
 
@@ -132,6 +133,8 @@ def format_pattern(phi: Formula) -> str:
 
 
 def _format_number(x: float) -> str:
+    if isinstance(x, int):  # exactly, however long (a float of it may overflow)
+        return str(x)
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
@@ -142,7 +145,7 @@ def format_window(w: Window) -> str:
     if w.size < 0 or (isinstance(w.size, float) and not math.isfinite(w.size)):
         raise UnsupportedError(f"a window size is a non-negative finite number, got {w.size!r}")
     if w.kind == "events":
-        if not float(w.size).is_integer():
+        if not isinstance(w.size, int) and not float(w.size).is_integer():
             raise UnsupportedError(f"a window of EVENTS has a whole size, got {w.size!r}")
         return f"{int(w.size)} EVENTS"
     if w.kind == "attribute":

@@ -7,6 +7,10 @@ unrolled (n mandatory copies, then m−n nested optional ones), unbounded ones l
 bracketed by ``enter``/``check`` edges: the iteration must consume a row (D222), which also makes every cycle of
 the automaton consume a row, so the run terminates.
 
+The unrolling is counted before it is built (:func:`unrolled_states`): ``A{1000000000}`` or nested ``{10}``s are
+refused by the work budget (``core.budget.reserve``) before a state exists, and the backtracking run charges one
+unit per path step it tries, so a pattern whose paths explode (``(A|A)*`` nested) stops at the budget too.
+
 The run from row r is a depth-first search of the automaton's paths in edge order, classifying one row per
 variable edge when the row satisfies the variable's ``DEFINE`` condition under running semantics (TR 19075-5
 §4.8, §4.14) and stays within Flink's ``WITHIN``: the first accepting path found is the most preferred match —
@@ -20,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from cer_theory.core.budget import active, reserve
 from cer_theory.core.drawing import Diagram, Drawable
 from cer_theory.core.drawing.dot import Edge as DotEdge, Node
 from cer_theory.core.events import Event
@@ -63,7 +68,10 @@ class OrderedNFA(Drawable):
         :func:`~cer_theory.formalisms.rpr.semantics.running_term`."""
         # a stack of (state, labels, marks); alternatives are pushed in reverse so the preferred one pops first
         stack: list[tuple[int, Labels, tuple[tuple[str, int], ...]]] = [(self.initial, (), ())]
+        budget = active()
         while stack:
+            if budget is not None:
+                budget.charge(RUN)  # one unit per path step tried: backtracking can be exponential
             s, labels, marks = stack.pop()
             if s == self.final:
                 return labels
@@ -157,12 +165,35 @@ def _quantified(nfa: OrderedNFA, p: Quant) -> tuple[int, int]:
     return entry, out
 
 
+BUILD = "the ordered NFA of the row pattern (its bounded quantifiers unrolled)"
+RUN = "the ordered NFA's backtracking run"
+"""What the work budget's messages call the construction and the run."""
+
+
+def unrolled_states(p: Pattern) -> int:
+    """The number of states :func:`_fragment` builds for ``p``, computed without building them: a bounded
+    quantifier ``{n,m}`` makes m copies of its body (n mandatory, m−n optional), so the count multiplies along
+    nested quantifiers."""
+    if isinstance(p, Var):
+        return 2
+    if isinstance(p, Concat):
+        return sum(unrolled_states(q) for q in p.parts)
+    if isinstance(p, Alt):
+        return 2 + sum(unrolled_states(b) for b in p.branches)
+    body = unrolled_states(p.body)
+    optional = 1 if p.high is None else p.high - p.low  # an unbounded one loops on one copy
+    return 2 + p.low * body + optional * (body + 1)
+
+
 def compile_automaton(q: Query) -> OrderedNFA:
-    """The ordered NFA of ``q`` (its pattern; conditions are read from ``q`` during the run)."""
+    """The ordered NFA of ``q`` (its pattern; conditions are read from ``q`` during the run). Its size is charged
+    to the work budget before anything is built (``core.budget.reserve``): without an active budget, more than
+    ``core.errors.DEFAULT_BUDGET`` states are refused."""
+    reserve(BUILD, unrolled_states(q.pattern))
     nfa = OrderedNFA(q)
     entry, exit_ = _fragment(nfa, q.pattern)
     nfa.initial, nfa.final = entry, exit_
     return nfa
 
 
-__all__ = ["Edge", "OrderedNFA", "compile_automaton"]
+__all__ = ["BUILD", "Edge", "OrderedNFA", "RUN", "compile_automaton", "unrolled_states"]

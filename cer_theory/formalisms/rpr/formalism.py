@@ -9,9 +9,9 @@ engine such as Flink returns.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from cer_theory.core.contract import json_order
 from cer_theory.core.protocols import Evaluator, Formalism, Level, Paper, Strategies, Unsupported
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
@@ -32,15 +32,18 @@ def _row_from_json(data: dict[str, Any]) -> Any:
     return (tuple(data.get("partition", ())), tuple(data.get("measures", {}).items()))
 
 
-def _row_key(row: Any) -> str:
-    return json.dumps(_row_json(row), sort_keys=True)
+def _row_key(row: Any) -> tuple[Any, ...]:
+    """Rows in the order of their partition key, then their measures (values compared as numbers)."""
+    data = _row_json(row)
+    return json_order([data["partition"], data["measures"]])
 
 
-MATCHES = Level("matches", "matches", lambda m: m, Match.sort_key, Match.to_json, Match.from_json)
+SCHEMA = "formalisms/rpr/output.schema.json"
+MATCHES = Level("matches", "matches", lambda m: m, Match.sort_key, Match.to_json, Match.from_json, schema=SCHEMA)
 UNDECIDED = ("deciding equivalence of row patterns under preferment and AFTER MATCH SKIP is not implemented; "
              "compare two queries on generated streams (cer-theory eval --logic rpr)")
 
-ROWS = Level("rows", "rows", _rows_of, _row_key, _row_json, _row_from_json)
+ROWS = Level("rows", "rows", _rows_of, _row_key, _row_json, _row_from_json, schema=SCHEMA)
 
 RPR = Formalism(
     name="rpr",

@@ -19,7 +19,7 @@ from lark import Token, Transformer
 from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import LalrParser, contextual_syntax_error, number
+from cer_theory.core.parsing import LalrParser, Located, contextual_syntax_error, number
 from cer_theory.formalisms.rpr.ast import (Agg, Alt, And, Arith, Cmp, Col, Concat, Condition, Const, IsNull, Measure, Nav,
                                            Not, Or, Pattern, Prev, Quant, Query, SECONDS, Skip, Truth, Var,
                                            check)
@@ -29,10 +29,11 @@ GRAMMAR_PATH = Path(__file__).with_name("rpr.lark")
 _BOUNDS = re.compile(r"\{\s*([0-9]*)\s*(,\s*([0-9]*)\s*)?\}")
 
 
-def quantifier(text: str) -> tuple[int, int | None, bool]:
+def quantifier(token: str) -> tuple[int, int | None, bool]:
     """``(low, high, greedy)`` of a quantifier token (TR 19075-5 §4.6): ``*`` is {0,}, ``+`` {1,}, ``?`` {0,1};
-    ``{n}`` is {n,n}, ``{,m}`` {0,m}; a trailing ``?`` makes it reluctant."""
-    greedy = True
+    ``{n}`` is {n,n}, ``{,m}`` {0,m}; a trailing ``?`` makes it reluctant. A bound too long to read is refused at
+    the token (``core.parsing.number``); a large one is left to the work budget (the NFA's unrolling)."""
+    text, greedy = str(token), True
     if len(text) > 1 and text.endswith("?"):
         text, greedy = text[:-1], False
     if text in ("*", "+", "?"):
@@ -41,10 +42,18 @@ def quantifier(text: str) -> tuple[int, int | None, bool]:
     m = _BOUNDS.fullmatch(text)
     if m is None or (not m.group(1) and not m.group(2)):
         raise CerError(f"bad quantifier {text}")
-    low = int(m.group(1) or 0)
+    low = _bound(m.group(1) or "0", token)
     if m.group(2) is None:
         return low, low, greedy
-    return low, (int(m.group(3)) if m.group(3) else None), greedy
+    return low, (_bound(m.group(3), token) if m.group(3) else None), greedy
+
+
+def _bound(digits: str, token: str) -> int:
+    """A quantifier's bound, read by the one number reader, refused at the quantifier's token."""
+    try:
+        return int(number(digits, "quantifier bound"))
+    except Located as e:
+        raise Located(e.message, token if isinstance(token, Token) else None) from None
 
 
 class _Builder(Transformer):  # type: ignore[type-arg]
@@ -93,7 +102,7 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         body, unit = str(c[0])[1:-1].strip(), str(c[1]).upper()
         if not body.isdigit():
             raise CerError(f"WITHIN INTERVAL '{body}' {unit}: the interval is a whole number")
-        return ("within", int(body) * SECONDS[unit])
+        return ("within", int(number(Token.new_borrow_pos("NUMBER", body, c[0]), "interval")) * SECONDS[unit])
 
     def defines(self, c: list[tuple[str, Condition]]) -> tuple[str, tuple[tuple[str, Condition], ...]]:
         return ("defines", tuple(c))
@@ -109,7 +118,7 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         return Concat(tuple(c))
 
     def quantified(self, c: list[Any]) -> Pattern:
-        low, high, greedy = quantifier(str(c[1]))
+        low, high, greedy = quantifier(c[1])
         return Quant(c[0], low, high, greedy)
 
     def var(self, c: list[Token]) -> Pattern:
@@ -139,10 +148,10 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         return Col(None, str(c[0])) if len(c) == 1 else Col(str(c[0]), str(c[1]))
 
     def number(self, c: list[Token]) -> Const:
-        return Const(number(str(c[0])))
+        return Const(number(c[0]))
 
     def negative(self, c: list[Token]) -> Const:
-        return Const(-number(str(c[0])))
+        return Const(-number(c[0]))
 
     def arith(self, c: list[Any]) -> Arith:
         return Arith(c[0], str(c[1]), c[2])
@@ -153,7 +162,7 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     def prev(self, c: list[Any]) -> Prev:
         if len(c) == 1:
             return Prev(c[0])
-        offset = number(str(c[1]))
+        offset = number(c[1], "offset")
         if not isinstance(offset, int):
             raise CerError("PREV's offset is a whole number")
         return Prev(c[0], offset)
@@ -183,7 +192,7 @@ class _Builder(Transformer):  # type: ignore[type-arg]
 def _offset(c: list[Any]) -> int:
     if len(c) == 1:
         return 0
-    offset = number(str(c[1]))
+    offset = number(c[1], "offset")
     if not isinstance(offset, int):
         raise CerError("a navigation offset is a whole number")
     return offset

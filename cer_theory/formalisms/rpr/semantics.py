@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cer_theory.core.budget import active, charge
+from cer_theory.core.contract import json_order
 from cer_theory.core.errors import CerError, UnsupportedError
 from cer_theory.core.events import TYPE_KEY, Event
 from cer_theory.formalisms.rpr.ast import (Agg, Alt, And, Arith, Cmp, Col, Concat, Condition, Const, IsNull, Nav,
@@ -69,8 +71,9 @@ class Match:
         return Match(tuple((int(p), str(v)) for p, v in data["rows"]), tuple(data.get("partition", ())),
                      tuple(data.get("measures", {}).items()))
 
-    def sort_key(self) -> str:
-        return json.dumps(self.to_json(), sort_keys=True)
+    def sort_key(self) -> tuple[Any, ...]:
+        """Matches in the order of their rows (positions compared as numbers), then partition and measures."""
+        return json_order([self.to_json()[k] for k in ("rows", "partition", "measures")])
 
 
 # ------------------------------------------------------------------------------------- rule 1: partitions
@@ -112,13 +115,30 @@ CONTINUE_GREEDY, STOP_GREEDY = 0, 1
 swapped."""
 
 
+SEMANTICS = "the reference semantics of MATCH_RECOGNIZE (derivations of the pattern)"
+"""What the work budget's messages call the brute force: one unit per derivation built (core.budget)."""
+
+
+def _charged(derived: Iterable[tuple[Key, Labels]]) -> tuple[tuple[Key, Labels], ...]:
+    """``derived`` built one derivation at a time, each charged to the work budget as it is built, so that a
+    pattern with exponentially many words stops at the budget rather than after filling memory."""
+    budget = active()
+    if budget is None:
+        return tuple(derived)
+    out = []
+    for d in derived:
+        budget.charge(SEMANTICS)
+        out.append(d)
+    return tuple(out)
+
+
 @functools.lru_cache(maxsize=4096)
 def derivations(p: Pattern, budget: int) -> tuple[tuple[Key, Labels], ...]:
     """Every word of ``p`` of at most ``budget`` rows, each with its choice sequence (rule 2)."""
     if isinstance(p, Var):
         return (((), (p.name,)),) if budget >= 1 else ()
     if isinstance(p, Alt):
-        return tuple(((i, *k), w) for i, b in enumerate(p.branches) for k, w in derivations(b, budget))
+        return _charged(((i, *k), w) for i, b in enumerate(p.branches) for k, w in derivations(b, budget))
     if isinstance(p, Concat):
         return _concat(p.parts, budget)
     return _iterations(p, 0, budget)
@@ -127,26 +147,41 @@ def derivations(p: Pattern, budget: int) -> tuple[tuple[Key, Labels], ...]:
 def _concat(parts: tuple[Pattern, ...], budget: int) -> tuple[tuple[Key, Labels], ...]:
     if not parts:
         return (((), ()),)
-    return tuple((k1 + k2, w1 + w2) for k1, w1 in derivations(parts[0], budget)
-                 for k2, w2 in _concat(parts[1:], budget - len(w1)))
+    return _charged((k1 + k2, w1 + w2) for k1, w1 in derivations(parts[0], budget)
+                    for k2, w2 in _concat(parts[1:], budget - len(w1)))
 
 
 def _iterations(p: Quant, done: int, budget: int) -> tuple[tuple[Key, Labels], ...]:
     """The words of ``p`` after ``done`` iterations. Below the minimum another iteration is forced (no choice);
     at the maximum the quantifier stops (no choice); in between it chooses, and the iteration must consume a row
-    (D222)."""
-    more = []
+    (D222). Past the rows left (``budget``) no derivation exists: a mandatory iteration that would need more rows
+    than are left ends the recursion at once (``A{1000000000}`` on ten rows is no word, found in one step)."""
+    more: list[tuple[Key, Labels]] = []
+    if done < p.low and (p.low - done) * min_rows(p.body) > budget:
+        return ()
     if p.high is None or done < p.high:
         for k, w in derivations(p.body, budget):
             if done >= p.low and not w:
                 continue
-            more.extend((k + k2, w + w2) for k2, w2 in _iterations(p, done + 1, budget - len(w)))
+            more.extend(_charged((k + k2, w + w2) for k2, w2 in _iterations(p, done + 1, budget - len(w))))
     if done < p.low:
         return tuple(more)
     if p.high is not None and done == p.high:
         return (((), ()),)
     go, stop = (CONTINUE_GREEDY, STOP_GREEDY) if p.greedy else (STOP_GREEDY, CONTINUE_GREEDY)
     return tuple([((stop,), ())] + [((go, *k), w) for k, w in more])
+
+
+@functools.lru_cache(maxsize=4096)
+def min_rows(p: Pattern) -> int:
+    """The fewest rows a word of ``p`` has (a quantifier's minimum times its body's)."""
+    if isinstance(p, Var):
+        return 1
+    if isinstance(p, Alt):
+        return min(min_rows(b) for b in p.branches)
+    if isinstance(p, Concat):
+        return sum(min_rows(q) for q in p.parts)
+    return p.low * min_rows(p.body)
 
 
 # ------------------------------------------------------------------------ rule 3: DEFINE, running semantics
@@ -264,7 +299,9 @@ def preferred_match(q: Query, rows: Sequence[Event], start: int, *, prev_within_
     """The most preferred match starting at row ``start`` (TR 19075-5 §4.12), or None: the least choice sequence
     among the derivations that are matches."""
     best: tuple[Key, Labels] | None = None
-    for key, labels in derivations(q.pattern, len(rows) - start):
+    candidates = derivations(q.pattern, len(rows) - start)
+    charge(SEMANTICS, len(candidates))  # each is checked against the rows (derivations are cached across starts)
+    for key, labels in candidates:
         if labels and (best is None or key < best[0]) and satisfied(q, rows, start, labels,
                                                                     prev_within_match=prev_within_match):
             best = (key, labels)
@@ -335,6 +372,6 @@ def evaluate(q: Query, stream: Sequence[Event]) -> list[frozenset]:
     return run_with(q, stream, preferred_match)
 
 
-__all__ = ["Match", "SkipError", "aggregate", "compare", "derivations", "evaluate", "matches_in", "measure", "next_start",
+__all__ = ["Match", "SkipError", "aggregate", "compare", "derivations", "evaluate", "min_rows", "matches_in", "measure", "next_start",
            "partitions", "preferred_match", "run_with", "running_term", "satisfied", "to_match", "truth", "value",
            "within"]

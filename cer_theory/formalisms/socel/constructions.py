@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.protocols import Built
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.cel.constructions import stage
 from cer_theory.formalisms.socel.ast import Formula
 from cer_theory.formalisms.socel.compile import compile_automaton
@@ -57,7 +58,7 @@ def to_formula(ucea: UCEA, relations: Iterable[str], *, budget: int, core: bool 
         phi, which = ucea_to_core_socel(ucea, relations), "§6.3 / Thm 5.3: core SO-CEL"
     else:
         phi, which = ucea_to_socel_plus(ucea, relations), "Thm 6.2: SO-CEL+"
-    return f"{which}, UCEA with {len(ucea.states)} states, over relations {','.join(relations)}", phi
+    return f"{which}, UCEA with {plural(len(ucea.states), 'state')}, over relations {','.join(relations)}", phi
 
 
 __all__ = ["determinize", "star_property", "star_property_of", "to_formula"]

@@ -3,13 +3,13 @@
 
 SO-CEL evaluators: the reference semantics (Table 1, §2.1), the compiled UCEA (Prop 5.2), the *-semantics of the
 loop-free UCEA (Thm 5.3; core SO-CEL only) and Prop 5.1's streaming evaluator over the I/O-determinized UCEA.
-Outputs print as in issue 11: ``{"n": 9, "valuations": [{"HH": [9], "HS": [4, 6, 7], "T": [3]}, …]}`` with
-labels with ∅ omitted, keys and positions sorted, and the list sorted by its JSON text (``{}`` for ``C∅``).
+Outputs print in the output contract (docs/output-contract.md): ``{"position": 9, "kind": "valuations",
+"outputs": [{"HH": [9], "HS": [4, 6, 7], "T": [3]}, …]}`` with labels with ∅ omitted, keys and positions sorted, and
+the list sorted by (label, positions) pairs (``{}`` for ``C∅``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -69,9 +69,9 @@ def valuation_to_json(c: Valuation) -> dict[str, list[int]]:
     return c.to_json()
 
 
-def valuation_sort_key(c: Valuation) -> str:
-    """Outputs are listed in the order of their JSON text."""
-    return json.dumps(valuation_to_json(c), sort_keys=True)
+def valuation_sort_key(c: Valuation) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Outputs are listed by their labels in order, each label's positions compared as numbers."""
+    return tuple((label, tuple(positions)) for label, positions in valuation_to_json(c).items())
 
 
 def valuation_from_json(data: Any) -> Valuation:
@@ -115,8 +115,8 @@ def match_to_json(m: frozenset[int]) -> list[int]:
     return sorted(m)
 
 
-def match_sort_key(m: frozenset[int]) -> str:
-    return json.dumps(sorted(m))
+def match_sort_key(m: frozenset[int]) -> tuple[int, ...]:
+    return tuple(sorted(m))
 
 
 __all__ = ["run_semantics", "compilable", "run_ucea", "star_compilable", "run_ucea_star", "run_prop_5_1",

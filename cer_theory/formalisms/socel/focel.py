@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from cer_theory.core.budget import charge
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.events import Event
 from cer_theory.core.predicates.ast import Predicate
@@ -157,6 +158,10 @@ Match = frozenset[int]
 Binding = tuple[tuple[str, int], ...]
 
 
+SEMANTICS = "the reference semantics of FO-CEL (the SO-CEL paper §3)"
+"""What the work budget's messages call the brute force (core.budget)."""
+
+
 class FoCelSemantics:
     """``⟦φ⟧(S,i,j,ν)`` by the five rules of §3, for a safe formula. Each subformula returns pairs ``(M, ν_φ)``
     with ``ν_φ`` the values of ``vdef+(φ)`` that the match fixes; the outer valuation ``ν`` (the variables
@@ -171,6 +176,7 @@ class FoCelSemantics:
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = frozenset(self._rule(phi, i, j, dict(key[3])))
+            charge(SEMANTICS, 1 + len(hit))  # core.budget: each output of a rule, as the other semantics count
         return hit
 
     def _rule(self, phi: FoFormula, i: int, j: int, nu: dict[str, int]):

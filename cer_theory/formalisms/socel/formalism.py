@@ -35,8 +35,10 @@ def _match_from_json(data: Any) -> frozenset[int]:
     return frozenset(int(p) for p in data)
 
 
-VALUATIONS = Level("valuations", "valuations", _identity, valuation_sort_key, valuation_to_json, valuation_from_json)
-MATCHES = Level("matches", "matches", frozenset, match_sort_key, match_to_json, _match_from_json)
+SCHEMA = "formalisms/socel/output.schema.json"
+VALUATIONS = Level("valuations", "valuations", _identity, valuation_sort_key, valuation_to_json, valuation_from_json,
+                   schema=SCHEMA)
+MATCHES = Level("matches", "matches", frozenset, match_sort_key, match_to_json, _match_from_json, schema=SCHEMA)
 
 SOCEL = Formalism(
     name="socel",
@@ -58,6 +60,7 @@ SOCEL = Formalism(
     },
     default="semantics",
     levels=(VALUATIONS,),
+    automaton_files={"ucea": "cer_theory.formalisms.socel.automaton_json:read_ucea"},
     strategies=Strategies(formulas="cer_theory.testing.strategies.socel:formulas",
                           streams="cer_theory.testing.strategies.socel:socel_streams"),
     constructions={

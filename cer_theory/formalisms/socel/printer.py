@@ -46,10 +46,11 @@ def _fmt(phi: Formula, uni: bool) -> tuple[str, int]:
         op = ";" if isinstance(phi, Seq) else ":"
         return f"{_wrap(phi.left, SEQ, uni)} {op} {_wrap(phi.right, SEQ + 1, uni)}", SEQ
     if isinstance(phi, Filter):
-        return f"{_wrap(phi.body, FILTER, uni)} FILTER {format_so_condition(phi.condition, uni)}", FILTER
+        # parenthesized unless an atom, an iteration or IN, as CEL's printer does (D383)
+        return f"{_wrap(phi.body, IN, uni)} FILTER {format_so_condition(phi.condition, uni)}", FILTER
     if isinstance(phi, tuple(_BOOL_OPS)):
         op = _BOOL_OPS[type(phi)]
-        return f"{_wrap(phi.left, LOOSE, uni)} {op} {_wrap(phi.right, LOOSE + 1, uni)}", LOOSE  # type: ignore[attr-defined]
+        return f"{_wrap(phi.left, IN, uni)} {op} {_wrap(phi.right, IN, uni)}", LOOSE  # type: ignore[attr-defined]
     if isinstance(phi, Proj):
         return f"{'π' if uni else 'PI'}[{','.join(phi.labels)}]({_fmt(phi.body, uni)[0]})", ATOMIC
     if isinstance(phi, Start):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from cer_theory.automata.determinize.eager import io_determinize
+from cer_theory.core.budget import active
 from cer_theory.core.errors import DEFAULT_BUDGET, AutomatonError
 from cer_theory.core.events import Event, Valuation
 from cer_theory.formalisms.socel.ucea import UCEA
@@ -135,9 +136,15 @@ def evaluate_streaming(a: UCEA, stream: Sequence[Event]) -> list[list[Valuation]
     """``[⟦A⟧_0(S), ⟦A⟧_1(S), …]`` by Prop 5.1's evaluator (each output listed once, in enumeration order)."""
     ev = StreamingEvaluator(a)
     out = []
+    budget = active()
     for event in stream:
         ev.push(event)
-        out.append(list(ev.outputs()))
+        outputs = []
+        for c in ev.outputs():
+            if budget is not None:
+                budget.charge("Prop 5.1's streaming evaluator (outputs)")  # core.budget: one unit per output
+            outputs.append(c)
+        out.append(outputs)
     return out
 
 

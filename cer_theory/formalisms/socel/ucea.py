@@ -21,6 +21,7 @@ from typing import Any
 from cer_theory.automata.cea import CEA, State, Transition
 from cer_theory.core.drawing import Diagram
 from cer_theory.core.events import Event, Valuation
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.cel.star_property import star_run as cel_star_run
 
 Outputs = frozenset[Valuation]
@@ -30,6 +31,7 @@ class UCEA(CEA):
     """A unary complex event automaton ``(Q, Δ, I, F)`` (the SO-CEL paper §4); immutable, validated on construction."""
 
     __slots__ = ()
+    FILE_KIND = "ucea"
 
     @classmethod
     def of(cls, automaton: CEA, *, name: str | None = None) -> UCEA:
@@ -45,8 +47,8 @@ class UCEA(CEA):
 
     def __repr__(self) -> str:
         try:
-            return (f"UCEA({self.name + ': ' if self.name else ''}{len(self.states)} states, "
-                    f"{len(self.transitions)} transitions)")
+            return (f"UCEA({self.name + ': ' if self.name else ''}{plural(len(self.states), 'state')}, "
+                    f"{plural(len(self.transitions), 'transition')})")
         except Exception:  # a repr never raises, even half-built
             return "UCEA(…)"
 

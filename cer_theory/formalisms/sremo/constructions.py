@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from cer_theory.core.errors import UnsupportedError
 from cer_theory.core.protocols import Built, Stage
+from cer_theory.core.wording import plural
 from cer_theory.formalisms.sremo.ast import Expr, Window
 from cer_theory.formalisms.sremo.compile import compile_automaton
 from cer_theory.formalisms.sremo.determinize import complement as _complement
@@ -21,7 +22,8 @@ from cer_theory.formalisms.sremo.windowed import unroll
 def summary(t: SRT) -> str:
     """An SRA's sizes: states, transitions (for a dSRA, one per satisfiable minterm) and registers."""
     c = counts(t)
-    return f"{c['states']} states, {c['transitions']} transitions, {c['registers']} registers"
+    return (f"{plural(c['states'], 'state')}, {plural(c['transitions'], 'transition')}, "
+            f"{plural(c['registers'], 'register')}")
 
 
 def _stage(title: str, t: SRT, caption: str | None = None) -> Stage:

@@ -8,7 +8,6 @@ with a complement ``!e`` have no SRT here and are evaluated by the semantics onl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 
 from cer_theory.core.errors import UnsupportedError
@@ -48,15 +47,16 @@ def _sorted(match: frozenset[int]) -> list[int]:
     return sorted(match)
 
 
-def _sort_key(match: frozenset[int]) -> str:
-    return json.dumps(sorted(match))
+def _sort_key(match: frozenset[int]) -> tuple[int, ...]:
+    return tuple(sorted(match))
 
 
 def _from_json(data: list) -> frozenset[int]:
     return frozenset(int(p) for p in data)
 
 
-MATCHES = Level("matches", "matches", frozenset, _sort_key, _sorted, _from_json, position="k")
+MATCHES = Level("matches", "matches", frozenset, _sort_key, _sorted, _from_json,
+                schema="formalisms/sremo/output.schema.json")
 
 SREMO = Formalism(
     name="sremo",
@@ -78,6 +78,7 @@ SREMO = Formalism(
     },
     default="srt",
     levels=(MATCHES,),
+    automaton_files={"srt": "cer_theory.formalisms.sremo.srt_file:read_srt"},
     strategies=Strategies(formulas="cer_theory.testing.strategies.sremo:expressions",
                           streams="cer_theory.testing.strategies.sremo:streams"),
     constructions={

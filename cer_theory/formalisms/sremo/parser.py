@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedInput
 
 from cer_theory.core.conditions import IMPORT_PATH, ConditionBuilder, to_predicate
 from cer_theory.core.errors import CerError, SyntaxErrorCER
-from cer_theory.core.parsing import LalrParser, contextual_syntax_error
+from cer_theory.core.parsing import LalrParser, contextual_syntax_error, number
 from cer_theory.core.predicates.ast import MIRRORED_OP, Attr, Cmp, Const, Predicate, conj, disj, neg
 from cer_theory.formalisms.sremo.ast import (EMPTY, EPS, Any, Complement, Concat, Cond, Expr, Inter, Next, Plus,
                                              Star, Union, Window, check)
@@ -63,7 +63,7 @@ class _Builder(ConditionBuilder):
         return Complement(c[0])
 
     def window(self, c: list[TAny]) -> Expr:
-        return Window(c[0], int(c[1]))
+        return Window(c[0], int(number(c[1], "window")))
 
     def strategy(self, c: list[TAny]) -> Expr:
         kind, *args = c

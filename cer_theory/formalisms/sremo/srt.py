@@ -19,8 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from cer_theory.automata.files import header
 from cer_theory.automata.registers import EMPTY, Valuation
+from cer_theory.core.budget import charge
 from cer_theory.core.drawing import Diagram, Drawable, state_diagram
 from cer_theory.core.errors import AutomatonError, StreamFormatError
 from cer_theory.core.events import Event
@@ -277,20 +280,31 @@ class SRT(Drawable):
 
     def diagram(self, *, title: str | None = None, trim: bool = True) -> Diagram:
         """The drawing as in the SRT paper's figures: each edge carries ``φ ↑•`` or ``φ ↑⊗`` and ``↓W``; parallel
-        transitions share one edge, one line each; finals are double-circled. ``trim`` (the default) leaves out
-        the states no accepting run visits (:meth:`useful`: unreachable, or unable to reach a final state, such
-        as the pairs of a product whose outputs never agree); ``trim=False`` draws every state. States keep
-        their numbers either way."""
-        kept = self.useful() if trim else frozenset(range(self.states))
+        transitions share one edge, one line each; finals are double-circled. Every state is drawn with its
+        number; ``trim`` (the default) greys the states no accepting run visits (:meth:`useful`: unreachable, or
+        unable to reach a final state, such as the pairs of a product whose outputs never agree) and says so in
+        the caption (D384); ``trim=False`` draws them like the others."""
+        useless = frozenset(range(self.states)) - self.useful() if trim else frozenset()
         lines: dict[tuple[int, int], list[str]] = {}
         for t in self.transitions:
-            if t.source in kept and t.target in kept:
-                lines.setdefault((t.source, t.target), []).append(t.label())
+            lines.setdefault((t.source, t.target), []).append(t.label())
         shown = title or (f"window {self.window}" if self.window else None)
         return state_diagram(name=title or "SRT", title=shown,
-                             states={q: self.state_label(q) for q in range(self.states) if q in kept},
-                             initial=[self.start], final=self.finals & kept,
-                             edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()])
+                             states={q: self.state_label(q) for q in range(self.states)},
+                             initial=[self.start], final=self.finals,
+                             edges=[(s, d, "\n".join(ls)) for (s, d), ls in lines.items()], useless=useless)
+
+    def to_json(self) -> dict[str, Any]:
+        """The transducer as a file's JSON object (docs/automaton-files.md, kind ``srt``): states ``0..states-1``,
+        the start, the finals, the registers, the window (or null), whether conditions read positions, and the
+        transitions with their condition in SREMO's condition syntax (``null``: ε), ``marked`` (• or ⊗) and the
+        registers ``writes`` (Def. 21)."""
+        return {**header("srt", ""), "states": self.states, "start": self.start,
+                "finals": sorted(self.finals), "registers": sorted(self.registers), "window": self.window,
+                "positions": self.positions,
+                "transitions": [{"from": t.source, "guard": None if t.guard is None else t.guard.text(),
+                                 "marked": t.marked, "writes": sorted(t.writes), "to": t.target}
+                                for t in self.transitions]}
 
     def describe(self) -> str:
         """A readable listing: the repr, start and finals, one transition per line (the text form in Jupyter)."""
@@ -309,6 +323,9 @@ class SRT(Drawable):
 # ---------------------------------------------------------------------------------------------- Alg. 1
 
 RunState = tuple[int, Valuation, tuple[int, ...]]
+
+RUN = "the run pool of Alg. 1 (the SRT paper §4.3)"
+"""What the work budget's messages call the recognizer's work: one unit per run kept and per match reported."""
 
 
 class Recognizer(StreamingRecognizer):
@@ -372,6 +389,7 @@ class Recognizer(StreamingRecognizer):
                         continue  # Alg. 1 as written (P7)
                 if self._moves[t.target] and not self._expired(m2, k):
                     new.add((t.target, v.write(writes, event), m2))
+        charge(RUN, len(new) + len(reported))  # core.budget: each run kept and each match, exponentially many
         self.runs = new
         self.steps = steps
         self.k += 1
