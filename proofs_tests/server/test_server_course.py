@@ -149,7 +149,7 @@ def _wait(made: Class, ids: list[int], seconds: float = 90) -> list[db.Submissio
 def test_an_answer_past_the_budget_or_the_time_cap_fails_alone(course_class: Class) -> None:
     course_class.pool.stop()
     poor = GradingPool(course_class.factory, workers=1, budget=3)
-    slow = GradingPool(course_class.factory, workers=1, seconds=0.01)  # less than a grader's start-up
+    slow = GradingPool(course_class.factory, workers=1, seconds=0.01)  # less than grading a wrong answer takes
     try:
         poor.start()
         [sub] = _wait(course_class, [(poor.submit(i := _pending(course_class, "H ; T")), i)[1]])
@@ -317,3 +317,40 @@ def test_a_new_sqlite_database_is_readable_by_its_owner_only(tmp_path) -> None:
         engine.dispose()
     finally:
         os.umask(old)
+
+
+def test_a_grader_started_again_does_not_spend_the_next_answers_time_on_starting(course_class: Class) -> None:
+    """A grading process that died (killed past its time cap or its memory) is replaced; starting the new one
+    (imports, the first drawing) takes seconds, which must not count against the next answer's cap, or a low
+    ``seconds`` turns one hostile answer into a run of innocent answers failed "past the time limit"."""
+    import os
+    import signal
+    from pathlib import Path
+
+    def children() -> list[int]:
+        found = []
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                text = status.read_text()
+                cmdline = (status.parent / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if f"\nPPid:\t{os.getpid()}\n" in text and b"cer_theory.server.grading" in cmdline:
+                found.append(int(status.parent.name))
+        return found
+
+    course_class.pool.stop()
+    course_class.app.state.server.drawer.stop()
+    pool = GradingPool(course_class.factory, workers=1, seconds=3)
+    pool.start()
+    try:
+        [sub] = _wait(course_class, [(pool.submit(i := _pending(course_class, "H ; T")), i)[1]])
+        assert (sub.status, sub.verdict) == ("graded", "wrong")
+        [child] = children()
+        os.kill(child, signal.SIGKILL)  # as a grader past its memory dies
+        while Path(f"/proc/{child}/status").exists() and "\nState:\tZ" not in Path(f"/proc/{child}/status").read_text():
+            time.sleep(0.05)  # dead, so that the pool sees it dead (not one that dies as it is handed the answer)
+        [sub] = _wait(course_class, [(pool.submit(i := _pending(course_class, "H ; T")), i)[1]])
+        assert (sub.status, sub.verdict) == ("graded", "wrong"), sub.feedback
+    finally:
+        pool.stop()
