@@ -354,3 +354,29 @@ def test_a_grader_started_again_does_not_spend_the_next_answers_time_on_starting
         assert (sub.status, sub.verdict) == ("graded", "wrong"), sub.feedback
     finally:
         pool.stop()
+
+
+def test_markup_in_titles_names_answers_and_messages_is_shown_as_text(course_class: Class) -> None:
+    """Whatever people type is data in a page: a course title, a student's name, an answer and a name in an error
+    message come back escaped on every page that shows them (Jinja's autoescape, and nothing marked safe)."""
+    markup = '<img src=x onerror="alert(1)">'
+    teacher = course_class.client("t1")
+    teacher.page("/courses")
+    made = teacher.form("/courses", {"title": "T" + markup})
+    course = str(made.url)[len("http://testserver"):]
+    teacher.form(course + "/exercises", {"bundled": "fire_01_later"})
+    code = re.search(r'id="join-code">([^<]+)<', teacher.page(course).text)[1]
+    student = course_class.client()
+    student.page("/register")
+    student.form("/register", {"code": code, "username": "mallory", "name": "M" + markup, "password": "a password!"})
+    url = re.search(r'href="(/courses/\d+/exercises/\d+)"', student.page(course).text)[1]
+    student.page(url)
+    submitted = graded(student, str(student.form(url + "/submit", {"answer": "T ; " + markup}).url))
+    refused = teacher.form(course + "/exercises", {"bundled": markup})
+    assert refused.status_code == 400
+    pages = [teacher.page("/courses").text, teacher.page(course).text, teacher.page(course + "/gradebook").text,
+             submitted.text, student.page(url).text, student.page(course).text, refused.text,
+             teacher.page(str(submitted.url)[len("http://testserver"):]).text]
+    for text in pages:
+        assert markup not in text and "<img" not in text
+    assert sum("&lt;img src=x onerror=" in text for text in pages) >= 6
