@@ -281,12 +281,16 @@ def _exercises(ctx: Context, course: db.Course) -> list[db.CourseExercise]:
                                .order_by(db.CourseExercise.position, db.CourseExercise.id)))
 
 
+MAX_ID = 2**31 - 1
+"""The largest record id (PostgreSQL's ``integer``): a larger number in a path names nothing."""
+
+
 def _int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise _not_found() from None
-    return value
+    """The id a path gives, or 404: ASCII digits only (``int`` also reads ``+1``, `` 1`` and other scripts' digits),
+    at most :data:`MAX_ID` (the database refuses larger ones with an error, not with nothing)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_ID))) or not 0 < int(text) <= MAX_ID:
+        raise _not_found()
+    return int(text)
 
 
 def _label(exercise: db.CourseExercise) -> str:

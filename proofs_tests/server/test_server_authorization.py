@@ -238,3 +238,14 @@ def test_an_automaton_past_the_drawing_limits_is_not_laid_out() -> None:
     assert "too large" in draw(automaton(MAX_DRAWN + 1, 1), "cea")["error"]
     assert "too large" in draw(automaton(MAX_DRAWN, 4), "cea")["error"]  # 120 dense transitions: seconds of layout
     assert "svg" in draw(automaton(3, 2), "cea")
+
+
+@pytest.mark.parametrize("number", ["0", "-1", "2147483648", "99999999999999999999999", "1e3", "1" * 5000],
+                         ids=lambda n: n if len(n) < 30 else f"{len(n)} digits")
+def test_a_number_no_record_can_have_is_not_found(course_class: Class, number: str) -> None:
+    """Ids past the database's integer (PostgreSQL's is 32-bit; SQLite's driver overflows past 64) are 404, as
+    any id that names nothing, never a server error."""
+    client = course_class.client("s1")
+    for path in (f"/courses/{number}", f"/submissions/{number}",
+                 f"/courses/{course_class.ids['a']}/exercises/{number}"):
+        assert client.page(path).status_code == 404, path
