@@ -53,6 +53,10 @@ ADDRESS_LIMIT = (300, 60.0)
 """Sign-in and registration attempts per minute from one address (a class behind one router shares it)."""
 SUBMIT_LIMIT = (30, 60.0)
 """Answers per minute per student."""
+MAX_WAITING = 2
+"""Answers a student may have waiting for the graders at once: the queue is first come, first served, and one
+answer may hold a grader for its whole time cap, so a student's run of hostile answers would hold back everyone
+else's feedback (two: an answer to each of two exercises open side by side)."""
 
 
 @dataclass
@@ -497,6 +501,11 @@ async def submit(ctx: Context) -> Response:
         db.Submission.exercise_id == exercise.id, db.Submission.user_id == ctx.user.id)) or 0
     if (why := _closed(exercise, attempts)) is not None:
         raise HTTPException(403, why)
+    waiting = ctx.db.scalar(select(func.count()).select_from(db.Submission).where(
+        db.Submission.user_id == ctx.user.id, db.Submission.status.in_(("pending", "grading")))) or 0
+    if waiting >= MAX_WAITING:
+        raise HTTPException(429, "Your previous answers are still being graded: wait for their feedback, then "
+                                 "submit again.")
     submission = db.Submission(exercise_id=exercise.id, user_id=ctx.user.id, attempt=attempts + 1, answer=answer,
                                status="pending")
     ctx.db.add(submission)
@@ -666,4 +675,4 @@ def create_app(factory: sessionmaker[Session], pool: GradingPool, secret: str, *
     return app
 
 
-__all__ = ["MAX_ANSWER", "ROUTES", "Page", "Server", "create_app", "templates"]
+__all__ = ["MAX_ANSWER", "MAX_WAITING", "ROUTES", "Page", "Server", "create_app", "templates"]

@@ -380,3 +380,23 @@ def test_markup_in_titles_names_answers_and_messages_is_shown_as_text(course_cla
     for text in pages:
         assert markup not in text and "<img" not in text
     assert sum("&lt;img src=x onerror=" in text for text in pages) >= 6
+
+
+def test_a_student_cannot_fill_the_graders_queue(course_class: Class) -> None:
+    """The queue is first come, first served, and an answer may hold a grader for its whole time cap: a student
+    with MAX_WAITING answers not yet graded is asked to wait for their feedback (429) before handing in another,
+    so one student's run of hostile answers cannot push the class's answers back by minutes."""
+    from cer_theory.server.app import MAX_WAITING
+
+    course_class.pool.stop()  # nothing is graded: every answer handed in waits
+    client = course_class.client("s1")
+    for k in range(MAX_WAITING):
+        _submit(client, course_class, "bundled" if k % 2 == 0 else "generated", f"T ; H ; T{' ; T' * k}")
+    url = _exercise_url(course_class, "a", "generated")
+    client.page(url)
+    refused = client.form(url + "/submit", {"answer": "T ; H"})
+    assert refused.status_code == 429 and "feedback" in refused.text
+    with db.transaction(course_class.factory) as s:
+        assert s.scalar(select(func.count()).select_from(db.Submission)) == MAX_WAITING
+    other = course_class.client("s2")  # the limit is the student's own
+    _submit(other, course_class, "bundled", "T ; H")
