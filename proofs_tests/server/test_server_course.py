@@ -157,7 +157,8 @@ def test_an_answer_past_the_budget_or_the_time_cap_fails_alone(course_class: Cla
         assert "units of work" in json.loads(sub.feedback)["message"]
         poor.stop()
         slow.start()
-        [sub] = _wait(course_class, [(slow.submit(i := _pending(course_class, "H ; T")), i)[1]])
+        # not the warm-up's answer, which a grading process has graded (and cached) before it is ready
+        [sub] = _wait(course_class, [(slow.submit(i := _pending(course_class, "T ; T ; H")), i)[1]])
         assert (sub.status, sub.verdict) == ("failed", "past the time limit")
     finally:
         slow.stop()
