@@ -53,6 +53,10 @@ ADDRESS_LIMIT = (300, 60.0)
 """Sign-in and registration attempts per minute from one address (a class behind one router shares it)."""
 SUBMIT_LIMIT = (30, 60.0)
 """Answers per minute per student."""
+MAX_WAITING = 2
+"""Answers a student may have waiting for the graders at once: the queue is first come, first served, and one
+answer may hold a grader for its whole time cap, so a student's run of hostile answers would hold back everyone
+else's feedback (two: an answer to each of two exercises open side by side)."""
 
 
 @dataclass
@@ -67,6 +71,8 @@ class Server:
     submit_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(*SUBMIT_LIMIT))
     draw_limit: security.RateLimit = field(default_factory=lambda: security.RateLimit(120, 60.0))
     drawer: Drawer = field(default_factory=Drawer)
+    drawing: set[int] = field(default_factory=set)
+    """The accounts whose live drawing is being made: one at a time each (the handlers run on one event loop)."""
 
 
 @dataclass
@@ -279,12 +285,16 @@ def _exercises(ctx: Context, course: db.Course) -> list[db.CourseExercise]:
                                .order_by(db.CourseExercise.position, db.CourseExercise.id)))
 
 
+MAX_ID = 2**31 - 1
+"""The largest record id (PostgreSQL's ``integer``): a larger number in a path names nothing."""
+
+
 def _int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise _not_found() from None
-    return value
+    """The id a path gives, or 404: ASCII digits only (``int`` also reads ``+1``, `` 1`` and other scripts' digits),
+    at most :data:`MAX_ID` (the database refuses larger ones with an error, not with nothing)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_ID))) or not 0 < int(text) <= MAX_ID:
+        raise _not_found()
+    return int(text)
 
 
 def _label(exercise: db.CourseExercise) -> str:
@@ -491,6 +501,11 @@ async def submit(ctx: Context) -> Response:
         db.Submission.exercise_id == exercise.id, db.Submission.user_id == ctx.user.id)) or 0
     if (why := _closed(exercise, attempts)) is not None:
         raise HTTPException(403, why)
+    waiting = ctx.db.scalar(select(func.count()).select_from(db.Submission).where(
+        db.Submission.user_id == ctx.user.id, db.Submission.status.in_(("pending", "grading")))) or 0
+    if waiting >= MAX_WAITING:
+        raise HTTPException(429, "Your previous answers are still being graded: wait for their feedback, then "
+                                 "submit again.")
     submission = db.Submission(exercise_id=exercise.id, user_id=ctx.user.id, attempt=attempts + 1, answer=answer,
                                status="pending")
     ctx.db.add(submission)
@@ -546,11 +561,17 @@ async def stepper(ctx: Context) -> Response:
 async def draw(ctx: Context) -> Response:
     """The live drawing of an automaton answer (JSON: ``svg`` or ``error``), laid out in a child process."""
     assert ctx.user is not None
+    if ctx.user.id in ctx.server.drawing:
+        return JSONResponse({"error": "your previous drawing is still being made"}, status_code=429)
     if not ctx.server.draw_limit.allow(str(ctx.user.id)):
         return JSONResponse({"error": "too many drawings in a minute"}, status_code=429)
     kind = "acea" if ctx.field("kind", limit=8) == "acea" else "cea"
     answer = ctx.field("answer", limit=MAX_ANSWER)
-    return JSONResponse(await run_in_threadpool(ctx.server.drawer.draw, answer, kind))
+    ctx.server.drawing.add(ctx.user.id)
+    try:
+        return JSONResponse(await run_in_threadpool(ctx.server.drawer.draw, answer, kind))
+    finally:
+        ctx.server.drawing.discard(ctx.user.id)
 
 
 @page("/static/answer.js", role=None)
@@ -654,4 +675,4 @@ def create_app(factory: sessionmaker[Session], pool: GradingPool, secret: str, *
     return app
 
 
-__all__ = ["MAX_ANSWER", "ROUTES", "Page", "Server", "create_app", "templates"]
+__all__ = ["MAX_ANSWER", "MAX_WAITING", "ROUTES", "Page", "Server", "create_app", "templates"]

@@ -83,8 +83,10 @@ def _outputs(level: Any, outputs: frozenset) -> list[str]:
         return sorted(map(str, outputs))
 
 
-MAX_DRAWN = 60
-"""The most states (and ten times as many transitions) a live drawing lays out: a course automaton has a handful."""
+MAX_DRAWN = 30
+"""The most states (and three times as many transitions) a live drawing lays out: a course automaton has a
+handful. Graphviz's layout time grows fast with the edges: 60 states with 180 transitions took 26 s on the test
+machine, 30 states with 90 under one."""
 
 
 def draw(text: str, kind: str) -> dict[str, Any]:
@@ -96,8 +98,8 @@ def draw(text: str, kind: str) -> dict[str, Any]:
         return {"error": str(e)}
     except CerError as e:
         return {"error": str(e)}
-    if len(automaton.states) > MAX_DRAWN or len(automaton.transitions) > 10 * MAX_DRAWN:
-        return {"error": f"too large to draw here (at most {MAX_DRAWN} states)"}
+    if len(automaton.states) > MAX_DRAWN or len(automaton.transitions) > 3 * MAX_DRAWN:
+        return {"error": f"too large to draw here (at most {MAX_DRAWN} states and {3 * MAX_DRAWN} transitions)"}
     try:
         return {"svg": render_svg(automaton.to_dot(title="your automaton"))}
     except CerError as e:
@@ -118,6 +120,15 @@ def _answer(task: dict[str, Any]) -> dict[str, Any]:
                 "message": f"The grader could not grade this answer ({type(e).__name__}); your teacher can see it."}
 
 
+WARM_UP = {"spec": {"bundled": "fire_01_later"}, "answer": "H ; T", "budget": DEFAULT_WORK}
+"""A wrong answer a new grading process grades before it says it is ready: the imports, the stepper and the
+drawing engine's first use take seconds, which would otherwise count against the first answer it is given."""
+READY = {"ready": True}
+"""What a grading process sends once it is ready for tasks."""
+STARTING = 300.0
+"""The longest a grading process may take to become ready (seconds; a few on an idle machine)."""
+
+
 def child(memory: int) -> None:
     """A grading process (``python -m cer_theory.server.grading MEMORY``): one JSON task a line on stdin, one
     JSON answer a line on its stdout; whatever the grader prints goes to stderr. JSON both ways: the server
@@ -129,6 +140,9 @@ def child(memory: int) -> None:
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the protocol has the old stdout to itself
     sys.stdout = sys.stderr
+    _answer(WARM_UP)  # load what grading and drawing load on first use, before the first answer's clock starts
+    out.write(json.dumps(READY) + "\n")
+    out.flush()
     for line in sys.stdin:
         out.write(json.dumps(_answer(json.loads(line)), ensure_ascii=False) + "\n")
         out.flush()
@@ -146,7 +160,8 @@ class _Worker:
         """The child's answer, or None when it took longer than ``seconds`` or died (it is then replaced)."""
         if self._process is None or self._process.poll() is not None:
             self.start()
-        assert self._process is not None and self._process.stdin is not None
+        if self._process is None or self._process.stdin is None:
+            return None  # no grading process could be started
         try:
             self._process.stdin.write(json.dumps(task).encode() + b"\n")
             self._process.stdin.flush()
@@ -173,9 +188,14 @@ class _Worker:
         return line
 
     def start(self) -> None:
+        """A new child, returned once it is ready (:data:`READY`), so that its start is not charged to the time
+        of the answer it is then given; one that does not become ready within :data:`STARTING` is stopped."""
         self._buffer = b""
         self._process = subprocess.Popen([sys.executable, "-m", "cer_theory.server.grading", str(self._memory)],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        line = self._line(time.monotonic() + STARTING)
+        if line is None or json.loads(line) != READY:
+            self.stop()
 
     def stop(self) -> None:
         if self._process is not None:
@@ -196,8 +216,14 @@ class Drawer:
         self._lock = threading.Lock()
 
     def draw(self, text: str, kind: str) -> dict[str, Any]:
-        with self._lock:
+        """The drawing, or why there is none; gives up when another drawing holds the child for ``seconds``, so
+        that waiting drawings cannot take every thread of the server (the page asks again as the student types)."""
+        if not self._lock.acquire(timeout=self.seconds):
+            return {"error": "the drawing service is busy: the drawing comes when you next stop typing"}
+        try:
             result = self._worker.run({"draw": text, "kind": kind}, self.seconds)
+        finally:
+            self._lock.release()
         return result if result is not None else {"error": "the drawing took too long"}
 
     def stop(self) -> None:

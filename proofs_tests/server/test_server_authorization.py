@@ -179,3 +179,73 @@ def test_a_form_sent_without_a_length_is_read_no_further_than_the_limit(course_c
     anyio.run(course_class.app, scope, receive, send)
     assert messages[0]["status"] == 413, (read, messages[1].get("body", b"")[-300:])
     assert read * chunk <= MAX_FORM + chunk
+
+
+def test_live_drawings_cannot_be_piled_up_by_one_student(course_class: Class, monkeypatch) -> None:
+    """A drawing can take the drawer's whole 10 s (a dense automaton within the size limit does): a student's
+    second drawing while the first is made is refused (429), and a drawing that finds the drawer busy gives up
+    rather than holding one of the server's threads (which signing in needs too) for as long as it waits."""
+    import threading
+    import time
+
+    from cer_theory.server.grading import Drawer
+
+    drawer: Drawer = course_class.app.state.server.drawer
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(text: str, kind: str) -> dict:
+        entered.set()
+        release.wait(30)
+        return {"error": "drawn slowly"}
+
+    monkeypatch.setattr(drawer, "draw", slow)
+    first, second = course_class.client("s1"), course_class.client("s1")
+    for c in (first, second):
+        c.page("/courses")
+    answers: list = []
+    thread = threading.Thread(target=lambda: answers.append(first.form("/draw", {"answer": "{}", "kind": "cea"})))
+    thread.start()
+    try:
+        assert entered.wait(30)
+        assert second.form("/draw", {"answer": "{}", "kind": "cea"}).status_code == 429
+        assert course_class.client("s2").page("/courses").status_code == 200
+    finally:
+        release.set()
+        thread.join(30)
+    assert answers[0].json() == {"error": "drawn slowly"}
+    assert second.form("/draw", {"answer": "{}", "kind": "cea"}).status_code == 200  # and again once it is done
+    monkeypatch.undo()
+
+    busy = Drawer(seconds=0.2)
+    with busy._lock:  # another student's drawing holds it
+        started = time.monotonic()
+        assert "busy" in busy.draw("{}", "cea")["error"]
+        assert time.monotonic() - started < 2
+    busy.stop()
+
+
+def test_an_automaton_past_the_drawing_limits_is_not_laid_out() -> None:
+    import json
+
+    from cer_theory.server.grading import MAX_DRAWN, draw
+
+    def automaton(states: int, per_state: int) -> str:
+        moves = [{"from": f"q{i}", "guard": f'type = "T{j}"', "labels": ["T"], "to": f"q{(7 * i + 13 * j) % states}"}
+                 for i in range(states) for j in range(per_state)]
+        return json.dumps({"kind": "cea", "states": [f"q{i}" for i in range(states)], "initial": ["q0"],
+                           "final": ["q1"], "transitions": moves})
+
+    assert "too large" in draw(automaton(MAX_DRAWN + 1, 1), "cea")["error"]
+    assert "too large" in draw(automaton(MAX_DRAWN, 4), "cea")["error"]  # 120 dense transitions: seconds of layout
+    assert "svg" in draw(automaton(3, 2), "cea")
+
+
+@pytest.mark.parametrize("number", ["0", "-1", "2147483648", "99999999999999999999999", "1e3", "1" * 5000],
+                         ids=lambda n: n if len(n) < 30 else f"{len(n)} digits")
+def test_a_number_no_record_can_have_is_not_found(course_class: Class, number: str) -> None:
+    """Ids past the database's integer (PostgreSQL's is 32-bit; SQLite's driver overflows past 64) are 404, as
+    any id that names nothing, never a server error."""
+    client = course_class.client("s1")
+    for path in (f"/courses/{number}", f"/submissions/{number}",
+                 f"/courses/{course_class.ids['a']}/exercises/{number}"):
+        assert client.page(path).status_code == 404, path

@@ -149,7 +149,7 @@ def _wait(made: Class, ids: list[int], seconds: float = 90) -> list[db.Submissio
 def test_an_answer_past_the_budget_or_the_time_cap_fails_alone(course_class: Class) -> None:
     course_class.pool.stop()
     poor = GradingPool(course_class.factory, workers=1, budget=3)
-    slow = GradingPool(course_class.factory, workers=1, seconds=0.01)  # less than a grader's start-up
+    slow = GradingPool(course_class.factory, workers=1, seconds=0.01)  # less than grading a wrong answer takes
     try:
         poor.start()
         [sub] = _wait(course_class, [(poor.submit(i := _pending(course_class, "H ; T")), i)[1]])
@@ -157,7 +157,8 @@ def test_an_answer_past_the_budget_or_the_time_cap_fails_alone(course_class: Cla
         assert "units of work" in json.loads(sub.feedback)["message"]
         poor.stop()
         slow.start()
-        [sub] = _wait(course_class, [(slow.submit(i := _pending(course_class, "H ; T")), i)[1]])
+        # not the warm-up's answer, which a grading process has graded (and cached) before it is ready
+        [sub] = _wait(course_class, [(slow.submit(i := _pending(course_class, "T ; T ; H")), i)[1]])
         assert (sub.status, sub.verdict) == ("failed", "past the time limit")
     finally:
         slow.stop()
@@ -317,3 +318,86 @@ def test_a_new_sqlite_database_is_readable_by_its_owner_only(tmp_path) -> None:
         engine.dispose()
     finally:
         os.umask(old)
+
+
+def test_a_grader_started_again_does_not_spend_the_next_answers_time_on_starting(course_class: Class) -> None:
+    """A grading process that died (killed past its time cap or its memory) is replaced; starting the new one
+    (imports, the first drawing) takes seconds, which must not count against the next answer's cap, or a low
+    ``seconds`` turns one hostile answer into a run of innocent answers failed "past the time limit"."""
+    import os
+    import signal
+    from pathlib import Path
+
+    def children() -> list[int]:
+        found = []
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                text = status.read_text()
+                cmdline = (status.parent / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if f"\nPPid:\t{os.getpid()}\n" in text and b"cer_theory.server.grading" in cmdline:
+                found.append(int(status.parent.name))
+        return found
+
+    course_class.pool.stop()
+    course_class.app.state.server.drawer.stop()
+    pool = GradingPool(course_class.factory, workers=1, seconds=3)
+    pool.start()
+    try:
+        [sub] = _wait(course_class, [(pool.submit(i := _pending(course_class, "H ; T")), i)[1]])
+        assert (sub.status, sub.verdict) == ("graded", "wrong")
+        [child] = children()
+        os.kill(child, signal.SIGKILL)  # as a grader past its memory dies
+        while Path(f"/proc/{child}/status").exists() and "\nState:\tZ" not in Path(f"/proc/{child}/status").read_text():
+            time.sleep(0.05)  # dead, so that the pool sees it dead (not one that dies as it is handed the answer)
+        [sub] = _wait(course_class, [(pool.submit(i := _pending(course_class, "H ; T")), i)[1]])
+        assert (sub.status, sub.verdict) == ("graded", "wrong"), sub.feedback
+    finally:
+        pool.stop()
+
+
+def test_markup_in_titles_names_answers_and_messages_is_shown_as_text(course_class: Class) -> None:
+    """Whatever people type is data in a page: a course title, a student's name, an answer and a name in an error
+    message come back escaped on every page that shows them (Jinja's autoescape, and nothing marked safe)."""
+    markup = '<img src=x onerror="alert(1)">'
+    teacher = course_class.client("t1")
+    teacher.page("/courses")
+    made = teacher.form("/courses", {"title": "T" + markup})
+    course = str(made.url)[len("http://testserver"):]
+    teacher.form(course + "/exercises", {"bundled": "fire_01_later"})
+    code = re.search(r'id="join-code">([^<]+)<', teacher.page(course).text)[1]
+    student = course_class.client()
+    student.page("/register")
+    student.form("/register", {"code": code, "username": "mallory", "name": "M" + markup, "password": "a password!"})
+    url = re.search(r'href="(/courses/\d+/exercises/\d+)"', student.page(course).text)[1]
+    student.page(url)
+    submitted = graded(student, str(student.form(url + "/submit", {"answer": "T ; " + markup}).url))
+    refused = teacher.form(course + "/exercises", {"bundled": markup})
+    assert refused.status_code == 400
+    pages = [teacher.page("/courses").text, teacher.page(course).text, teacher.page(course + "/gradebook").text,
+             submitted.text, student.page(url).text, student.page(course).text, refused.text,
+             teacher.page(str(submitted.url)[len("http://testserver"):]).text]
+    for text in pages:
+        assert markup not in text and "<img" not in text
+    assert sum("&lt;img src=x onerror=" in text for text in pages) >= 6
+
+
+def test_a_student_cannot_fill_the_graders_queue(course_class: Class) -> None:
+    """The queue is first come, first served, and an answer may hold a grader for its whole time cap: a student
+    with MAX_WAITING answers not yet graded is asked to wait for their feedback (429) before handing in another,
+    so one student's run of hostile answers cannot push the class's answers back by minutes."""
+    from cer_theory.server.app import MAX_WAITING
+
+    course_class.pool.stop()  # nothing is graded: every answer handed in waits
+    client = course_class.client("s1")
+    for k in range(MAX_WAITING):
+        _submit(client, course_class, "bundled" if k % 2 == 0 else "generated", f"T ; H ; T{' ; T' * k}")
+    url = _exercise_url(course_class, "a", "generated")
+    client.page(url)
+    refused = client.form(url + "/submit", {"answer": "T ; H"})
+    assert refused.status_code == 429 and "feedback" in refused.text
+    with db.transaction(course_class.factory) as s:
+        assert s.scalar(select(func.count()).select_from(db.Submission)) == MAX_WAITING
+    other = course_class.client("s2")  # the limit is the student's own
+    _submit(other, course_class, "bundled", "T ; H")
