@@ -128,9 +128,10 @@ class Aside:
             _check_declared(self.target)
         self.private, self.folder = private, folder
         self._file: IO[Any] | None = None
+        self.path: Path | None = None  # (set before anything can fail: discard() reads it)
         self.in_place = not folder and _special(self.target)
         if self.in_place:
-            self.path: Path | None = self.target
+            self.path = self.target
             return
         if not folder and self.target.is_dir():
             raise OutputError(f"{self.target}: a folder, not a file; give a file name")
