@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import email.parser
 import shutil
+import os
 import subprocess
 import sys
 import tarfile
@@ -81,7 +82,10 @@ def check_the_front_door(installed: Path, tmp_path: Path) -> None:
     assert int(result.stdout.splitlines()[1]) > 0
 
 
-README_COMMANDS = [(b, c) for b in blocks(ROOT / "README.md", "sh") for c in commands(b)]
+EXTRAS = {"cer-theory serve": "server"}
+"""README commands that need an extra the plain install lacks: each says which, in one line (check_extras_are_named)."""
+README_COMMANDS = [(b, c) for b in blocks(ROOT / "README.md", "sh") for c in commands(b)
+                   if not c.startswith(tuple(EXTRAS))]
 
 
 def check_every_readme_command(installed: Path, tmp_path: Path) -> None:
@@ -96,8 +100,18 @@ def check_conformance_against_the_engine(installed: Path, tmp_path: Path) -> Non
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def check_extras_are_named(installed: Path, tmp_path: Path) -> None:
+    """The course server is an optional part of the command line: without its extra, one line says which."""
+    for command, extra in EXTRAS.items():
+        result = subprocess.run(["bash", "-c", f"{command} --port 9"], capture_output=True, text=True, cwd=tmp_path,
+                                env={**os.environ, "PATH": f"{installed}{os.pathsep}{os.environ.get('PATH', '')}"},
+                                timeout=120)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"pip install '.[{extra}]'" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
 def check_spark_names_its_extra(installed: Path, tmp_path: Path) -> None:
-    """Spark is the one optional part of the command line: without PySpark, one line says which extra to install."""
+    """Spark is an optional part of the command line: without PySpark, one line says which extra to install."""
     result = run_command("cer-theory spark --sample --output out", tmp_path, installed)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "pip install '.[spark]'" in result.stderr
@@ -115,7 +129,7 @@ def test_a_plain_install_runs_everything(dist: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     installed = env / "bin"
     for check in (check_the_front_door, check_every_readme_command, check_conformance_against_the_engine,
-                  check_spark_names_its_extra):
+                  check_spark_names_its_extra, check_extras_are_named):
         work = tmp_path / check.__name__
         work.mkdir()
         check(installed, work)
