@@ -41,11 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="grading processes (a whole number from 1 to 64; default 2)")
     s.add_argument("--seconds", type=seconds(), default=30.0,
                    help="the wall-clock cap on grading one answer (default 30)")
-    # Not --budget, which bounds a whole command's run (cli.layer): the server runs for days, and each answer is
-    # graded in a process of its own under this budget.
+    # Not the budget option of the other commands, which bounds a whole command's run (cli.layer): the server
+    # runs for days, and each answer is graded in a process of its own under this budget.
     s.add_argument("--answer-budget", type=whole_number(minimum=1), default=DEFAULT_WORK, metavar="N",
-                   help=f"the work grading one answer may do, a whole number ≥ 1 of the units of --budget (default "
-                        f"{DEFAULT_WORK:,})")
+                   help=f"the work grading one answer may do, a whole number ≥ 1 of work units (states, transitions, "
+                        f"solver calls; default {DEFAULT_WORK:,})")
     # The database is the server's store, read and written by its driver for as long as it runs, not an output
     # file replaced whole: nothing for the layer to write aside.
     declare(s)

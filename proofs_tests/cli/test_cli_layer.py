@@ -313,7 +313,10 @@ class Child:
         return False
 
     def signal(self, sig: signal.Signals) -> None:
-        os.kill(self.process.pid, sig)
+        try:
+            os.kill(self.process.pid, sig)
+        except ProcessLookupError:  # it ended first: its outputs are then complete, one of the two outcomes allowed
+            pass
 
     def result(self) -> tuple[int, str]:
         """The exit status (−N: killed by signal N's default action) and what it printed on stderr."""

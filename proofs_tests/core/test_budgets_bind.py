@@ -200,6 +200,7 @@ def test_budget_is_named_only_where_it_exists(capsys: pytest.CaptureFixture[str]
     import argparse
 
     from cer_theory.cli import _run
+    from cer_theory.cli.layer import DECLARATION
     from cer_theory.core.errors import SizeBudgetExceeded
 
     for name, sub in _subcommands().items():
@@ -211,7 +212,12 @@ def test_budget_is_named_only_where_it_exists(capsys: pytest.CaptureFixture[str]
         def exceed(_: argparse.Namespace) -> int:
             raise SizeBudgetExceeded("a construction", 10, 11, unit="units")
 
-        args = argparse.Namespace(func=exceed, **({"budget": 10} if "--budget" in options else {}))
+        # the command's own defaults (its declaration to cli.layer among them), the work replaced by one past its bound
+        args = argparse.Namespace(**{a.dest: a.default for a in sub._actions if a.dest != "help"},
+                                  **{DECLARATION: sub.get_default(DECLARATION)})
+        args.func = exceed
+        if "--budget" in options:
+            args.budget = 10
         assert _run(args, f"cer-theory {name}", program=False) == 2
         err = capsys.readouterr().err
         assert ("--budget" in err) == ("--budget" in options), (name, err)
