@@ -18,6 +18,7 @@ where both sides are strings. Equalities between attributes stay cheap.
 from __future__ import annotations
 
 import itertools
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -67,8 +68,12 @@ def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) ->
         return result != z3.unsat
     result = solver.check()
     if result == z3.unknown:
+        reason = solver.reason_unknown()
+        if reason in ("canceled", "interrupted from keyboard"):  # Z3 took a Ctrl-C itself (its ctrl_c parameter)
+            signal.raise_signal(signal.SIGINT)  # handed to Python's handler (the layer's: one line, exit 130)
+            raise KeyboardInterrupt  # (SIGINT ignored: stop all the same, as the user asked)
         text = what.text() if isinstance(what, Predicate) else what
-        raise PredicateError(f"Z3 could not decide {text} ({solver.reason_unknown()})")
+        raise PredicateError(f"Z3 could not decide {text} ({reason})")
     return result == z3.sat
 
 

@@ -1,0 +1,39 @@
+"""Ctrl-C during a Z3 check: Z3 takes the SIGINT itself (its ``ctrl_c`` parameter) and answers *unknown*
+("canceled"); the check hands the signal back to Python, so the command stops as interrupted (exit 130, one
+line), never as a formula Z3 "could not decide" (exit 2), which a layer test once saw."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+import z3
+
+from cer_theory.core.predicates.solver import _check
+
+
+def _pigeonhole(pigeons: int) -> z3.Solver:
+    """Pigeons in one hole fewer than pigeons: unsatisfiable, and hard enough for a check to last seconds."""
+    holes = pigeons - 1
+    at = [[z3.Bool(f"p{i}h{j}") for j in range(holes)] for i in range(pigeons)]
+    solver = z3.Solver()
+    for i in range(pigeons):
+        solver.add(z3.Or(*at[i]))
+    for j in range(holes):
+        for i in range(pigeons):
+            for k in range(i + 1, pigeons):
+                solver.add(z3.Or(z3.Not(at[i][j]), z3.Not(at[k][j])))
+    return solver
+
+
+def test_a_ctrl_c_during_a_z3_check_is_an_interrupt() -> None:
+    solver = _pigeonhole(12)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _check(solver, "the pigeonhole principle")
+    finally:
+        timer.cancel()
