@@ -416,10 +416,11 @@ def test_a_full_disk_leaves_the_old_outputs(tmp_path: Path, reference, name: str
 
 
 def _kills() -> Iterator[tuple[str, signal.Signals, float]]:
-    """Each example once, with one of the four signals (each used about equally), after a seeded delay."""
+    """Each example with each of the four stopping signals, after a seeded random delay."""
     rng = random.Random("layer kills")
-    for k, name in enumerate(EXAMPLES):
-        yield name, STOPPING[k % len(STOPPING)], round(rng.uniform(0.0, 0.3), 3)
+    for name in EXAMPLES:
+        for sig in STOPPING:
+            yield name, sig, round(rng.uniform(0.0, 0.3), 3)
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see the handlers installed")
