@@ -14,7 +14,8 @@ if ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
 fi
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | tail -n 1)
 PGDATA=$(mktemp -d /tmp/cer-theory-pg.XXXXXX)
-PGPORT=${CER_THEORY_PG_PORT:-54329}
+# a free port of this machine (a fixed one may be held by another PostgreSQL)
+PGPORT=${CER_THEORY_PG_PORT:-$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 $SUDO chown postgres "$PGDATA"
 as_postgres() { $SUDO su postgres -s /bin/sh -c "$1"; }
 as_postgres "$PGBIN/initdb -D $PGDATA -A trust -U postgres" >/dev/null
