@@ -124,6 +124,16 @@ def _wait_verdict(browser: Browser, submission: int, seconds: float = 240) -> st
 
 
 def student(run: Run, name: str, rng: random.Random, start: float, minutes: float) -> None:
+    """One student's answers; a student who could not go on (the server unreachable past the patience of
+    :meth:`Browser.patiently`) is recorded as such, so that the run fails instead of counting fewer answers."""
+    try:
+        _student(run, name, rng, start, minutes)
+    except Exception as e:  # noqa: BLE001 - recorded as the student's outcome, checked in check()
+        with run.lock:
+            run.outcomes.append(Outcome(name, "stopped", 0, verdict=f"{type(e).__name__}: {e}"))
+
+
+def _student(run: Run, name: str, rng: random.Random, start: float, minutes: float) -> None:
     browser = Browser(run.base)
     browser.patiently("/signin")
     browser.patiently("/signin", {"username": name, "password": f"{name}'s password"})
@@ -180,7 +190,7 @@ def start(database: str, port: int, workers: int) -> tuple[subprocess.Popen[str]
             time.sleep(0.1)
 
 
-def check(run: Run, database: str) -> dict[str, object]:
+def check(run: Run, database: str, students: int) -> dict[str, object]:
     """The report: counts, times, and every check with its result."""
     engine = db.connect(database)
     with db.sessions(engine)() as s:
@@ -200,6 +210,8 @@ def check(run: Run, database: str) -> dict[str, object]:
         and all(o.status == 413 for o in run.outcomes if o.kind == "oversized"),
         "each student's attempts numbered once": len({(s.user_id, s.attempt) for s in stored.values()}) == len(stored),
         "every answer handed in got an answer": all(o.status in (200, 413) for o in run.outcomes),
+        "every student handed in every answer": len({o.student for o in run.outcomes}) == students
+        and not any(o.kind == "stopped" for o in run.outcomes),
     }
 
     def pct(values: list[float], q: float) -> float | None:
@@ -208,7 +220,10 @@ def check(run: Run, database: str) -> dict[str, object]:
     return {"students": len({o.student for o in run.outcomes}), "answers handed in": len(run.outcomes),
             "received": len(received), "stored": len(stored),
             "stored without the student hearing of it (in flight at the kill)": len(set(stored) - {o.submission for o in received}),
-            "by kind": {k: sum(o.kind == k for o in run.outcomes) for k in ("wrong", "right", "heavy", "oversized")},
+            "by kind": {k: sum(o.kind == k for o in run.outcomes)
+                        for k in ("wrong", "right", "heavy", "oversized", "stopped")},
+            "students who could not go on": sorted({f"{o.student}: {o.verdict}" for o in run.outcomes
+                                                    if o.kind == "stopped"})[:5],
             "server restarts": len(run.restarts),
             "seconds to feedback, ordinary answers": {"p50": pct(ordinary, 50), "p95": pct(ordinary, 95),
                                                       "max": round(ordinary[-1], 3) if ordinary else None},
@@ -263,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.terminate()
             server.wait(30)
-        report = check(run, database)
+        report = check(run, database, args.students)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
