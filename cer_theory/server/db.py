@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import (Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine,
                         event, select, update)
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import NullPool
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from cer_theory.core.outputs import create_private
@@ -119,7 +120,9 @@ def connect(url: str) -> Engine:
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
     if url.startswith("sqlite"):
         _owner_only(make_url(url).database)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # No pool: a request holds its connection while it waits for the thread pool (Argon2, drawings), and a
+        # pool of 15 then blocked the event loop itself on the 16th sign-in of a class (every request stalled).
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, poolclass=NullPool)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(connection, record) -> None:  # noqa: ANN001 - SQLAlchemy's event signature
@@ -129,7 +132,7 @@ def connect(url: str) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
     else:
-        engine = create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=60)  # (a class at once: see above)
     return engine
 
 
