@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ingest, paired
-from benchmarks.run import REPO, machine_info
+from benchmarks.run import REPO, command_env, machine_info
 
 PATHS = "Event,dicts,DataFrame,Arrow,run jsonl,run csv,run parquet"
 """The paths of P3 and P3′ (P3′x4: ``Event`` only, the engine's target)."""
@@ -55,7 +55,7 @@ def start_up(runs: int = 5) -> dict:
     from benchmarks.stock import stock_stream
     from benchmarks.suite import SUITE
 
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0"}
+    env = command_env()
     with tempfile.TemporaryDirectory(prefix="cer_startup_") as tmp:
         stream = Path(tmp) / "ten.jsonl"
         stream.write_text("".join(json.dumps(e) + "\n" for e in stock_stream(10, 0)))

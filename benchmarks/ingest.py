@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import REPO, machine_info, run_worker
+from benchmarks.run import REPO, command_env, machine_info, run_worker
 from cer_theory.conformance.pycer_env import PYCER_VENV, ensure_pycer
 from benchmarks.stock import stock_stream
 from benchmarks.suite import SUITE
@@ -109,7 +109,7 @@ stream) would report the harness's size."""
 
 def end_to_end(config: dict) -> dict:
     """``cer-theory run`` on a file: wall time of the whole command, its CPU time (threads included) and peak RSS."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0"}
+    env = command_env()
     with tempfile.TemporaryFile("w+") as err:
         launched = subprocess.run([sys.executable, "-c", LAUNCHER, sys.executable, "-m", "cer_theory.cli", "run",
                                    "--query", config["text"], "--stream", config["file"], "--output", os.devnull,

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.lazy import resolve
-from cer_theory.core.protocols import declared_names
 
 if TYPE_CHECKING:  # what type checkers see; at run time the same names are loaded on first use (__getattr__)
     from cer_theory.core.events import ComplexEvent as ComplexEvent
@@ -71,7 +70,7 @@ _EXPORTS = {
 def _logics() -> tuple[str, ...]:
     """One parse function per formalism declared in the registry (its entry points), named after it: read on first
     use, since reading the entry points costs start-up time that ``cer-theory run`` does not pay."""
-    return declared_names()
+    return resolve("cer_theory.core.protocols:declared_names")()  # (the registry too: not a cost of every import)
 
 
 def __getattr__(name: str) -> Any:

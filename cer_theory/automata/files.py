@@ -24,7 +24,6 @@ from typing import Any
 from cer_theory.core.contract import packaged_schema
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.lazy import resolve
-from cer_theory.core.protocols import records
 from cer_theory.core.textfiles import loads_json, read_text_file
 
 FORMAT = "cer-theory-automaton"
@@ -60,6 +59,7 @@ def check_header(data: Any, source: str, default_kind: str | None = None) -> str
 
 def readers() -> dict[str, Any]:
     """Every automaton kind a registered formalism reads from a file, with its reader (a reference)."""
+    records = resolve("cer_theory.core.protocols:records")  # (the registry loads when a file is read, not with CEA)
     return {kind: ref for record in records() for kind, ref in record.automaton_files.items()}
 
 

@@ -46,19 +46,39 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from cer_theory.core import outputs
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
+from cer_theory.core.lazy import resolve
 from cer_theory.core.signals import STOPPING, exit_status, said, stopping_raises
 from cer_theory.core.tree import MAX_NESTING
 
-from cer_theory.cli import (cel, ceql, conformance, equivalence, exercises, figures, formulas, server, socel, sremo,
-                            step)
 from cer_theory.cli.layer import check_registry, enforce
 
 # Each module adds its commands to the parser; the order is the order of ``--help``.
-COMMAND_MODULES = (formulas, cel, socel, sremo, ceql, conformance, equivalence, exercises, server, figures, step)
+COMMAND_MODULES = ("formulas", "cel", "socel", "sremo", "ceql", "conformance", "equivalence", "exercises", "server",
+                   "figures", "step")
+
+COMMANDS = {
+    "eval": "formulas", "draw": "formulas", "logics": "formulas",
+    "determinize": "cel", "normal-form": "cel", "star-property": "cel", "to-cel": "cel", "rewrite": "cel",
+    "cces": "cel", "demo": "cel",
+    "to-socel": "socel",
+    "detect": "sremo", "complement": "sremo",
+    "run": "ceql", "spark": "ceql",
+    "conformance": "conformance",
+    "equiv": "equivalence",
+    "check-exercise": "exercises", "exercises": "exercises", "exercise-sheet": "exercises",
+    "grade-answers": "exercises",
+    "serve": "server",
+    "figures": "figures",
+    "step": "step",
+}
+"""Each command → the module of :data:`COMMAND_MODULES` that registers it: a command line that names its command
+imports that module only (the others' imports, a fifth of the start-up of ``cer-theory run``, are not paid).
+``test_cli_layer`` checks this table against what the modules register."""
 
 EXIT_BAD_INPUT = 2
 EXIT_HANGUP = 128 + signal.SIGHUP  # 129, as a shell reports a program whose terminal closed
@@ -92,14 +112,23 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def registrations(command: str | None = None) -> list[Callable[[Any], None]]:
+    """The ``register`` functions of the modules that register ``command`` (every command module's when it is None
+    or not a command), in the order of ``--help``."""
+    names = [COMMANDS[command]] if command in COMMANDS else COMMAND_MODULES
+    return [resolve(f"{__name__}.{name}:register") for name in names]
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command, or only ``command``'s module's when it names one (a command line
+    that names its command needs no other)."""
     intro, _, rest = __doc__.partition("\n\n")
     p = argparse.ArgumentParser(prog="cer-theory", description=intro.replace("\n", " "),
                                 epilog=rest.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMAND_MODULES:
-        module.register(sub)
+    for register in registrations(command):
+        register(sub)
     for name, command in sub.choices.items():
         if command.description is None:  # every command's --help says what it does
             command.description = next(a.help for a in sub._choices_actions if a.dest == name)
@@ -125,7 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _ignore_file_size_signal()
     with stopping_raises():
         try:
-            args = build_parser().parse_args(argv)
+            words = sys.argv[1:] if argv is None else list(argv)
+            args = build_parser(words[0] if words else None).parse_args(argv)
         except KeyboardInterrupt as exc:  # (a signal while the command line is read: nothing written yet)
             words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
             _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(exc)}")

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (types only: protocols imports this module)
@@ -41,6 +40,8 @@ ENVELOPE = "core/schemas/eval-line.schema.json"
 @cache
 def packaged_schema(path: str) -> dict[str, Any]:
     """A JSON Schema shipped in the package (``path`` inside ``cer_theory``), read once."""
+    from importlib import resources  # (a few ms of every start-up otherwise: `cer-theory run` reads no schema)
+
     loaded: dict[str, Any] = json.loads(resources.files("cer_theory").joinpath(path).read_text(encoding="utf-8"))
     return loaded
 

@@ -10,7 +10,6 @@ holds what that needs column-wise, and its events on demand (docs/decisions.md D
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import repeat
 
 import numpy as np
 
@@ -153,10 +152,10 @@ class DictRows(Rows):
     """A batch of checked dicts: bit vectors from the mask compiled for dicts (the CORE paper §4.4, read in place),
     keys and output events from the dicts themselves (exact values)."""
 
-    __slots__ = ("dicts",)
+    __slots__ = ("dicts", "columns")
 
-    def __init__(self, dicts: list[dict]) -> None:
-        self.dicts = dicts
+    def __init__(self, dicts: list[dict], columns: dict[str, list]) -> None:
+        self.dicts, self.columns = dicts, columns  # (columns: name → values, from the batch's check)
         self.first = 0
         self.lines = None
         self._events = {}
@@ -165,12 +164,13 @@ class DictRows(Rows):
         return len(self.dicts)
 
     def values(self, name: str) -> list:
-        return list(map(dict.get, self.dicts, repeat(name)))  # (plain dicts: _clean_dicts checked them)
+        found = self.columns.get(name)
+        return [None] * len(self.dicts) if found is None else list(found)
 
     def event(self, k: int) -> Event:
         found = self._events.get(k)
         if found is None:
-            d = self.dicts[k]  # checked by _clean_dicts: only None values to leave out
+            d = self.dicts[k]  # checked by clean_columns: only None values to leave out
             found = self._events[k] = Event.trusted(d[TYPE_KEY], {a: v for a, v in d.items()
                                                                   if v is not None and a != TYPE_KEY})
         return found

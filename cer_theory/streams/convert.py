@@ -46,35 +46,52 @@ def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: i
 
 
 def _dict_batch(batch: list, first: int, validate: bool) -> Rows | Iterator[Event]:
-    """Dicts, checked cheaply per batch (:func:`_clean_dicts`); a batch that fails, or any batch with
+    """Dicts, checked cheaply per batch (:func:`clean_columns`); a batch that fails, or any batch with
     ``validate``, goes the row way (its exact errors)."""
-    if validate or not _clean_dicts(batch):
+    columns = None if validate else clean_columns(batch)
+    if columns is None:
         return _as_events(batch, first)
-    return DictRows(batch)
+    return DictRows(batch, columns)
 
 
 _SCALARS = frozenset((int, float, str, bool, type(None)))
+_NUMBERS = frozenset((int, float, bool))
 
 
-def _clean_dicts(batch: list) -> bool:
-    """Whether :meth:`Event.from_dict` accepts every dict of ``batch`` as it is, checked per batch rather than per
-    value, with C-level iteration: plain dicts; a non-empty string type on every dict; scalar value classes
-    only; identifier keys; no NaN."""
+def clean_columns(batch: list) -> dict[str, list] | None:
+    """The columns of ``batch`` (each name → its value in every dict, None where a dict lacks it) when
+    :meth:`Event.from_dict` accepts every dict as it is, else None: plain dicts; identifier names; a non-empty
+    string type on every dict; scalar value classes only; no NaN. Checked per batch and per name rather than per
+    value, with C-level passes; the columns are those :meth:`DictRows.values` reads (the window key, PARTITION
+    BY), gathered once."""
     if set(map(type, batch)) != {dict}:
-        return False
-    types = list(map(dict.get, batch, repeat(TYPE_KEY)))
-    if set(map(type, types)) != {str} or "" in types:
-        return False
-    values = list(chain.from_iterable(map(dict.values, batch)))
-    classes = set(map(type, values))
-    if not classes <= _SCALARS:
-        return False
+        return None
     names = set(chain.from_iterable(batch))
-    names.discard(TYPE_KEY)
-    if any(n.__class__ is not str or not _NAME.match(n) for n in names):
-        return False
-    # (a NaN is a float: no float value is NaN. float.__instancecheck__ and isnan keep the pass in C)
-    return float not in classes or not any(map(isnan, filter(float.__instancecheck__, values)))
+    if TYPE_KEY not in names or any(n.__class__ is not str or not _NAME.match(n) for n in names if n != TYPE_KEY):
+        return None
+    columns = {}
+    for name in names:
+        column = list(map(dict.get, batch, repeat(name)))
+        classes = set(map(type, column))
+        if not classes <= _SCALARS or (float in classes and _holds_nan(column, classes)):
+            return None
+        columns[name] = column
+    types = columns[TYPE_KEY]
+    if set(map(type, types)) != {str} or "" in types:
+        return None
+    return columns
+
+
+def _holds_nan(column: list, classes: set[type]) -> bool:
+    """Whether a column holding floats holds a NaN. A column of numbers only is summed in C first: a NaN makes
+    the sum NaN, and so do infinities of both signs (given or reached by overflow), which are then looked at
+    value by value."""
+    if classes <= _NUMBERS:
+        total = sum(column)
+        if total == total:
+            return False
+    # (a NaN is a float: float.__instancecheck__ and isnan keep the pass in C)
+    return any(map(isnan, filter(float.__instancecheck__, column)))
 
 
 def _as_events(batch: list, first: int) -> Iterator[Event]:

@@ -4,6 +4,7 @@ demo without Graphviz. Each answer is the project's own: a one-line message and 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -247,3 +248,35 @@ def test_a_formula_file_that_is_not_utf8_and_a_nonsense_budget_are_refused(tmp_p
         with pytest.raises(SystemExit) as info:
             main(["determinize", "R", "--budget", value])
         assert info.value.code == 2 and "argument --budget: expected" in capsys.readouterr().err
+
+
+def test_a_command_line_loads_only_the_module_of_its_command():
+    """``COMMANDS`` names, for each command, the module that registers it, so that a command line that names its
+    command imports that module only (start-up: issue 39). The table is what the modules register, and the
+    parser built for one command has that command with the same options, defaults and help as the full parser."""
+    import argparse
+
+    from cer_theory.cli import COMMANDS
+
+    def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+    def shape(parser: argparse.ArgumentParser) -> list[tuple]:
+        return [(tuple(a.option_strings), a.dest, repr(a.default), a.help, a.required, repr(a.choices))
+                for a in parser._actions]
+
+    full = commands(build_parser())
+    assert sorted(full) == sorted(COMMANDS)
+    for name in COMMANDS:
+        alone = commands(build_parser(name))
+        assert name in alone, name
+        assert shape(alone[name]) == shape(full[name]), name
+        assert alone[name].description == full[name].description, name
+    found = subprocess.run(
+        [sys.executable, "-c", "import json, sys, cer_theory.cli as c; c.build_parser('run'); "
+                               "print(json.dumps([m for m in sys.modules if m.startswith('cer_theory.cli.')]))"],
+        capture_output=True, text=True, check=True).stdout
+    loaded = json.loads(found)
+    assert "cer_theory.cli.ceql" in loaded
+    assert not {"cer_theory.cli.server", "cer_theory.cli.conformance", "cer_theory.cli.cel",
+                "cer_theory.cli.exercises", "cer_theory.cli.step"} & set(loaded), loaded

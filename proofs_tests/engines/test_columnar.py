@@ -351,3 +351,42 @@ def test_a_duplicate_key_is_refused_on_the_row_and_the_columnar_path_alike(n, da
             assert (err.source, err.line, err.field) == (str(path), at + 1, key), (name, str(err))
             assert f"gives key {key!r} twice" in str(err), (name, str(err))
             assert all(ce.end < at for ce in got), name
+
+
+_CELL = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.sampled_from(["s", "", "é"]),
+                  st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([1e308, -1e308, math.inf, -math.inf]),
+                  st.just([1]), st.just({"x": 1}))
+
+
+_NUMBER = st.one_of(st.integers(-2**70, 2**70), st.booleans(), st.floats(allow_nan=True, allow_infinity=True),
+                   st.sampled_from([1e308, -1e308, math.inf, -math.inf, math.nan]))
+
+
+@st.composite
+def _uniform_batches(draw: st.DrawFn) -> list[dict]:
+    """Dicts with the same names, a type and numbers: the columns the NaN sum reads."""
+    names = draw(st.lists(st.sampled_from(["x", "y", "z"]), unique=True, max_size=3))
+    return [{"type": draw(st.sampled_from(["T", "U", ""])), **{n: draw(_NUMBER) for n in names}}
+            for _ in range(draw(st.integers(1, 10)))]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_uniform_batches(), st.lists(st.dictionaries(st.sampled_from(["type", "type", "x", "y", "bad name", 3]),
+                                                              _CELL, max_size=4), min_size=1, max_size=10)))
+def test_a_batch_of_dicts_is_read_as_columns_exactly_when_every_dict_is_an_event(batch):
+    """The per-batch check of the dicts path (``clean_columns``: per name, C-level passes, a column of numbers summed
+    for NaN) accepts a batch exactly when :meth:`Event.from_dict` accepts each of its dicts (NaN among numbers and
+    infinities of both signs, given or reached by overflow, included), and its columns are the dicts' values."""
+    from cer_theory.streams.convert import clean_columns
+
+    def accepted(d: dict) -> bool:
+        try:
+            Event.from_dict(d)
+        except CerError:
+            return False
+        return True
+
+    columns = clean_columns(batch)
+    assert (columns is not None) == all(map(accepted, batch)), (batch, columns)
+    if columns is not None:
+        assert columns == {name: [d.get(name) for d in batch] for name in set().union(*batch)}

@@ -14,8 +14,13 @@ Nothing here imports an automaton or a formalism: they describe themselves to it
 from cer_theory.core.drawing.dot import (LABEL_FONT, NODE_FONT, Diagram, Edge, Node, Subset, dot_id, quote, shown,
                                          state_diagram, state_ids)
 from cer_theory.core.drawing.drawable import Drawable
-from cer_theory.core.drawing.render import (DRAWING_FORMATS, RENDERERS, SWITCH, available_renderers,
-                                            drawing_format, graphviz_available, render_svg, write_drawing)
+from cer_theory.core.lazy import lazy_exports
+
+# The renderers (subprocess, the WebAssembly cache, the output layer) load on first use: every automaton and the
+# engine's tECS are Drawable, and a run that never draws should not pay for them at start-up.
+_EXPORTS = dict.fromkeys(("DRAWING_FORMATS", "RENDERERS", "SWITCH", "available_renderers", "drawing_format",
+                          "graphviz_available", "render_svg", "write_drawing"), "render")
+__getattr__ = lazy_exports(__name__, _EXPORTS)[0]
 
 __all__ = ["DRAWING_FORMATS", "LABEL_FONT", "NODE_FONT", "RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node",
            "Subset", "available_renderers", "dot_id", "drawing_format", "graphviz_available", "quote", "render_svg",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cer_theory.core.drawing.dot import Diagram
-from cer_theory.core.drawing.render import render_svg
+from cer_theory.core.lazy import resolve
 
 if TYPE_CHECKING:
     import graphviz
@@ -44,7 +44,8 @@ class Drawable:
     def to_svg(self, *, scale: float | None = None) -> str:
         """The SVG drawing (see :mod:`cer_theory.core.drawing.render` for the renderers): by default it fills the
         width it is given; ``scale`` fixes it at that many times its natural size instead."""
-        return render_svg(self.to_dot(), scale=scale)
+        # (the renderers load on the first drawing, not with every model class: `cer-theory run` never draws)
+        return resolve("cer_theory.core.drawing.render:render_svg")(self.to_dot(), scale=scale)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         bundle = {TEXT: self._safe_text()}
