@@ -32,7 +32,7 @@ from proofs_tests.engines.test_engine import BOOKKEEPING, queries, timed_streams
 
 
 def require_compiled() -> None:
-    require(compiled.compiled_available(), "the compiled hot loop (pip install -e . with Cython and a C compiler)")
+    require(compiled.compiled_available(), "the compiled hot loop (built by `pip install -e .` where a C compiler is found)")
 
 
 @contextmanager

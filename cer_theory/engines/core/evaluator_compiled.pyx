@@ -2,9 +2,9 @@
 """The per-event path of CORE's Algorithm 1 compiled (the CORE paper §4.3 and §4.4; docs/decisions.md D420–D424).
 
 :class:`EvaluatorKernel` mirrors, method by method, :meth:`Evaluator.advance` (quiet events),
-:meth:`Evaluator._advance` (one event: window, update, compaction, output), :meth:`Evaluator._advance_window`,
-:meth:`Evaluator._update` (the update phase of §4.3, with the pruning of expired states, D26) and the list path of
-:meth:`Evaluator._output` (OUTPUT(j, ε) by Algorithm 2), over a :class:`~cer_theory.engines.core.tecs_compiled.CTecs`
+:meth:`Evaluator._advance` (one event: window, update, compaction, output), :meth:`Evaluator._flush`,
+:meth:`Evaluator._advance_window`, :meth:`Evaluator._update` (the update phase of §4.3, with the pruning of
+expired states, D26) and the list path of :meth:`Evaluator._output` (OUTPUT(j, ε) by Algorithm 2), over a :class:`~cer_theory.engines.core.tecs_compiled.CTecs`
 whose operations it calls as C functions. The state these methods touch lives in C fields; the class is the
 first base of ``CompiledEvaluator(EvaluatorKernel, Evaluator)`` (:mod:`cer_theory.engines.core.compiled`), so
 Evaluator's ``__init__`` and every other method (inspection, reset, the chunked output, inert events) run
@@ -70,7 +70,7 @@ cdef class EvaluatorKernel:
         cdef int64_t tau, dead
         cdef bint updated = False
         if self._idle:
-            (<object>self)._flush()
+            self.c_flush()
         window = self.window
         if window is None:
             tau = 0
@@ -102,6 +102,17 @@ cdef class EvaluatorKernel:
             self._safe_key = _last_admitted(window, dq[0][0])
         self._settled = True
         return out
+
+    cdef int c_flush(self) except -1:
+        """:meth:`Evaluator._flush`: the quiet events since the last update added to the counts."""
+        cdef Py_ssize_t idle = self._idle
+        self._idle = 0
+        st = self._stats
+        st.events += idle
+        if self.table:
+            st.lookups += idle * (len(self.table) + 1)
+            st.misses = self.det.misses
+        return 0
 
     def _advance_window(self, key):
         return self.c_advance_window(key)

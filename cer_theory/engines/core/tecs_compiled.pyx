@@ -51,6 +51,14 @@ cdef inline int64_t _id(object n) except? -2:
     return <int64_t>n
 
 
+cdef int64_t *_resized(int64_t *array, Py_ssize_t size) except NULL:
+    """``array`` reallocated to ``size`` items (MemoryError if it cannot be: the old array is then kept)."""
+    cdef int64_t *grown = <int64_t *>realloc(array, size * sizeof(int64_t))
+    if not grown:
+        raise MemoryError()
+    return grown
+
+
 cdef class _Column:
     """One of the tECS's arrays read from Python (``tecs.mx[n - tecs.base]``), as the readable code reads its lists."""
 
@@ -174,23 +182,12 @@ cdef class CTecs:
     # ------------------------------------------------------------------ node operations (O(1), §4.2)
 
     cdef int _grow(self) except -1:
+        """Double the four arrays' capacity (amortized O(1) per node, as a list's append)."""
         cdef Py_ssize_t cap = self.cap * 2
-        cdef int64_t *p = <int64_t *>realloc(self.pos, cap * sizeof(int64_t))
-        if not p:
-            raise MemoryError()
-        self.pos = p
-        p = <int64_t *>realloc(self.nxt, cap * sizeof(int64_t))
-        if not p:
-            raise MemoryError()
-        self.nxt = p
-        p = <int64_t *>realloc(self.rgt, cap * sizeof(int64_t))
-        if not p:
-            raise MemoryError()
-        self.rgt = p
-        p = <int64_t *>realloc(self.mx, cap * sizeof(int64_t))
-        if not p:
-            raise MemoryError()
-        self.mx = p
+        self.pos = _resized(self.pos, cap)
+        self.nxt = _resized(self.nxt, cap)
+        self.rgt = _resized(self.rgt, cap)
+        self.mx = _resized(self.mx, cap)
         self.cap = cap
         return 0
 
@@ -278,22 +275,16 @@ cdef class CTecs:
     # ------------------------------------------------------------------ Algorithm 2
 
     cdef int _push(self, Py_ssize_t top, int64_t node, int64_t plen) except -1:
-        cdef int64_t *s
         while top + 2 > self.scap:
-            s = <int64_t *>realloc(self.stack, 2 * self.scap * sizeof(int64_t))
-            if not s:
-                raise MemoryError()
-            self.stack, self.scap = s, 2 * self.scap
+            self.stack = _resized(self.stack, 2 * self.scap)
+            self.scap *= 2
         self.stack[top], self.stack[top + 1] = node, plen
         return 0
 
     cdef int _add(self, Py_ssize_t plen, int64_t position) except -1:
-        cdef int64_t *p
         while plen + 1 > self.pcap:
-            p = <int64_t *>realloc(self.path, 2 * self.pcap * sizeof(int64_t))
-            if not p:
-                raise MemoryError()
-            self.path, self.pcap = p, 2 * self.pcap
+            self.path = _resized(self.path, 2 * self.pcap)
+            self.pcap *= 2
         self.path[plen] = position
         return 0
 
