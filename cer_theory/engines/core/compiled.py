@@ -6,8 +6,9 @@ built by the ordinary install where Cython and a C compiler are found: ``setup.p
 the tECS (:mod:`~cer_theory.engines.core.tecs`) and of the evaluator's per-event path, the update phase and the
 enumeration (:class:`~cer_theory.engines.core.evaluator.Evaluator`); the readable modules are the reference and
 the fallback.
+
 The compiled evaluator is used for the plain Evaluator of a query plan without debug mode or instrumentation
-(which run the readable code, whose checks and counts read the Python structures). ``CER_THEORY_PURE=1`` in the
+(which run the readable code, whose checks and counts read the Python structures; D422). ``CER_THEORY_PURE=1`` in the
 environment forces the readable loop (read when a plan makes an evaluator, so a test can switch it).
 """
 
@@ -21,8 +22,8 @@ PURE_VARIABLE = "CER_THEORY_PURE"
 """The environment variable that, set to anything but ``""`` or ``0``, forces the readable loop."""
 
 try:
-    from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel
-    from cer_theory.engines.core.tecs_compiled import CTecs
+    from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
+    from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
 except ImportError:  # not built (no C compiler or no Cython at install time): the readable loop runs
     CompiledEvaluator: type[Evaluator] | None = None
 else:
