@@ -61,4 +61,4 @@ figures: $(VENV)/.installed
 	$(BIN)/cer-theory figures
 
 clean:
-	rm -rf $(VENV) build *.egg-info docs/_build docs/notebooks .pytest_cache .hypothesis output output.rejected
+	rm -rf $(VENV) build *.egg-info cer_theory/engines/core/*.so cer_theory/engines/core/*.c docs/_build docs/notebooks .pytest_cache .hypothesis output output.rejected
