@@ -361,6 +361,8 @@ cdef class CTecs:
         return self.c_enumerate_into(n, end, tau, out, limit, dfs)
 
     def enumerate(self, int64_t n, end, int64_t tau=0):
+        """:meth:`Tecs.enumerate`'s CEs, enumerated at once (not lazily: the compiled tECS is read by the tests and
+        the readable methods, which consume it whole)."""
         out = []
         self.c_enumerate_into(n, end, tau, out, -1, None)
         return iter(out)
