@@ -125,6 +125,9 @@ class Evaluator:
     quiet_events = True
     """Whether quiet events may skip the update (:meth:`advance`); off where the start state moves per event."""
 
+    tecs_class: type = Tecs
+    """The tECS representation (the compiled evaluator's is ``CTecs``: :mod:`cer_theory.engines.core.compiled`)."""
+
     def __init__(self, cea: CEA | None = None, window: Window | None = None, *,
                  determinizer: Determinizer | None = None, budget: int | None = DEFAULT_BUDGET,
                  limit: int | None = None, debug: bool = False, instrument: bool = False,
@@ -143,7 +146,7 @@ class Evaluator:
         ``chunk`` at a time while they are read (a writer's bounded memory, docs/decisions.md D282)."""
         self.debug = debug
         self.instrument = instrument or debug
-        self.tecs = Tecs(debug=debug)
+        self.tecs = self.tecs_class(debug=debug)
         self.table: dict[int, list[int]] = {}  # T: det-state id → union-list, in first-insertion order
         self.initial = determinizer.initial
         """The det-state a run starting at the next position starts from (fresh bottom node there)."""

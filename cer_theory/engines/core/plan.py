@@ -18,6 +18,7 @@ from cer_theory.engines.core.evaluator import Determinizer, Evaluator
 from cer_theory.engines.core.inert import Inertness
 from cer_theory.engines.core.labelled import LabelledDeterminizer, LabelledEvaluator
 from cer_theory.engines.core.matches import Aggregation
+from cer_theory.engines.core.compiled import evaluator_class
 from cer_theory.engines.core.selection import BUILT_KEYWORDS, SelectEvaluator, SelectionDeterminizer
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.compile import compile_automaton, compile_pattern
@@ -84,8 +85,8 @@ class QueryPlan:
         if self.select:
             return SelectEvaluator(determinizer=self.det, window=self.window, limit=self.limit,  # type: ignore
                                    chunk=self.chunk, **self._options)
-        return Evaluator(determinizer=self.det, window=self.window, limit=self.limit, chunk=self.chunk,
-                         **self._options)
+        return evaluator_class(**self._options)(determinizer=self.det, window=self.window, limit=self.limit,
+                                                chunk=self.chunk, **self._options)
 
 
 __all__ = ["QueryPlan", "SELECT_STRATEGIES"]

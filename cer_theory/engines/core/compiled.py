@@ -1,0 +1,60 @@
+"""Which evaluator the engine runs: the compiled hot loop of Algorithm 1 when it was built, else the readable one
+(docs/decisions.md D420–D424).
+
+:mod:`~cer_theory.engines.core.tecs_compiled` and :mod:`~cer_theory.engines.core.evaluator_compiled` (Cython,
+built by the ordinary install where Cython and a C compiler are found: ``setup.py``) are a second, typed source of
+the tECS (:mod:`~cer_theory.engines.core.tecs`) and of the evaluator's per-event path, the update phase and the
+enumeration (:class:`~cer_theory.engines.core.evaluator.Evaluator`); the readable modules are the reference and
+the fallback.
+
+The compiled evaluator is used for the plain Evaluator of a query plan without debug mode or instrumentation
+(which run the readable code, whose checks and counts read the Python structures; D422). ``CER_THEORY_PURE=1`` in the
+environment forces the readable loop (read when a plan makes an evaluator, so a test can switch it).
+"""
+
+from __future__ import annotations
+
+import os
+
+from cer_theory.engines.core.evaluator import Evaluator
+
+PURE_VARIABLE = "CER_THEORY_PURE"
+"""The environment variable that, set to anything but ``""`` or ``0``, forces the readable loop."""
+
+try:
+    from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
+    from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
+except ImportError:  # not built (no C compiler or no Cython at install time): the readable loop runs
+    CompiledEvaluator: type[Evaluator] | None = None
+else:
+    class CompiledEvaluator(EvaluatorKernel, Evaluator):  # type: ignore[no-redef,misc]
+        """:class:`Evaluator` whose per-event methods (``advance``, ``_advance``, ``_update``, ``_output``) and tECS
+        are the compiled ones; its other methods are Evaluator's, reading the same state."""
+
+        tecs_class = CTecs
+
+        def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            if kwargs.get("debug") or kwargs.get("instrument") or kwargs.get("keep_per_event"):
+                raise ValueError("the compiled evaluator has no debug mode or instrumentation: use Evaluator")
+            Evaluator.__init__(self, *args, **kwargs)
+
+
+def compiled_available() -> bool:
+    """Whether the compiled hot loop was built."""
+    return CompiledEvaluator is not None
+
+
+def pure_forced() -> bool:
+    """Whether ``CER_THEORY_PURE`` asks for the readable loop."""
+    return os.environ.get(PURE_VARIABLE, "") not in ("", "0")
+
+
+def evaluator_class(debug: bool, instrument: bool) -> type[Evaluator]:
+    """The class of a plain evaluator: the compiled one when built, not forced off, without debug mode or
+    instrumentation; else the readable :class:`Evaluator`."""
+    if CompiledEvaluator is None or debug or instrument or pure_forced():
+        return Evaluator
+    return CompiledEvaluator
+
+
+__all__ = ["CompiledEvaluator", "PURE_VARIABLE", "compiled_available", "evaluator_class", "pure_forced"]

@@ -1,0 +1,317 @@
+"""The compiled hot loop against the readable one (docs/decisions.md D420–D424): the typed tECS and evaluator of
+``cer_theory/engines/core/{tecs,evaluator}_compiled.pyx`` give the complex events the readable
+:class:`~cer_theory.engines.core.tecs.Tecs` and :class:`~cer_theory.engines.core.evaluator.Evaluator` give, in the
+same order, with the same tECS (node for node), the same table T and the same counts — on generated CEAs, windows
+and streams event by event (compaction at every step, LIMIT, output in chunks), and through the engine on
+generated CEQL queries and streams on every input path. Skipped where the compiled modules were not built (no C
+compiler or no Cython at install time); in CI, where ``make test`` builds them, their absence fails."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import require
+
+from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.events import Event
+from cer_theory.core.windows import Window
+from cer_theory.engines.core import Engine, Evaluator
+from cer_theory.engines.core import compiled
+from cer_theory.engines.core.tecs import Tecs
+from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.testing.outcomes import outcome
+from cer_theory.testing.strategies import ceql
+from cer_theory.testing.strategies.automata import random_ceas
+from proofs_tests.engines.test_engine import BOOKKEEPING, queries, timed_streams
+
+
+def require_compiled() -> None:
+    require(compiled.compiled_available(), "the compiled hot loop (built by `pip install -e .` where a C compiler is found)")
+
+
+@contextmanager
+def pure(on: bool) -> Iterator[None]:
+    """``CER_THEORY_PURE`` set to force the readable loop (``on``) or cleared, restored afterwards."""
+    before = os.environ.get(compiled.PURE_VARIABLE)
+    os.environ[compiled.PURE_VARIABLE] = "1" if on else "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[compiled.PURE_VARIABLE]
+        else:
+            os.environ[compiled.PURE_VARIABLE] = before
+
+
+def arrays(tecs: object) -> tuple:
+    """A tECS node for node: its first id and its four arrays (the compiled one's read through its Python view)."""
+    return (tecs.base, tecs.next_id,  # type: ignore[attr-defined]
+            *(list(getattr(tecs, name)) for name in ("pos", "nxt", "rgt", "mx")))
+
+
+def state(ev: Evaluator) -> tuple:
+    """What an evaluator holds between events: T, τ, position and key, the tECS, the window's bottom nodes, the
+    counts."""
+    return (list(ev.table.items()), ev.tau, ev.position, ev.last_key, arrays(ev.tecs), list(ev._bottoms), ev.stats)
+
+
+# ---------------------------------------------------------------------------------------------- the tECS
+
+OPERATIONS = st.one_of(st.tuples(st.just("bottom")), st.tuples(st.just("extend"), st.integers(0, 99)),
+                       st.tuples(st.just("union"), st.integers(0, 99), st.integers(0, 99)),
+                       st.tuples(st.just("merge"), st.integers(0, 99), st.integers(1, 3)),
+                       st.tuples(st.just("expire"), st.integers(0, 3)))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(OPERATIONS, max_size=80), st.integers(-1, 4), st.integers(1, 3))
+def test_the_compiled_tecs_is_the_readable_one_node_for_node(ops, limit, step):
+    """Random sequences of the CORE paper's tECS operations (§4.2: new_bottom, extend, union of Fig. 5 (a)–(d) on
+    safe nodes of equal max, merge of a union-list; §4.4: a window moving τ and compaction below it, so that unions
+    meet dropped right children) on the readable tECS, its preconditions checked (debug mode), and on the compiled one: the same nodes
+    after every operation, and Algorithm 2 from every live node gives the same CEs in the same order, in full,
+    up to a LIMIT, and resumed ``step`` at a time."""
+    require_compiled()
+    from cer_theory.engines.core.tecs_compiled import CTecs
+
+    readable, fast = Tecs(debug=True), CTecs()
+    live: list[int] = []  # safe nodes with max ≥ τ (the same ids in both)
+    bottoms: list[int] = []
+    tau, position = 0, 0
+    for op in ops:
+        if op[0] == "bottom" or not live:
+            made = {readable.new_bottom(position), fast.new_bottom(position)}
+            bottoms.append(min(made))
+        elif op[0] == "extend":
+            n = live[op[1] % len(live)]
+            made = {readable.extend(n, position), fast.extend(n, position)}
+        elif op[0] == "union":  # (half the time two union nodes, the cases (c) and (d) of Fig. 5)
+            unions = [n for n in live if readable.kind(n) == "union"]
+            pool = unions if op[1] % 2 and len(unions) > 1 else live
+            n1 = pool[op[1] % len(pool)]
+            same = [n for n in pool if n != n1 and readable.max_id(n) == readable.max_id(n1)]
+            if not same:
+                continue
+            n2 = same[op[2] % len(same)]
+            made = {readable.union(n1, n2), fast.union(n1, n2)}
+        elif op[0] == "merge":  # a union-list: a non-union head, then safe entries of strictly decreasing max
+            heads = [n for n in live if readable.kind(n) != "union"]
+            if not heads:
+                continue
+            ul = [heads[op[1] % len(heads)]]
+            for n in sorted(live, key=readable.max_id, reverse=True):
+                if len(ul) <= op[2] and readable.max_id(n) < readable.max_id(ul[-1]):
+                    ul.append(n)
+            readable.check_ulist(ul)
+            made = {readable.merge(ul), fast.merge(list(ul))}
+        else:
+            later = [b for b in bottoms if b > tau]
+            if not later:
+                continue
+            tau = later[min(op[1], len(later) - 1)]
+            assert fast.compact(tau) == readable.compact(tau)
+            live = [n for n in live if n >= readable.base and readable.max_id(n) >= tau]
+            assert arrays(fast) == arrays(readable), ops
+            continue
+        assert len(made) == 1, ops  # the same id
+        live.extend(made)
+        position += 1
+        assert arrays(fast) == arrays(readable), ops
+    for n in live:
+        want: list = []
+        readable.enumerate_into(n, position, tau, want)
+        assert list(fast.enumerate(n, position, tau)) == want, (ops, n)
+        for t in (readable, fast):
+            got: list = []
+            t.enumerate_into(n, position, tau, got, limit)
+            assert got == (want if limit < 0 else want[:limit]), (ops, n, type(t).__name__)
+            resumed: list = []
+            dfs: tuple[list[int], list[int]] = ([n, 0], [])
+            while dfs[0] and t.enumerate_into(n, position, tau, resumed, step, dfs):
+                pass
+            assert resumed == want, (ops, n, type(t).__name__)
+
+
+# ---------------------------------------------------------------------------------------------- the evaluator
+
+
+def positions_and_keys(stream: list[Event]) -> list[tuple[int, int]]:
+    return [(j, e.get("ts")) for j, e in enumerate(stream)]
+
+
+def run(ev: Evaluator, stream: list[Event], det: Determinizer) -> list:
+    """Each event read at its position with its bit vector and window key; a position's CEs read in full (an
+    :class:`Outputs` chunk by chunk) before the next event, as the engine's sinks read them."""
+    got = []
+    for j, e in enumerate(stream):
+        out = ev.process(e, j, mask=det.mask(e), key=e.get("ts") if ev.window and ev.window.kind == "time" else None)
+        got.append([list(chunk) for chunk in out.chunks()] if hasattr(out, "chunks") else list(out))
+        got.append(state(ev))
+    return got
+
+
+windows = st.one_of(st.none(), st.builds(Window, st.just("events"), st.integers(0, 5), st.none(), st.booleans()),
+                    st.builds(Window, st.just("time"), st.integers(0, 5), st.just("ts"), st.booleans()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_ceas(max_states=4), timed_streams(max_length=14), windows, st.sampled_from([0, 1, 3, 1024]),
+       st.sampled_from([None, None, 1, 2]), st.sampled_from([None, None, 1, 2, 3]))
+def test_the_compiled_evaluator_is_the_readable_one_event_by_event(cea, stream, window, compact_min, limit, chunk):
+    """Algorithm 1 compiled (update, window, compaction down to every step, so right children dangle) and
+    Algorithm 2 compiled (LIMIT, and chunked output resumed where it stopped) against the readable evaluator:
+    the same CEs in the same order at every position, and after every event the same T, τ, tECS node for node,
+    bottom nodes and counts."""
+    require_compiled()
+    stream = list(stream)
+    det_pure, det_compiled = Determinizer(cea), Determinizer(cea)
+    options = {"window": window, "limit": limit, "chunk": chunk, "compact_min": compact_min}
+    readable = Evaluator(determinizer=det_pure, **options)
+    fast = compiled.CompiledEvaluator(determinizer=det_compiled, **options)  # type: ignore[misc]
+    want, got = run(readable, stream, det_pure), run(fast, stream, det_compiled)
+    assert got == want, (cea.describe(), window, stream, limit, chunk, compact_min)
+
+
+# ---------------------------------------------------------------------------------------------- the engine
+
+
+def sink_in_chunks(engine: Engine) -> list:
+    """The CEs each position reports to a sink reading them two at a time (:class:`Outputs`, D282)."""
+    seen: list = []
+
+    def sink(ces, partition):  # type: ignore[no-untyped-def]
+        chunks = ces.chunks() if hasattr(ces, "chunks") else [ces]
+        seen.extend((c, partition) for chunk in chunks for c in chunk)
+        return ()
+
+    engine.report_to(sink, chunk=2)
+    return seen
+
+
+PATHS = {
+    "process, Events": lambda engine, stream: outcome(engine.process(stream)),
+    "process, dicts": lambda engine, stream: outcome(engine.process([e.to_dict() for e in stream])),
+    "process_event": lambda engine, stream: outcome(m for e in stream for m in engine.process_event(e)),
+}
+
+
+def chunked(engine: Engine, stream: list[Event]) -> tuple:
+    seen = sink_in_chunks(engine)
+    return seen, outcome(engine.process(stream))[1]
+
+
+def engine_state(engine: Engine) -> tuple:
+    return ({a: getattr(engine, a) for a in BOOKKEEPING},
+            [(key, state(ev)) for key, ev in engine.evaluators()])
+
+
+def assert_compiled_equals_readable(q: Query, stream: list[Event]) -> None:
+    paths = {**PATHS} if q.aggregated else {**PATHS, "a sink in chunks": chunked}
+    for name, path in paths.items():
+        with pure(True):
+            readable = Engine(q)
+            want = path(readable, stream)
+        with pure(False):
+            fast = Engine(q)
+            got = path(fast, stream)
+        assert got == want, (name, str(q), stream)
+        assert engine_state(fast) == engine_state(readable), (name, str(q), stream)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ceql.queries(max_leaves=4), ceql.engine_streams())
+def test_the_compiled_engine_is_the_readable_one_on_the_whole_grammar(q, stream):
+    """On CORE's whole query grammar (strategies, PARTITION BY, windows, CONSUME BY, LIMIT, aggregates): the
+    engine with the compiled loop reports what it reports with ``CER_THEORY_PURE=1``, in the same order, fails
+    where it fails, and leaves the same counts and the same evaluators (T, τ, tECS, counts)."""
+    require_compiled()
+    assert_compiled_equals_readable(q, stream)
+
+
+@settings(max_examples=150, deadline=None)
+@given(queries(), timed_streams(max_length=12))
+def test_the_compiled_engine_is_the_readable_one_on_match_dense_queries(q, stream):
+    """The same on queries over R/T/U, whose streams have many matches, partitions and consumptions."""
+    require_compiled()
+    assert_compiled_equals_readable(q, list(stream))
+
+
+# ---------------------------------------------------------------------------------------------- which loop runs
+
+
+def test_the_engine_runs_the_compiled_evaluator_unless_told_otherwise():
+    """Built, the compiled evaluator runs a plain query's partitions; ``CER_THEORY_PURE=1``, debug mode and
+    instrumentation run the readable one (whose checks and counts read Python structures), and so do the
+    strategies' and aggregates' evaluators, which have no compiled form."""
+    require_compiled()
+    stream = [Event("R", x=1), Event("T", x=1)]
+    q = "SELECT * FROM S WHERE R ; T"
+
+    def evaluator_types(engine: Engine) -> set[str]:
+        list(engine.process(stream))
+        return {type(ev).__name__ for _, ev in engine.evaluators()}
+
+    with pure(False):
+        assert evaluator_types(Engine(q + " WITHIN 5 EVENTS")) == {"CompiledEvaluator"}
+        assert evaluator_types(Engine(q + " WITHIN 5 EVENTS", debug=True)) == {"Evaluator"}
+        assert evaluator_types(Engine(q + " WITHIN 5 EVENTS", instrument=True)) == {"Evaluator"}
+        assert evaluator_types(Engine("SELECT NEXT * FROM S WHERE R ; T WITHIN 5 EVENTS")) == {"SelectEvaluator"}
+    with pure(True):
+        assert evaluator_types(Engine(q + " WITHIN 5 EVENTS")) == {"Evaluator"}
+
+
+def test_the_compiled_parts_refuse_debug_mode():
+    """Debug mode checks invariants on the readable structures: the compiled tECS and evaluator refuse it rather
+    than run unchecked."""
+    require_compiled()
+    from cer_theory.engines.core.tecs_compiled import CTecs
+
+    with pytest.raises(ValueError, match="no debug mode"):
+        CTecs(debug=True)
+    det = Determinizer(Engine("SELECT * FROM S WHERE R ; T").plan.cea)
+    with pytest.raises(ValueError, match="no debug mode"):
+        compiled.CompiledEvaluator(determinizer=det, debug=True)  # type: ignore[misc]
+
+
+def test_the_compiled_tecs_reads_as_the_readable_one():
+    """The Fig. 5 operations on both tECSs build the same nodes, describe them alike and enumerate the same CEs
+    (the readable evaluator's methods, run on the compiled evaluator, read the compiled tECS this way)."""
+    require_compiled()
+    from cer_theory.engines.core.tecs_compiled import CTecs
+
+    tecs = [Tecs(), CTecs()]
+    for t in tecs:
+        b0, b1, b2 = t.new_bottom(0), t.new_bottom(1), t.new_bottom(2)
+        o1, o2 = t.extend(b1, 3), t.extend(b2, 3)
+        ul = t.new_ulist(t.extend(b2, 4))
+        t.insert(ul, o1)
+        t.insert(ul, t.extend(b1, 5))
+        t.insert(ul, t.extend(b0, 5))
+        t.insert(ul, o2)
+        t.merge(ul)
+    readable, fast = tecs
+    assert arrays(fast) == arrays(readable)
+    assert [fast.describe(n) for n in range(fast.next_id)] == [readable.describe(n) for n in range(readable.next_id)]
+    top = readable.next_id - 1
+    assert list(fast.enumerate(top, 6)) == list(readable.enumerate(top, 6)) != []
+    assert fast.compact(4) == readable.compact(4) == 4 and arrays(fast) == arrays(readable)
+    with pytest.raises(IndexError):
+        fast.mx[len(fast)]
+
+
+def test_the_pure_variable_forces_the_readable_loop():
+    """``CER_THEORY_PURE`` set to anything but "" or "0" forces the readable loop, built or not."""
+    for value, forced in (("1", True), ("yes", True), ("0", False), ("", False)):
+        os.environ[compiled.PURE_VARIABLE] = value
+        try:
+            assert compiled.pure_forced() is forced
+            assert (compiled.evaluator_class(False, False) is Evaluator) is (forced or not compiled.compiled_available())
+        finally:
+            del os.environ[compiled.PURE_VARIABLE]
+    assert compiled.evaluator_class(True, False) is Evaluator and compiled.evaluator_class(False, True) is Evaluator
