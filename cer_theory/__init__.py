@@ -70,7 +70,8 @@ _EXPORTS = {
 def _logics() -> tuple[str, ...]:
     """One parse function per formalism declared in the registry (its entry points), named after it: read on first
     use, since reading the entry points costs start-up time that ``cer-theory run`` does not pay."""
-    return resolve("cer_theory.core.protocols:declared_names")()  # (the registry too: not a cost of every import)
+    names: tuple[str, ...] = resolve("cer_theory.core.protocols:declared_names")()  # (the registry: loaded on use)
+    return names
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,13 @@ Nothing here imports an automaton or a formalism: they describe themselves to it
 from cer_theory.core.drawing.dot import (LABEL_FONT, NODE_FONT, Diagram, Edge, Node, Subset, dot_id, quote, shown,
                                          state_diagram, state_ids)
 from cer_theory.core.drawing.drawable import Drawable
+from typing import TYPE_CHECKING
+
 from cer_theory.core.lazy import lazy_exports
+
+if TYPE_CHECKING:  # what type checkers see; at run time the renderers load on first access (__getattr__ below)
+    from cer_theory.core.drawing.render import (DRAWING_FORMATS, RENDERERS, SWITCH, available_renderers,
+                                                drawing_format, graphviz_available, render_svg, write_drawing)
 
 # The renderers (subprocess, the WebAssembly cache, the output layer) load on first use: every automaton and the
 # engine's tECS are Drawable, and a run that never draws should not pay for them at start-up.
