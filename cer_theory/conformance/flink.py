@@ -37,7 +37,8 @@ from hypothesis import strategies as st
 
 from cer_theory.core.events import Event
 from cer_theory.core.outputs import open_output
-from cer_theory.formalisms.rpr.ast import Col, Concat, Measure, Nav, Quant, Query, Skip, Truth, check, variables
+from cer_theory.formalisms.rpr.ast import And, Col, Concat, Measure, Nav, Not, Or, Quant, Query, Skip, Truth, check, \
+    variables
 from cer_theory.formalisms.rpr.parser import parse
 from cer_theory.formalisms.rpr.printer import format
 from cer_theory.formalisms.rpr.semantics import SkipError, evaluate, run_with
@@ -340,10 +341,11 @@ def outcome_shape(o: Outcome) -> frozenset[str]:
 
 
 class FlinkReducer:
-    """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition, an
-    extra measure, WITHIN, PARTITION BY or the skip mode dropped, a pattern element dropped or unquantified, the
-    WITHIN interval lowered (alone, or with the time it spans), the variables renamed A, B, … in first-use order,
-    then ``x`` and ``k`` lowered to 0, ``id`` renumbered 0, 1, …, and each row moved back in time (with those
+    """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition
+    dropped or replaced by TRUE or by one of its operands (AND, OR, NOT), an extra measure, WITHIN, PARTITION BY or the skip mode dropped, a pattern element dropped or unquantified, the
+    WITHIN interval lowered (alone, or with the time it spans), a quantifier made greedy or its upper bound lowered
+    to its lower one, the variables renamed A, B, … in first-use order, then ``x`` and ``k`` lowered to 0, the
+    partition keys renamed 0, 1, … in first-use order, ``id`` renumbered 0, 1, …, and each row moved back in time (with those
     after it) to one second after the previous."""
 
     def candidates(self, case: Case) -> Iterator[Case]:
@@ -368,6 +370,13 @@ class FlinkReducer:
             if all(b["ts"] - a["ts"] >= 2 for a, b in zip(events, events[1:2])):  # the window and the time
                 yield dataclasses.replace(shorter, events=tuple(  # it spans, shorter together
                     e if k == 0 else Event(e.type, {**e.attributes, "ts": e["ts"] - 1}) for k, e in enumerate(events)))
+        for k, p in enumerate(parts):  # a quantifier made greedy, or its upper bound lowered to its lower one
+            for simpler in ([dataclasses.replace(p, greedy=True)] if isinstance(p, Quant) and not p.greedy else []) \
+                    + ([dataclasses.replace(p, high=p.low)] if isinstance(p, Quant) and p.low >= 1 and p.high != p.low
+                       else []):
+                rest = parts[:k] + (simpler,) + parts[k + 1:]
+                yield dataclasses.replace(case, query=dataclasses.replace(
+                    q, pattern=rest[0] if len(rest) == 1 else Concat(tuple(rest))))
         names = list(dict.fromkeys(variables(q.pattern)))
         canonical = {v: chr(ord("A") + k) for k, v in enumerate(names) if k < 26}
         if any(a != b for a, b in canonical.items()):
@@ -379,6 +388,11 @@ class FlinkReducer:
                 if e.get(attr):
                     changed = Event(e.type, {**e.attributes, attr: 0})
                     yield dataclasses.replace(case, events=tuple(events[:k] + [changed] + events[k + 1:]))
+        keys = list(dict.fromkeys(e.get("k") for e in events))  # partition keys renamed 0, 1, … in first-use order
+        if keys != sorted(keys) and all(isinstance(v, int) for v in keys):
+            rank = {v: r for r, v in enumerate(keys)}
+            yield dataclasses.replace(case, events=tuple(Event(e.type, {**e.attributes, "k": rank[e["k"]]})
+                                                         for e in events))
         renumbered = tuple(Event(e.type, {**e.attributes, "id": k}) for k, e in enumerate(events))
         if renumbered != case.events:
             yield dataclasses.replace(case, events=renumbered)
@@ -432,6 +446,11 @@ def _simpler_queries(case: Case) -> Iterator[Case]:
     q = case.query
     for i in range(len(q.defines)):
         yield dataclasses.replace(case, query=dataclasses.replace(q, defines=q.defines[:i] + q.defines[i + 1:]))
+    for i, (v, c) in enumerate(q.defines):  # a condition replaced by TRUE or by one of its operands
+        for sub in (Truth(True), *((c.left, c.right) if isinstance(c, (And, Or)) else (c.arg,) if isinstance(c, Not)
+                                   else ())):
+            yield dataclasses.replace(case, query=dataclasses.replace(
+                q, defines=q.defines[:i] + ((v, sub),) + q.defines[i + 1:]))
     extra = [m for m in q.measures if m not in IDENTIFY]
     for m in extra:
         yield dataclasses.replace(case, query=dataclasses.replace(q, measures=tuple(x for x in q.measures if x != m)))

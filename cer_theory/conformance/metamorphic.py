@@ -325,11 +325,13 @@ def findings(checks: Sequence[Check]) -> list[Finding[Check]]:
                  name=lambda c: f"{c.case.name} ({c.relation})")
 
 
-def summary_line(counts: Counter) -> str:
+def summary_line(counts: Counter, relations: Sequence[str] = RELATIONS) -> str:
+    """``N relation checks: H hold, V violated (…)``: the counts per (relation, holds|violation), per relation in
+    the order of ``relations``."""
     held, violated = sum(n for (r, k), n in counts.items() if k != VIOLATION), sum(
         n for (r, k), n in counts.items() if k == VIOLATION)
     per = ", ".join(f"{r} {counts[(r, 'holds')]}/{counts[(r, 'holds')] + counts[(r, VIOLATION)]}"
-                    for r in RELATIONS if counts[(r, 'holds')] + counts[(r, VIOLATION)])
+                    for r in relations if counts[(r, 'holds')] + counts[(r, VIOLATION)])
     return f"{held + violated} relation checks: {held} hold, {violated} violated ({per} hold)"
 
 

@@ -1,0 +1,106 @@
+"""The metamorphic relations for MATCH_RECOGNIZE engines (:mod:`cer_theory.conformance.rpr_metamorphic`): they hold
+on our reference and on the model of Flink's matcher (two readings of preferment), and each fails on an engine with
+a planted bug of the kind it is meant to catch, reported as one reduced finding."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+
+from cer_theory.core.events import Event
+from cer_theory.formalisms.rpr.ast import And, Condition, Not, Or, Query, variables
+from cer_theory.conformance.flink import Case, expected_rows, generate_groups
+from cer_theory.conformance.metamorphic import VIOLATION
+from cer_theory.conformance.rpr_metamorphic import RELATIONS, ModelRows, ReferenceRows, Rows, findings, run_relations
+
+GROUPS = generate_groups(40, 8, seed=3)
+
+
+@pytest.mark.parametrize("engine", [ReferenceRows(), ModelRows()], ids=lambda e: e.name)
+def test_every_relation_holds_on_the_reference_and_on_the_model_of_flink(engine) -> None:
+    checks, counts = run_relations(GROUPS, engine, shrink_violations=False)
+    assert not [c.text() for c in checks if c.finding]
+    for r in RELATIONS:  # each relation is checked, and on cases with matches
+        assert counts[(r, "holds")] >= 10, r
+        assert any(c.relation == r and c.runs[0].out for c in checks), r
+
+
+class Planted:
+    """The reference with one bug: ``rows(q, events)`` is what the buggy engine outputs."""
+
+    name = "planted"
+
+    def run_group(self, cases: Sequence[Case]) -> list[Rows | None]:
+        return [self.rows(c.query, c.events) for c in cases]
+
+    def rows(self, q: Query, events: Sequence[Event]) -> Rows:
+        return expected_rows(q, events)
+
+
+class LostPartitions(Planted):
+    """PARTITION BY ignored while matching (the partition key still reported)."""
+
+    def rows(self, q, events):
+        plain = expected_rows(dataclasses.replace(q, partition_by=()), events)
+        by_id = {e["id"]: tuple(e.get(a) for a in q.partition_by) for e in events}
+        return Counter({(by_id[dict(ms)["first_id"]], ms): n for (_, ms), n in plain.items()})
+
+
+class TumblingWithin(Planted):
+    """WITHIN n read as tumbling windows of n seconds from time 0: a match must fall in one window."""
+
+    def rows(self, q, events):
+        out = expected_rows(q, events)
+        if q.within is None:
+            return out
+        ts = {e["id"]: e["ts"] for e in events}
+        return Counter({(k, ms): n for (k, ms), n in out.items()
+                        if ts[dict(ms)["first_id"]] // q.within == ts[dict(ms)["last_id"]] // q.within})
+
+
+def _one_not(c: Condition) -> Condition:
+    if isinstance(c, Not) and isinstance(c.arg, Not):
+        return Not(_one_not(c.arg.arg))  # the bug: NOT NOT P read as NOT P
+    if isinstance(c, Not):
+        return Not(_one_not(c.arg))
+    if isinstance(c, (And, Or)):
+        return type(c)(_one_not(c.left), _one_not(c.right))
+    return c
+
+
+class DoubleNegation(Planted):
+    def rows(self, q, events):
+        return expected_rows(dataclasses.replace(q, defines=tuple((v, _one_not(c)) for v, c in q.defines)), events)
+
+
+class DefinesByPosition(Planted):
+    """DEFINE's conditions bound to the pattern's variables by position (first entry to the first variable …),
+    not by name."""
+
+    def rows(self, q, events):
+        used = list(dict.fromkeys(variables(q.pattern)))
+        return expected_rows(dataclasses.replace(q, defines=tuple(zip(used, (c for _, c in q.defines)))), events)
+
+
+@pytest.mark.parametrize("engine, relation, most", [(LostPartitions(), "partition-interleave", 2),
+                                                    (TumblingWithin(), "time-shift", 3),
+                                                    (DoubleNegation(), "condition-law", 1),
+                                                    (DefinesByPosition(), "rename", 4)],
+                         ids=lambda x: type(x).__name__ if isinstance(x, Planted) else str(x))
+def test_a_planted_bug_violates_its_relation_in_a_few_reduced_findings(engine, relation, most) -> None:
+    """Each planted bug is caught by its relation; its violations (dozens of cases) reduce to at most ``most``
+    findings (the bug's different minimal witnesses: a window of 2 or 4 seconds, conditions bound to the wrong
+    variable one way or another), each no larger than the smallest violating case and at most 3 rows."""
+    checks, _ = run_relations(GROUPS, engine, relations=(relation,), shrink_calls=1000)
+    violations = [c for c in checks if c.finding]
+    assert len(violations) > most, f"{type(engine).__name__} passes {relation}"
+    found = findings(checks)
+    assert 1 <= len(found) <= most, [f.minimal.text() for f in found]
+    for f in found:
+        m = f.minimal
+        assert m.kind == VIOLATION and m.relation == relation
+        assert len(m.case.events) <= min(len(c.case.events) for c in violations)
+        assert len(m.case.events) <= 3, m.text()
