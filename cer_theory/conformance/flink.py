@@ -278,9 +278,9 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {**self.case.to_json(), "kind": self.kind,
-                               "expected": None if self.expected is None else _rows_json(self.expected)}
+                               "expected": None if self.expected is None else rows_json(self.expected)}
         if self.got is not None:
-            out["got"] = _rows_json(self.got)
+            out["got"] = rows_json(self.got)
         if self.readings:
             out["readings"] = list(self.readings)
         if self.error:
@@ -290,7 +290,7 @@ class Outcome:
         return out
 
 
-def _rows_json(rows: Counter) -> list[dict[str, Any]]:
+def rows_json(rows: Counter) -> list[dict[str, Any]]:
     out = [{"partition": list(key), **dict(measures)} for (key, measures), n in rows.items() for _ in range(n)]
     return sorted(out, key=lambda r: json.dumps(r, sort_keys=True, default=str))
 
@@ -548,8 +548,8 @@ def _rule(o: Outcome) -> str:
 def _what(o: Outcome) -> str:
     rows = " ".join(f"{e.type}(id={e['id']},k={e['k']},x={e['x']},ts={e['ts']})" for e in o.case.events)
     return "\n".join([format(o.case.query), "", "rows: " + rows,
-                      "standard: " + json.dumps(None if o.expected is None else _rows_json(o.expected)),
-                      "flink:    " + json.dumps(None if o.got is None else _rows_json(o.got), default=str)
+                      "standard: " + json.dumps(None if o.expected is None else rows_json(o.expected)),
+                      "flink:    " + json.dumps(None if o.got is None else rows_json(o.got), default=str)
                       + (f" error: {o.error}" if o.error else "")])
 
 
@@ -685,9 +685,6 @@ def main(args: Any) -> int:
     import shlex
     import sys
 
-    if getattr(args, "metamorphic", False):
-        raise ConformanceError("--metamorphic checks CEQL engines: row pattern recognition has no such relations in "
-                               "general (preferment looks at later rows; docs/decisions.md D363)")
     if args.replay:
         try:
             groups = [[Case.from_json(json.loads(Path(args.replay).read_text(encoding="utf-8")))]]
@@ -711,8 +708,8 @@ def main(args: Any) -> int:
             if o.finding or args.replay:
                 m = o.minimal or o
                 print(f"{o.kind}: {o.case.name}\n{format(m.case.query)}\nreference: "
-                      f"{None if m.expected is None else _rows_json(m.expected)}\nflink: "
-                      f"{None if m.got is None else _rows_json(m.got)} {m.error}")
+                      f"{None if m.expected is None else rows_json(m.expected)}\nflink: "
+                      f"{None if m.got is None else rows_json(m.got)} {m.error}")
     if args.report:
         options = ["--engine", "flink"]
         meta = {"engine": "flink", "seed": args.seed, "cases": len(outcomes), "per_group": PER_GROUP,
@@ -726,5 +723,5 @@ def main(args: Any) -> int:
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
            "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "write_departures", "DEPARTURE_RULES", "rejudge", "rejudge_report", "findings",
-           "missing_requirements", "open_session", "run", "run_group", "shrink", "sql_script", "summary_line",
+           "missing_requirements", "open_session", "rows_json", "run", "run_group", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]

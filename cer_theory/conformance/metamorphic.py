@@ -43,7 +43,7 @@ from cer_theory.formalisms.cel.ast import Atom, Contig, Disj, Filter, Formula, I
 from cer_theory.conformance.check import CEQL_REDUCER
 from cer_theory.conformance.dialects import CORE_PRECEDENCE, PAPER, Dialect
 from cer_theory.conformance.generate import _body
-from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, EngineFailure, ce_text
+from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, EngineFailure, ce_text, to_json_ce
 from cer_theory.testing.findings import Finding, group, reduce
 
 VIOLATION = "violation"
@@ -91,6 +91,14 @@ class Check:
     @property
     def finding(self) -> bool:
         return self.kind == VIOLATION
+
+    def case_json(self, number: int) -> dict[str, Any]:
+        """The source case as a protocol request (``--replay`` reads it)."""
+        return self.case.request(number)
+
+    def runs_json(self) -> list[dict[str, Any]]:
+        return [{"label": r.label, "query": r.case.query, "events": [e.to_dict() for e in r.case.events],
+                 "output": [to_json_ce(x) for x in sorted(r.out or [])]} for r in self.runs]
 
     def text(self) -> str:
         lines = [f"{self.relation} violated: {self.why}"]

@@ -43,6 +43,7 @@ case and relation. A run the engine fails on is not checked (the conformance run
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -52,7 +53,7 @@ from cer_theory.core.events import Event
 from cer_theory.formalisms.rpr.ast import And, Agg, Cmp, Condition, Measure, Not, Or, Query, Skip, Truth, check, \
     variables
 from cer_theory.formalisms.rpr.printer import format
-from cer_theory.conformance.flink import FLINK_REDUCER, IDENTIFY, Case, _rows_json, expected_rows, model_rows, \
+from cer_theory.conformance.flink import FLINK_REDUCER, IDENTIFY, READINGS, Case, rows_json, expected_rows, model_rows, \
     rename_variables
 from cer_theory.conformance import metamorphic
 from cer_theory.conformance.metamorphic import VIOLATION
@@ -254,20 +255,41 @@ def _or_none(f: Callable[[], Rows | None]) -> Rows | None:
 
 class FlinkRows:
     """Flink through a :class:`~cer_theory.conformance.flink.FlinkSession`: one job per batch; a job that fails
-    leaves every case of the batch without rows (not checked; ``failures`` counts them)."""
+    leaves every case of the batch without rows (not checked; ``failures`` counts them, ``errors`` counts them
+    by Flink's message)."""
 
     name = "flink"
 
     def __init__(self, session: Any) -> None:
         self.session = session
         self.failures = 0
+        self.errors: Counter = Counter()  # Flink's messages, with the number of runs each failed
 
     def run_group(self, cases: Sequence[Case]) -> list[Rows | None]:
         try:
             return list(self.session.run_group(cases))
-        except EngineFailure:
+        except EngineFailure as exc:
             self.failures += len(cases)
+            self.errors[str(exc)] += len(cases)
             return [None] * len(cases)
+
+    def note(self) -> str:
+        """The runs not checked, for the summary line: those Flink refuses as documented (the ``flink``
+        dialect's :data:`~cer_theory.conformance.flink.READINGS`, by name) and those it failed on otherwise."""
+        if not self.failures:
+            return ""
+        documented: Counter = Counter()
+        other = 0
+        for message, n in self.errors.items():
+            names = [r.name for r in READINGS if re.search(r.refuses, message)]
+            if names:
+                documented[names[0]] += n
+            else:
+                other += n
+        parts = [f"{sum(documented.values())} runs Flink refuses as documented ("
+                 + ", ".join(f"{k} {n}" for k, n in documented.most_common()) + ")"] if documented else []
+        parts += [f"{other} runs Flink failed on otherwise"] if other else []
+        return "; not checked: " + ", ".join(parts)
 
 
 # ------------------------------------------------------------------------------------------ checking
@@ -303,7 +325,7 @@ class Check:
         for r in self.runs:
             rows = " ".join(f"{e.type}(id={e['id']},k={e['k']},x={e['x']},ts={e['ts']})" for e in r.case.events)
             out = "failed" if r.out is None else " ".join(
-                "(" + ", ".join(f"{k}={v}" for k, v in row.items()) + ")" for row in _rows_json(r.out)) or "∅"
+                "(" + ", ".join(f"{k}={v}" for k, v in row.items()) + ")" for row in rows_json(r.out)) or "∅"
             lines += [f"  {r.label}:", *("    " + line for line in format(r.case.query).splitlines()),
                       "    rows: " + rows, "    output: " + out]
         return "\n".join(lines)
@@ -313,7 +335,7 @@ class Check:
         return self.case.to_json()
 
     def runs_json(self) -> list[dict[str, Any]]:
-        return [{"label": r.label, **r.case.to_json(), "output": None if r.out is None else _rows_json(r.out)}
+        return [{"label": r.label, **r.case.to_json(), "output": None if r.out is None else rows_json(r.out)}
                 for r in self.runs]
 
 

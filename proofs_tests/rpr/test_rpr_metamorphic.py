@@ -104,3 +104,30 @@ def test_a_planted_bug_violates_its_relation_in_a_few_reduced_findings(engine, r
         assert m.kind == VIOLATION and m.relation == relation
         assert len(m.case.events) <= min(len(c.case.events) for c in violations)
         assert len(m.case.events) <= 3, m.text()
+
+
+def test_a_violation_is_reported_with_both_runs_and_a_sql_client_script(tmp_path) -> None:
+    """The shared report (:func:`cer_theory.conformance.report.write_metamorphic_report`): a folder per finding
+    with the reduced source case (readable back as a case), both runs in ``repro.sql`` and the rule."""
+    import json
+
+    from cer_theory.conformance.flink import sql_script
+    from cer_theory.conformance.report import runs_reproduction, write_metamorphic_report
+    from cer_theory.conformance.rpr_metamorphic import RULES
+
+    checks, counts = run_relations(GROUPS[:20], DoubleNegation(), relations=("condition-law",), shrink_calls=1000)
+    found = findings(checks)
+    page = write_metamorphic_report(tmp_path, checks, found, "line", rules=RULES, meta={"engine": "flink"},
+                                    replay="replay {file}",
+                                    reproduction=runs_reproduction(sql_script, "repro.sql", "--"))
+    assert f"## Findings ({len(found)})" in page.read_text()
+    folder = tmp_path / "findings" / "F1"
+    case = Case.from_json(json.loads((folder / "case.json").read_text()))
+    assert case == found[0].minimal.case
+    sql = (folder / "repro.sql").read_text()
+    assert "Run 1 (source)" in sql and "Run 2 (" in sql and sql.count("MATCH_RECOGNIZE") == 2 and "NOT NOT" in sql
+    readme = (folder / "README.md").read_text()
+    assert RULES["condition-law"][:40] in readme and "source:" in readme
+    data = json.loads((tmp_path / "checks.json").read_text())
+    assert len(data["violations"]) == len([c for c in checks if c.finding])
+    assert {r["label"] for r in data["violations"][0]["runs"]} >= {"source"}
