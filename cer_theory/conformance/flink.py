@@ -460,6 +460,15 @@ def _simpler_queries(case: Case) -> Iterator[Case]:
             yield dataclasses.replace(case, query=simpler)
 
 
+def same_query(cases: Sequence[Case]) -> Iterator[list[Case]]:
+    """The cases in batches that share a query (one Flink job each), in order of each query's first case; the
+    cases of a batch in their order. Reduction runs its candidates so."""
+    batches: dict[Query, list[Case]] = {}
+    for c in cases:
+        batches.setdefault(c.query, []).append(c)
+    yield from batches.values()
+
+
 def shrink(session: FlinkSession, outcome: Outcome) -> Outcome:
     """A minimal case of the same class and kinds of difference (:func:`cer_theory.testing.findings.reduce` with
     :data:`FLINK_REDUCER`), within :data:`SHRINK_JOBS` Flink jobs: candidates with the query of the case run as
@@ -468,10 +477,9 @@ def shrink(session: FlinkSession, outcome: Outcome) -> Outcome:
 
     def run_all(cases: Sequence[Case]) -> Iterator[Outcome | None]:
         nonlocal jobs
-        pending = list(cases)
-        while pending and jobs < SHRINK_JOBS:
-            same = [c for c in pending if c.query == pending[0].query]
-            pending = [c for c in pending if c.query != pending[0].query]
+        for same in same_query(cases):
+            if jobs >= SHRINK_JOBS:
+                return
             valid = []
             for c in same:
                 try:
@@ -723,5 +731,5 @@ def main(args: Any) -> int:
 
 __all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
            "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "write_departures", "DEPARTURE_RULES", "rejudge", "rejudge_report", "findings",
-           "missing_requirements", "open_session", "rows_json", "run", "run_group", "shrink", "sql_script", "summary_line",
+           "missing_requirements", "open_session", "rows_json", "run", "run_group", "same_query", "shrink", "sql_script", "summary_line",
            "table_ddl", "write_report"]

@@ -69,11 +69,12 @@ RELATIONS = ("filter-split", "law", "partition-interleave", "window-monotone", "
 
 @dataclass
 class Run:
-    """One run of the engine in a relation: the case and its output (None: the engine refused or failed)."""
+    """One run of the engine in a relation: the case and its output (None: the engine refused or failed): complex
+    events here, output rows for ``MATCH_RECOGNIZE`` (:mod:`cer_theory.conformance.rpr_metamorphic`)."""
 
     label: str
-    case: Case
-    out: list[ComplexEvent] | None
+    case: Any
+    out: Any
 
 
 @dataclass

@@ -46,17 +46,16 @@ import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cer_theory.core.events import Event
 from cer_theory.formalisms.rpr.ast import And, Agg, Cmp, Condition, Measure, Not, Or, Query, Skip, Truth, check, \
     variables
 from cer_theory.formalisms.rpr.printer import format
-from cer_theory.conformance.flink import FLINK_REDUCER, IDENTIFY, READINGS, Case, rows_json, expected_rows, model_rows, \
+from cer_theory.conformance.flink import FLINK_REDUCER, IDENTIFY, READINGS, Case, same_query, rows_json, expected_rows, model_rows, \
     rename_variables
 from cer_theory.conformance import metamorphic
-from cer_theory.conformance.metamorphic import VIOLATION
+from cer_theory.conformance.metamorphic import VIOLATION, Run
 from cer_theory.conformance.protocol import EngineFailure
 from cer_theory.testing.findings import Finding, group, reduce
 
@@ -295,30 +294,9 @@ class FlinkRows:
 # ------------------------------------------------------------------------------------------ checking
 
 
-@dataclass
-class Run:
-    """One run in a relation: the case and its output rows (None: the engine failed)."""
-
-    label: str
-    case: Case
-    out: Rows | None
-
-
-@dataclass
-class Check:
-    """One relation checked on one source case: ``kind`` is ``violation`` or ``holds``; ``runs`` the source run,
-    then the follow-up; ``why`` what failed."""
-
-    relation: str
-    case: Case
-    kind: str
-    runs: list[Run] = field(default_factory=list)
-    why: str = ""
-    minimal: Check | None = None
-
-    @property
-    def finding(self) -> bool:
-        return self.kind == VIOLATION
+class Check(metamorphic.Check):
+    """One relation checked on one source case (:class:`cer_theory.conformance.metamorphic.Check`), its runs'
+    outputs being rows and its case a ``flink`` harness case."""
 
     def text(self) -> str:
         lines = [f"{self.relation} violated: {self.why}" if self.finding else f"{self.relation} holds"]
@@ -399,10 +377,9 @@ def shrink(violation: Check, engine: RowsEngine, *, budget: int = SHRINK_CALLS) 
 
     def run(candidates: Sequence[Case]) -> Iterator[Check | None]:
         nonlocal calls
-        pending = list(candidates)
-        while pending and calls < budget:
-            same = [c for c in pending if c.query == pending[0].query]
-            pending = [c for c in pending if c.query != pending[0].query]
+        for same in same_query(candidates):
+            if calls >= budget:
+                return
             calls += 2
             yield from check_cases(same, engine, (violation.relation,))
 
