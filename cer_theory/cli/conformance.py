@@ -118,7 +118,7 @@ def _metamorphic(args: argparse.Namespace, cases, adapter, dialect) -> int:
 
     return _relations(args, run, adapter.close, metamorphic, len(cases),
                       ["--engine", args.engine, "--dialect", dialect.name, "--metamorphic"],
-                      reproduction=runs_reproduction(lambda case: pycer_script(case)[1], "repro.py", "#")
+                      reproduction=runs_reproduction(lambda case, _: pycer_script(case)[1], "repro.py", "#")
                       if args.engine == "pycer" else None)
 
 
@@ -147,7 +147,15 @@ def _rpr_metamorphic(args: argparse.Namespace) -> int:
 
     return _relations(args, run, session.close, rpr_metamorphic, sum(map(len, groups)),
                       ["--engine", "flink", "--metamorphic"], note=engine.note,
-                      reproduction=runs_reproduction(flink.sql_script, "repro.sql", "--"))
+                      reproduction=runs_reproduction(_sql_run, "repro.sql", "--"))
+
+
+def _sql_run(case, k: int) -> str:
+    """Run k of a MATCH_RECOGNIZE relation for Flink's SQL client: its own table and CSV folder, so that the runs
+    paste one after the other."""
+    from cer_theory.conformance.flink import sql_script
+
+    return sql_script(case, f"/tmp/rpr_case_{k}", f"ev{k}")
 
 
 def _relations(args: argparse.Namespace, run, close, relations, cases: int, options: list[str], *,

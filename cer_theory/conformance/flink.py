@@ -523,12 +523,12 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
             f"{c[ENGINE_ERROR]} engine errors")
 
 
-def sql_script(case: Case, csv_path: str = "/tmp/rpr_case") -> str:
+def sql_script(case: Case, csv_path: str = "/tmp/rpr_case", table: str = "ev") -> str:
     """A reproduction pasteable into Flink's SQL client: the table, its rows (to save as a CSV file), the query."""
     rows = "\n".join("-- " + ",".join(map(str, r)) for r in csv_rows([case]))
     return (f"-- save these lines (without '-- ') as {csv_path}/rows.csv\n{rows}\n"
-            f"{table_ddl('ev', csv_path)};\n"
-            f"SET 'execution.runtime-mode' = 'streaming';\n{flink_sql(case.query, 'ev')};\n")
+            f"{table_ddl(table, csv_path)};\n"
+            f"SET 'execution.runtime-mode' = 'streaming';\n{flink_sql(case.query, table)};\n")
 
 
 def findings(outcomes: Sequence[Outcome]) -> list[Finding[Outcome]]:

@@ -217,11 +217,11 @@ def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], found
     return page
 
 
-def runs_reproduction(script: Callable[[Any], str], name: str, comment: str) -> Reproduction:
-    """A metamorphic finding's reproduction: ``script(case)`` for each run of the relation, one after the other
-    in one file ``name``, each headed by a ``comment`` line naming the run."""
+def runs_reproduction(script: Callable[[Any, int], str], name: str, comment: str) -> Reproduction:
+    """A metamorphic finding's reproduction: ``script(case, k)`` for each run k = 1, 2, … of the relation, one
+    after the other in one file ``name``, each headed by a ``comment`` line naming the run."""
     def reproduce(check: Any) -> tuple[str, str]:
-        return name, "\n\n".join(f"{comment} Run {k} ({r.label}) of the relation\n{script(r.case)}"
+        return name, "\n\n".join(f"{comment} Run {k} ({r.label}) of the relation\n{script(r.case, k)}"
                                    for k, r in enumerate(check.runs, 1))
     return reproduce
 

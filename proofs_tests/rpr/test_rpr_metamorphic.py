@@ -119,13 +119,15 @@ def test_a_violation_is_reported_with_both_runs_and_a_sql_client_script(tmp_path
     found = findings(checks)
     page = write_metamorphic_report(tmp_path, checks, found, "line", rules=RULES, meta={"engine": "flink"},
                                     replay="replay {file}",
-                                    reproduction=runs_reproduction(sql_script, "repro.sql", "--"))
+                                    reproduction=runs_reproduction(
+                                        lambda c, k: sql_script(c, f"/tmp/rpr_case_{k}", f"ev{k}"), "repro.sql", "--"))
     assert f"## Findings ({len(found)})" in page.read_text()
     folder = tmp_path / "findings" / "F1"
     case = Case.from_json(json.loads((folder / "case.json").read_text()))
     assert case == found[0].minimal.case
     sql = (folder / "repro.sql").read_text()
     assert "Run 1 (source)" in sql and "Run 2 (" in sql and sql.count("MATCH_RECOGNIZE") == 2 and "NOT NOT" in sql
+    assert "CREATE TABLE ev1 " in sql and "CREATE TABLE ev2 " in sql  # the runs paste one after the other
     readme = (folder / "README.md").read_text()
     assert RULES["condition-law"][:40] in readme and "source:" in readme
     data = json.loads((tmp_path / "checks.json").read_text())
