@@ -85,16 +85,47 @@ class DefinesByPosition(Planted):
         return expected_rows(dataclasses.replace(q, defines=tuple(zip(used, (c for _, c in q.defines)))), events)
 
 
+class MeasuredVariablesRequired(Planted):
+    """A match in which a variable named in MEASURES maps no row is not output (its measures computed by an inner
+    join): the measures decide the matches."""
+
+    def rows(self, q, events):
+        from cer_theory.formalisms.rpr.ast import column_of, terms
+        from cer_theory.formalisms.rpr.semantics import evaluate
+
+        named = {c.var for m in q.measures for t in terms(m.expr) if (c := column_of(t)) is not None and c.var}
+        return Counter((m.partition, m.measures) for ms in evaluate(q, events) for m in ms
+                       if named <= {v for _, v in m.rows})
+
+
+class NextRowMissesTheLastStart(Planted):
+    """Under SKIP TO NEXT ROW no attempt starts at a partition's last row (a loop bound off by one)."""
+
+    def rows(self, q, events):
+        out = expected_rows(q, events)
+        if q.skip.kind != "TO NEXT ROW":
+            return out
+        part = lambda e: tuple(e.get(a) for a in q.partition_by)  # noqa: E731
+        last = {part(e): e["id"] for e in sorted(events, key=lambda e: e["ts"])}
+        key_of = {e["id"]: part(e) for e in events}
+        return Counter({(k, ms): n for (k, ms), n in out.items()
+                        if last[key_of[dict(ms)["first_id"]]] != dict(ms)["first_id"]})
+
+
 @pytest.mark.parametrize("engine, relation, most", [(LostPartitions(), "partition-interleave", 2),
                                                     (TumblingWithin(), "time-shift", 3),
                                                     (DoubleNegation(), "condition-law", 1),
-                                                    (DefinesByPosition(), "rename", 4)],
+                                                    (DefinesByPosition(), "rename", 4),
+                                                    (MeasuredVariablesRequired(), "measures", 4),
+                                                    (NextRowMissesTheLastStart(), "skip-subset", 4)],
                          ids=lambda x: type(x).__name__ if isinstance(x, Planted) else str(x))
 def test_a_planted_bug_violates_its_relation_in_a_few_reduced_findings(engine, relation, most) -> None:
     """Each planted bug is caught by its relation; its violations (dozens of cases) reduce to at most ``most``
     findings (the bug's different minimal witnesses: a window of 2 or 4 seconds, conditions bound to the wrong
     variable one way or another), each no larger than the smallest violating case and at most 3 rows."""
-    checks, _ = run_relations(GROUPS, engine, relations=(relation,), shrink_calls=1000)
+    groups = GROUPS if relation != "measures" else generate_groups(150, 8, seed=5)  # (an optional measured
+    # variable with no row is rarer)
+    checks, _ = run_relations(groups, engine, relations=(relation,), shrink_calls=1000)
     violations = [c for c in checks if c.finding]
     assert len(violations) > most, f"{type(engine).__name__} passes {relation}"
     found = findings(checks)
