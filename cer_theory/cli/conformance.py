@@ -162,7 +162,8 @@ def _relations(args: argparse.Namespace, run, close, relations, cases: int, opti
                note=lambda: "", reproduction=None) -> int:
     """Run metamorphic relations (``run(progress)`` gives the checks and counts; ``relations`` the module with
     ``summary_line``, ``findings`` and ``RULES``), then close the engine, write the report (``reproduction``: the
-    engine's own scripts of a finding's runs) and print the summary line last; exit 0 iff nothing is violated and the engine closed cleanly."""
+    engine's own scripts of a finding's runs) and print the summary line last; exit 0 iff nothing is violated and
+    the engine closed cleanly."""
     from cer_theory.conformance.protocol import EngineFailure
     from cer_theory.conformance.report import write_metamorphic_report
 

@@ -344,12 +344,13 @@ def outcome_shape(o: Outcome) -> frozenset[str]:
 
 
 class FlinkReducer:
-    """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition
-    dropped or replaced by TRUE or by one of its operands (AND, OR, NOT), an extra measure, WITHIN, PARTITION BY or the skip mode dropped, a pattern element dropped or unquantified, the
-    WITHIN interval lowered (alone, or with the time it spans), a quantifier made greedy or its upper bound lowered
-    to its lower one, the variables renamed A, B, … in first-use order, then ``x`` and ``k`` lowered to 0, the
-    partition keys renamed 0, 1, … in first-use order, ``id`` renumbered 0, 1, …, and each row moved back in time (with those
-    after it) to one second after the previous."""
+    """The Flink harness's :class:`~cer_theory.testing.findings.Reducer`: a row dropped, a DEFINE condition dropped
+    or replaced by TRUE or by one of its operands (AND, OR, NOT), an extra measure, WITHIN, PARTITION BY or the
+    skip mode dropped, a pattern element dropped or unquantified, the WITHIN interval lowered (alone, or with the
+    time it spans), a quantifier made greedy or its upper bound lowered to its lower one, the variables renamed
+    A, B, … in first-use order, then ``x`` and ``k`` lowered to 0, the partition keys renamed 0, 1, … in
+    first-use order, ``id`` renumbered 0, 1, …, and each row moved back in time (with those after it) to one
+    second after the previous."""
 
     def candidates(self, case: Case) -> Iterator[Case]:
         yield from _fewer_rows(case)
@@ -732,7 +733,8 @@ def main(args: Any) -> int:
     return 0 if not any(o.finding for o in outcomes) else 1
 
 
-__all__ = ["COLUMNS", "Case", "FlinkSession", "IDENTIFY", "Outcome", "PER_GROUP", "READINGS", "Reading", "classify",
-           "csv_rows", "expected_rows", "flink_queries", "flink_sql", "generate_groups", "identified", "main", "MODEL", "model_rows", "rename_variables", "write_departures", "DEPARTURE_RULES", "rejudge", "rejudge_report", "findings",
-           "missing_requirements", "open_session", "rows_json", "run", "run_group", "same_query", "shrink", "sql_script", "summary_line",
-           "table_ddl", "write_report"]
+__all__ = ["Case", "classify", "COLUMNS", "csv_rows", "DEPARTURE_RULES", "expected_rows", "findings", "flink_queries",
+           "flink_sql", "FlinkSession", "generate_groups", "identified", "IDENTIFY", "main", "missing_requirements",
+           "MODEL", "model_rows", "open_session", "Outcome", "PER_GROUP", "Reading", "READINGS", "rejudge",
+           "rejudge_report", "rename_variables", "rows_json", "run", "run_group", "same_query", "shrink", "sql_script",
+           "summary_line", "table_ddl", "write_departures", "write_report"]

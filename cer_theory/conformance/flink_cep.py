@@ -45,8 +45,8 @@ from cer_theory.core.errors import CerError
 from cer_theory.core.outputs import write_output
 from cer_theory.core.user_cache import cache_dir, untrusted_in_tree
 from cer_theory.formalisms.ceql.semantics import evaluate
-from cer_theory.conformance.check import CEQL_REDUCER, ENGINE_ERROR, EXPLAINED, REFUSED, UNEXPLAINED, Outcome, \
-    Summary, conforms, findings, outcome_shape, outcome_text
+from cer_theory.conformance.check import AGREE, CEQL_REDUCER, ENGINE_ERROR, EXPLAINED, REFUSED, UNEXPLAINED, \
+    Outcome, Summary, conforms, findings, outcome_shape, outcome_text
 from cer_theory.conformance.report import CEQL_RULE, clear_findings, heading, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, reduce
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
@@ -758,7 +758,7 @@ def main(args: Any, replay: Case | None = None) -> int:
     return 0 if summary.passed and (checked is None or all(d.get("finding") for d in checked.differences)) else 1
 
 
-__all__ = ["BATCH", "CEP_RULES", "CepDriver", "UNTRANSLATABLE", "cep_findings", "FlinkCepAdapter", "MATCH_PER_ASSIGNMENT", "ModelCheck", "classify",
-           "driver_classes", "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements",
-           "native_reproduction",
-           "FINDINGS", "known_finding", "model_check", "read_matches", "run_cases", "shrink", "write_report"]
+__all__ = ["BATCH", "cep_findings", "CEP_RULES", "CepDriver", "classify", "driver_classes", "explanation", "FINDINGS",
+           "flink_jars", "FlinkCepAdapter", "java_reproduction", "known_finding", "main", "MATCH_PER_ASSIGNMENT",
+           "missing_requirements", "model_check", "ModelCheck", "native_reproduction", "read_matches", "run_cases",
+           "shrink", "UNTRANSLATABLE", "write_report"]

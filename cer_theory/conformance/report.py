@@ -49,7 +49,8 @@ def clear_findings(directory: Path, found: Sequence[Finding]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     keep = {f.label for f in found}
     for stale in folder.iterdir():
-        if stale.is_file() and not stale.is_symlink() and re.fullmatch(r"\d{3}\.(json|sql)|Finding\d{3}\.java", stale.name):
+        old_layout = re.fullmatch(r"\d{3}\.(json|sql)|Finding\d{3}\.java", stale.name)
+        if stale.is_file() and not stale.is_symlink() and old_layout:
             stale.unlink()
         elif stale.is_dir() and not stale.is_symlink() and re.fullmatch(r"F\d+", stale.name) and stale.name not in keep:
             for f in stale.iterdir():
@@ -226,5 +227,6 @@ def runs_reproduction(script: Callable[[Any, int], str], name: str, comment: str
     return reproduce
 
 
-__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "clear_findings", "fenced", "heading", "finding_folder", "pycer_script", "runs_reproduction",
-           "write_finding", "write_metamorphic_report", "write_report", "write_text"]
+__all__ = ["CEQL_RULE", "clear_findings", "fenced", "finding_folder", "heading", "pycer_script", "REFUSAL_RULE",
+           "Reproduction", "runs_reproduction", "write_finding", "write_metamorphic_report", "write_report",
+           "write_text"]

@@ -52,8 +52,8 @@ from cer_theory.core.events import Event
 from cer_theory.formalisms.rpr.ast import And, Agg, Cmp, Condition, Measure, Not, Or, Query, Skip, Truth, check, \
     variables
 from cer_theory.formalisms.rpr.printer import format
-from cer_theory.conformance.flink import FLINK_REDUCER, IDENTIFY, READINGS, Case, same_query, rows_json, expected_rows, model_rows, \
-    rename_variables
+from cer_theory.conformance.flink import FLINK_REDUCER, IDENTIFY, READINGS, Case, expected_rows, model_rows, \
+    rename_variables, rows_json, same_query
 from cer_theory.conformance import metamorphic
 from cer_theory.conformance.metamorphic import VIOLATION, Run
 from cer_theory.conformance.protocol import EngineFailure
