@@ -220,3 +220,9 @@ def test_the_generic_adapter_factory_knows_flink_cep_and_says_what_is_missing():
     r = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink-cep", "--metamorphic",
                         "--cases", "5"], capture_output=True, text=True, timeout=240)
     assert r.returncode == 2 and "flink-cep engine needs" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_answer_equal_to_the_reference_agrees():
+    from cer_theory.conformance.check import AGREE
+
+    assert classify(CASE, ReferenceAdapter().run(CASE)).kind == AGREE
