@@ -128,14 +128,17 @@ def _rpr_metamorphic(args: argparse.Namespace) -> int:
     import math
 
     from cer_theory.conformance import flink, rpr_metamorphic
-    from cer_theory.conformance.protocol import ConformanceError
+    from cer_theory.conformance.protocol import ConformanceError, read_text
     from cer_theory.conformance.report import runs_reproduction
+    from cer_theory.core.errors import CerError
 
-    if args.replay:
+    if args.replay:  # read before Flink starts: a bad file is one line at once
+        text = read_text(args.replay, "--replay")
         try:
-            groups = [[flink.Case.from_json(json.loads(open(args.replay, encoding="utf-8").read()))]]
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ConformanceError(f"--replay {args.replay}: not a MATCH_RECOGNIZE case file ({exc})") from None
+            groups = [[flink.Case.from_json(json.loads(text))]]
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, CerError) as exc:
+            raise ConformanceError(f"--replay {args.replay}: not a MATCH_RECOGNIZE case file (a finding's "
+                                   f"case.json): {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
     else:
         groups = flink.generate_groups(math.ceil((args.cases or 200) / flink.PER_GROUP), flink.PER_GROUP, args.seed)
     session = flink.open_session()  # first: a missing extra or Java is told in one line before any work

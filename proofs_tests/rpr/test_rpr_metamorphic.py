@@ -164,3 +164,18 @@ def test_a_violation_is_reported_with_both_runs_and_a_sql_client_script(tmp_path
     data = json.loads((tmp_path / "checks.json").read_text())
     assert len(data["violations"]) == len([c for c in checks if c.finding])
     assert {r["label"] for r in data["violations"][0]["runs"]} >= {"source"}
+
+
+@pytest.mark.parametrize("text, why", [('{"query": "MATCH_RECOGNIZE (", "events": []}', "not a MATCH_RECOGNIZE case"),
+                                       ("not json", "not a MATCH_RECOGNIZE case"),
+                                       ('{"events": []}', "not a MATCH_RECOGNIZE case")])
+def test_a_bad_replay_file_is_one_line_before_flink_starts(tmp_path, text, why) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "case.json"
+    bad.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink", "--metamorphic",
+                        "--replay", str(bad)], capture_output=True, text=True, timeout=240)
+    assert r.returncode == 2 and why in r.stderr and str(bad) in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
