@@ -47,7 +47,7 @@ from cer_theory.testing.harness import conformance_cases
 from cer_theory.testing.strategies.rpr import queries, streams
 from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, UNEXPLAINED
 from cer_theory.conformance.protocol import ConformanceError, EngineFailure
-from cer_theory.conformance.report import clear_findings, fenced, heading, write_finding, write_text
+from cer_theory.conformance.report import clear_findings, fenced, heading, write_cases, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, group, reduce, shape, shape_text
 
 Row = tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]
@@ -573,13 +573,10 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], meta: dict[
     out = Path(directory)
     found = findings(outcomes)
     clear_findings(out, found)
-    label = {o.case.name: f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary_line": summary_line(outcomes), "findings": len(found),
             "explained_by": dict(readings)}
-    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[o.case.name]} if o.finding else {})},
-                                 separators=(",", ":"), default=str) for o in outcomes)
-    write_text(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    write_cases(out, head, outcomes, found)
     lines = ["# Conformance report: Flink MATCH_RECOGNIZE against the RPR reference", "",
              f"`{meta.get('command')}`", "", f"**{summary_line(outcomes)}; {len(found)} findings**", "",
              "Explained by the model of Flink's matcher (`flink-nfa`) and the `flink` dialect's refusals: "

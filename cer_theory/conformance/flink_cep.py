@@ -47,7 +47,7 @@ from cer_theory.core.user_cache import cache_dir, untrusted_in_tree
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.conformance.check import AGREE, CEQL_REDUCER, ENGINE_ERROR, EXPLAINED, REFUSED, UNEXPLAINED, \
     Outcome, Summary, conforms, findings, outcome_shape, outcome_text
-from cer_theory.conformance.report import CEQL_RULE, clear_findings, heading, write_finding, write_text
+from cer_theory.conformance.report import CEQL_RULE, clear_findings, heading, write_cases, write_finding, write_text
 from cer_theory.testing.findings import Finding, cases_text, reduce
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
     from_core
@@ -644,15 +644,11 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
     out = Path(directory)
     found = cep_findings(outcomes)
     clear_findings(out, found)
-    label = {id(o): f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases
-             and not o.error.startswith(UNTRANSLATABLE)}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     untranslatable = sum(1 for o in outcomes if o.error.startswith(UNTRANSLATABLE))
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
             "explained_by": dict(readings)}
-    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[id(o)]} if id(o) in label else {})},
-                                 separators=(",", ":")) for o in outcomes)
-    write_text(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    write_cases(out, head, outcomes, found)
     lines = ["# Conformance report: Flink CEP against the CEQL reference", "", f"`{meta.get('command')}`", "",
              f"**{summary.line()}**", ""]
     for key in ("seed", "engine_version", "wall_seconds", "jobs", "date"):

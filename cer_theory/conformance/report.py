@@ -59,6 +59,16 @@ def clear_findings(directory: Path, found: Sequence[Finding]) -> None:
             stale.rmdir()
 
 
+def write_cases(directory: Path, head: dict[str, Any], outcomes: Sequence[Any], found: Sequence[Finding]) -> None:
+    """``cases.json``: ``head`` (meta data and summary), then every outcome's ``to_json()`` with the finding its
+    case belongs to, one case per line (a large run stays readable and diffable)."""
+    label = {name: f.label for f in found for name in f.cases}
+    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[o.case.name]} if o.finding
+                                                      and o.case.name in label else {})},
+                                 separators=(",", ":"), default=str) for o in outcomes)
+    write_text(directory / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+
+
 def finding_folder(directory: Path, finding: Finding) -> Path:
     """``directory/findings/F<n>``: a name the harness makes from the finding's number alone."""
     folder = directory / "findings" / finding.label
@@ -112,14 +122,10 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
     out = Path(directory)
     found = findings(outcomes)
     clear_findings(out, found)
-    label = {id(o): f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
             "findings": len(found), "explained_by": dict(readings), "skipped": [vars(s) for s in skipped]}
-    # one case per line: a large run stays readable and diffable
-    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[id(o)]} if id(o) in label else {})},
-                                 separators=(",", ":")) for o in outcomes)
-    write_text(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    write_cases(out, head, outcomes, found)
     lines = [f"# Conformance report: {meta.get('engine')}", "",
              f"`{meta.get('command')}`", "", f"**{summary.line()}; {len(found)} findings**", ""]
     for key in ("dialect", "seed", "corpus", "engine_version", "date"):
