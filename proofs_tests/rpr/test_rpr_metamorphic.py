@@ -179,3 +179,27 @@ def test_a_bad_replay_file_is_one_line_before_flink_starts(tmp_path, text, why) 
                         "--replay", str(bad)], capture_output=True, text=True, timeout=240)
     assert r.returncode == 2 and why in r.stderr and str(bad) in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_runs_flink_refuses_are_not_checked_and_are_counted_by_reading() -> None:
+    """A job Flink refuses as documented leaves its runs unchecked, counted by the dialect's reading; any other
+    failure is counted apart (never an empty output)."""
+    from cer_theory.conformance.protocol import EngineFailure
+    from cer_theory.conformance.rpr_metamorphic import FlinkRows, check_cases
+
+    class Session:
+        def run_group(self, cases):
+            if cases[0].query.skip.kind == "TO NEXT ROW":
+                raise EngineFailure("org.apache.flink.table.api.TableException: Reluctant optional variables are "
+                                    "not supported yet.")
+            if any(isinstance(c, Not) and isinstance(c.arg, Not) for _, c in cases[0].query.defines):
+                raise EngineFailure("java.lang.IllegalStateException: something else")
+            return [expected_rows(c.query, c.events) for c in cases]
+
+    engine = FlinkRows(Session())
+    group = [g for g in GROUPS if g[0].query.skip.kind != "TO NEXT ROW"][0]
+    checks = check_cases(group, engine)
+    assert engine.failures > 0 and all(c is None or not c.finding for c in checks)
+    assert all(c is None or c.relation not in ("skip-subset", "condition-law") for c in checks)
+    note = engine.note()
+    assert "runs Flink refuses as documented (reluctant-optional " in note and "runs Flink failed on otherwise" in note
