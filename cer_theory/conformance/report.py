@@ -19,7 +19,6 @@ from cer_theory.core.outputs import write_output
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
-from cer_theory.conformance.protocol import to_json_ce
 from cer_theory.testing.findings import Finding, cases_text, shape_text
 
 Reproduction = Callable[[Any], tuple[str, str]]
