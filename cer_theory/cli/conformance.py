@@ -39,17 +39,14 @@ class _Bar:
 def cmd_conformance(args: argparse.Namespace) -> int:
     """Run the cases, print the summary line last; exit 0 iff every case agrees or is explained (nothing
     unexplained, refused or failed)."""
+    if args.engine == "flink" and args.metamorphic:  # MATCH_RECOGNIZE's own relations, on its own cases
+        return _rpr_metamorphic(args)
     if args.engine == "flink":  # row pattern recognition, not CEQL: its own cases and report
         from cer_theory.conformance.flink import main
 
         return main(args)
-    if args.engine == "flink-cep" and args.metamorphic:  # the relations need one case at a time: any adapter
-        from cer_theory.conformance.flink_cep import FlinkCepAdapter
-        from cer_theory.conformance.generate import generate_cases as _generate
-
-        cases = [read_case_file(args.replay)] if args.replay else _generate(args.cases or 200, seed=args.seed)
-        return _metamorphic(args, cases, FlinkCepAdapter(timeout=args.timeout), None)
-    if args.engine == "flink-cep":  # CEQL translated to Flink CEP patterns: its own batched run and report
+    if args.engine == "flink-cep" and not args.metamorphic:  # its own batched run, model check and report (the
+        # relations run one case at a time through its adapter, as every engine's)
         from cer_theory.conformance.flink_cep import main as cep_main
 
         return cep_main(args, read_case_file(args.replay) if args.replay else None)
@@ -107,14 +104,72 @@ def cmd_conformance(args: argparse.Namespace) -> int:
 
 
 def _metamorphic(args: argparse.Namespace, cases, adapter, dialect) -> int:
-    """``--metamorphic``: the relations of :mod:`cer_theory.conformance.metamorphic` on every case; exit 0 iff
-    none is violated."""
+    """``--metamorphic`` on a CEQL engine: the relations of :mod:`cer_theory.conformance.metamorphic` on every
+    case; exit 0 iff none is violated."""
+    from cer_theory.conformance import metamorphic
     from cer_theory.conformance.dialects import PAPER
-    from cer_theory.conformance.metamorphic import run_relations, summary_line
+    from cer_theory.conformance.report import pycer_script, runs_reproduction
+
+    dialect = dialect or PAPER
+
+    def run(progress):
+        return metamorphic.run_relations(cases, adapter, dialect, shrink_violations=not args.no_shrink,
+                                         progress=progress)
+
+    return _relations(args, run, adapter.close, metamorphic, len(cases),
+                      ["--engine", args.engine, "--dialect", dialect.name, "--metamorphic"],
+                      reproduction=runs_reproduction(lambda case, _: pycer_script(case)[1], "repro.py", "#")
+                      if args.engine == "pycer" else None)
+
+
+def _rpr_metamorphic(args: argparse.Namespace) -> int:
+    """``--engine flink --metamorphic``: the relations of :mod:`cer_theory.conformance.rpr_metamorphic` on the
+    ``flink`` harness's generated groups (or one ``--replay`` case), each relation one Flink job per group."""
+    import math
+
+    from cer_theory.conformance import flink, rpr_metamorphic
+    from cer_theory.conformance.protocol import ConformanceError, read_text
+    from cer_theory.conformance.report import runs_reproduction
+    from cer_theory.core.errors import CerError
+
+    if args.replay:  # read before Flink starts: a bad file is one line at once
+        text = read_text(args.replay, "--replay")
+        try:
+            groups = [[flink.Case.from_json(json.loads(text))]]
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, CerError) as exc:
+            raise ConformanceError(f"--replay {args.replay}: not a MATCH_RECOGNIZE case file (a finding's "
+                                   f"case.json): {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+    else:
+        groups = flink.generate_groups(math.ceil((args.cases or 200) / flink.PER_GROUP), flink.PER_GROUP, args.seed)
+    session = flink.open_session()  # first: a missing extra or Java is told in one line before any work
+    engine = rpr_metamorphic.FlinkRows(session)
+
+    def run(progress):
+        return rpr_metamorphic.run_relations(groups, engine, shrink_violations=not args.no_shrink,
+                                             progress=progress)
+
+    return _relations(args, run, session.close, rpr_metamorphic, sum(map(len, groups)),
+                      ["--engine", "flink", "--metamorphic"], note=engine.note,
+                      reproduction=runs_reproduction(_sql_run, "repro.sql", "--"))
+
+
+def _sql_run(case, k: int) -> str:
+    """Run k of a MATCH_RECOGNIZE relation for Flink's SQL client: its own table and CSV folder, so that the runs
+    paste one after the other."""
+    from cer_theory.conformance.flink import sql_script
+
+    return sql_script(case, f"/tmp/rpr_case_{k}", f"ev{k}")
+
+
+def _relations(args: argparse.Namespace, run, close, relations, cases: int, options: list[str], *,
+               note=lambda: "", reproduction=None) -> int:
+    """Run metamorphic relations (``run(progress)`` gives the checks and counts; ``relations`` the module with
+    ``summary_line``, ``findings`` and ``RULES``), then close the engine, write the report (``reproduction``: the
+    engine's own scripts of a finding's runs) and print the summary line last; exit 0 iff nothing is violated and
+    the engine closed cleanly."""
     from cer_theory.conformance.protocol import EngineFailure
     from cer_theory.conformance.report import write_metamorphic_report
 
-    dialect = dialect or PAPER
     bar = None if args.quiet else _Bar()
 
     def progress(done: int, total: int, counts) -> None:
@@ -123,20 +178,19 @@ def _metamorphic(args: argparse.Namespace, cases, adapter, dialect) -> int:
 
     closing = ""
     try:
-        checks, counts = run_relations(cases, adapter, dialect, shrink_violations=not args.no_shrink,
-                                       progress=progress)
+        checks, counts = run(progress)
     finally:
         try:
-            adapter.close()
+            close()
         except EngineFailure as exc:
             closing = str(exc)
-    line = summary_line(counts)
+    line = relations.summary_line(counts) + note()
     if args.report:
-        options = ["--engine", args.engine, "--dialect", dialect.name, "--metamorphic"]
-        meta = {"engine": args.engine, "seed": args.seed, "corpus": args.corpus, "cases": len(cases),
+        meta = {"engine": args.engine, "seed": args.seed, "corpus": args.corpus, "cases": cases,
                 "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 "command": "cer-theory conformance " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else options)}
-        page = write_metamorphic_report(args.report, checks, line, meta=meta,
+        page = write_metamorphic_report(args.report, checks, relations.findings(checks), line, rules=relations.RULES,
+                                        meta=meta, reproduction=reproduction,
                                         replay="cer-theory conformance " + shlex.join(options) + " --replay {file}")
         print(f"report: {page}", file=sys.stderr)
     if args.verbose or args.replay:
@@ -211,7 +265,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--metamorphic", action="store_true",
                    help="check metamorphic relations instead of the reference: a filter split into P and NOT P, a "
                         "law of docs/laws.md, partitions interleaved, a longer window, a prefix of the stream "
-                        "(docs/conformance.md); CEQL engines only")
+                        "(docs/conformance.md); with --engine flink, MATCH_RECOGNIZE's own relations")
     p.add_argument("--no-shrink", action="store_true", help="report findings as found, without shrinking them")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true", help="print every finding's minimal reproduction")

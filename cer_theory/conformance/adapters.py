@@ -6,7 +6,9 @@
 * ``spark`` — the Spark pipeline in local mode (:func:`cer_theory.spark.batch.run`);
 * ``command:CMD`` — any program speaking the JSON-lines protocol of :mod:`cer_theory.conformance.protocol`;
 * ``pycer`` — CORE's C++ engine through its Python binding, as a ``command`` adapter running
-  :mod:`cer_theory.conformance.pycer_driver` under a CPython 3.13 interpreter that has ``pycer``.
+  :mod:`cer_theory.conformance.pycer_driver` under a CPython 3.13 interpreter that has ``pycer``;
+* ``flink-cep`` — Flink's CEP library on CEQL translated to its Pattern API
+  (:class:`cer_theory.conformance.flink_cep.FlinkCepAdapter`; the ``[flink]`` extra and a JDK 17).
 
 Every adapter passes on what its engine reports, never an answer made up for it (docs/decisions.md D190): an
 engine that says it does not accept the query raises :class:`EngineRefusal` (an in-process engine's
@@ -34,6 +36,7 @@ from cer_theory.engines.core.run import run_stream
 from cer_theory.formalisms.ceql.semantics import evaluate
 from cer_theory.spark.batch import run
 from cer_theory.spark.session import spark_session
+from cer_theory.conformance.flink_cep import FlinkCepAdapter
 from cer_theory.conformance.pycer_env import PYCER_PYTHON, PYCER_VENV, untrusted_venv
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
     from_core, parse_answer
@@ -314,7 +317,7 @@ def pycer_adapter(python: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
     return CommandAdapter([python, str(DRIVER)], name="pycer", timeout=timeout, cwd=scratch, env=env)
 
 
-ENGINES = ("reference", "engine", "spark", "pycer", "command:CMD")
+ENGINES = ("reference", "engine", "spark", "pycer", "flink-cep", "command:CMD")
 
 
 def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Any:
@@ -327,6 +330,8 @@ def make_adapter(spec: str, *, pycer_python: str | None = None, timeout: float =
         return SparkAdapter()
     if spec == "pycer":
         return pycer_adapter(pycer_python, timeout=timeout)
+    if spec == "flink-cep":  # (a missing extra or JDK: one line, from the driver)
+        return FlinkCepAdapter(timeout=timeout)
     if spec.startswith("command:"):
         return CommandAdapter(spec[len("command:"):], timeout=timeout)
     raise ConformanceError(f"unknown engine {spec!r}; expected one of {', '.join(ENGINES)}")

@@ -45,8 +45,10 @@ from cer_theory.core.errors import CerError
 from cer_theory.core.outputs import write_output
 from cer_theory.core.user_cache import cache_dir, untrusted_in_tree
 from cer_theory.formalisms.ceql.semantics import evaluate
-from cer_theory.conformance.check import AGREE, ENGINE_ERROR, EXPLAINED, REFUSED, UNEXPLAINED, Outcome, Summary, \
-    conforms, outcome_text, smaller_queries
+from cer_theory.conformance.check import AGREE, CEQL_REDUCER, ENGINE_ERROR, EXPLAINED, REFUSED, UNEXPLAINED, \
+    Outcome, Summary, conforms, findings, outcome_shape, outcome_text
+from cer_theory.conformance.report import CEQL_RULE, clear_findings, heading, write_cases, write_finding, write_text
+from cer_theory.testing.findings import Finding, cases_text, reduce
 from cer_theory.conformance.protocol import Case, ComplexEvent, ConformanceError, EngineFailure, EngineRefusal, \
     from_core
 from cer_theory.testing.harness import conformance_cases
@@ -333,6 +335,10 @@ class FlinkCepAdapter:
 
 # ---------------------------------------------------------------------------------------------- classifying
 
+UNTRANSLATABLE = "untranslatable: "
+"""The prefix of a refusal of the dialect's own (a query outside the fragment): nothing about Flink, never a
+finding."""
+
 MATCH_PER_ASSIGNMENT = "match-per-assignment"
 """Flink reports a match per assignment of events to stages; CEQL's output is a set of complex events, so two
 assignments of the same events (``R+ ; R+`` on three Rs) are one complex event for CEQL and two matches for Flink."""
@@ -357,7 +363,7 @@ def classify(case: Case, result: Result) -> Outcome:
     expected = from_core(c for ces in expected_sets for c in ces)
     if isinstance(result, EngineFailure):
         kind = REFUSED if isinstance(result, EngineRefusal) else ENGINE_ERROR
-        prefix = "untranslatable: " if isinstance(result, Untranslatable) else ""
+        prefix = UNTRANSLATABLE if isinstance(result, Untranslatable) else ""
         return Outcome(case, kind, expected, None, error=prefix + str(result))
     if conforms(expected_sets, result, None):
         return Outcome(case, AGREE, expected, result)
@@ -381,40 +387,27 @@ def _translatable(case: Case) -> bool:
         return False
 
 
-def _smaller(case: Case) -> Iterator[Case]:
-    """Each case one step smaller: a query clause or pattern part dropped, an event removed."""
-    for q in smaller_queries(case.ast):
-        c = case.with_(query=q)
-        if _translatable(c):
-            yield c
-    for k in range(len(case.events)):
-        events = case.events[:k] + case.events[k + 1:]
-        if events:
-            yield case.with_(events=events)
-
-
 def shrink(outcome: Outcome, adapter: FlinkCepAdapter, *, rounds: int = SHRINK_ROUNDS) -> tuple[Outcome, int]:
-    """A smaller case of the same class: each round runs every one-step-smaller case in one job and keeps the
-    first that stays in the class (for an unexplained case, also with Flink's output still not the model's)."""
-    best, used = dataclasses.replace(outcome, minimal=None), 0
-    while used < rounds:
-        candidates = list(_smaller(best.case))
-        if not candidates:
-            break
-        used += 1
-        kept = None
-        for c, r in zip(candidates, adapter.run_many(candidates)):
+    """A minimal case of the same class and shape (:func:`cer_theory.testing.findings.reduce` with the CEQL
+    harness's :data:`~cer_theory.conformance.check.CEQL_REDUCER` and shape): each round runs every one-step-smaller
+    case the dialect can translate as one job, at most ``rounds`` jobs; returns the case and the jobs it took."""
+    jobs = 0
+
+    def run(cases: Sequence[Case]) -> Iterator[Outcome | None]:
+        nonlocal jobs
+        if jobs >= rounds:
+            return
+        jobs += 1
+        runnable = [c for c in cases if _translatable(c)]
+        results = dict(zip(map(id, runnable), adapter.run_many(runnable)))
+        for c in cases:
             try:
-                o = classify(c, r)
-            except CerError:
-                continue
-            if o.kind == outcome.kind:
-                kept = o
-                break
-        if kept is None:
-            break
-        best = kept
-    return best, used
+                yield classify(c, results[id(c)]) if id(c) in results else None
+            except CerError:  # the reference rejects the smaller case
+                yield None
+
+    best, _ = reduce(outcome, run, CEQL_REDUCER, outcome_shape, budget=rounds * 100_000)
+    return dataclasses.replace(best, minimal=None), jobs
 
 
 # ---------------------------------------------------------------------------------------------- the run
@@ -437,7 +430,7 @@ def run_cases(cases: Sequence[Case], adapter: FlinkCepAdapter, *, shrink_finding
     if shrink_findings:
         shrunk: dict[tuple[str, str], tuple[Outcome, int]] = {}
         for o in outcomes:
-            if o.finding and o.error.startswith("untranslatable: "):
+            if o.finding and o.error.startswith(UNTRANSLATABLE):
                 continue  # a refusal of the dialect's own: nothing about Flink to shrink
             if o.finding:
                 key = (o.kind, o.case.query)
@@ -615,26 +608,47 @@ def native_reproduction(pattern: CepPattern, types: str, cls: str, title: str, e
                                 pattern=pattern.java().replace("\n", "\n        "))
 
 
+CEP_RULES = {
+    UNEXPLAINED: CEQL_RULE + " The translation to Flink CEP is exact here (docs/conformance.md, \"Flink CEP\"), and "
+                 "the executable model of Flink CEP's documented rules does not give Flink's output either.",
+    REFUSED: "Flink's documentation of the Pattern API (\"Individual Patterns\", \"Combining Patterns\", \"After "
+             "Match Skip Strategy\") accepts every construct of this pattern.",
+    ENGINE_ERROR: "Flink's documentation of the Pattern API: the pattern is valid and the job should run.",
+}
+"""The rule each class of finding breaks, as its report states it."""
+
+
+def cep_findings(outcomes: Sequence[Outcome]) -> list[Finding[Outcome]]:
+    """The run's findings (:func:`cer_theory.conformance.check.findings`), without the dialect's own refusals."""
+    return findings(o for o in outcomes if not o.error.startswith(UNTRANSLATABLE))
+
+
+def _what(m: Outcome) -> str:
+    """A minimal case as text, with the model of Flink CEP's output beside Flink's."""
+    lines = [outcome_text(m)]
+    if m.got is not None:
+        try:
+            model = model_complex_events(translate(m.case.ast), m.case.events)
+            lines.append("  model:    " + (" ".join(f"[{a},{b}]{{{','.join(map(str, ps))}}}"
+                                                    for a, b, ps in sorted(model)) or "∅"))
+        except Untranslatable:
+            pass
+    return "\n".join(lines)
+
+
 def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Summary, meta: dict[str, Any],
                  checked: ModelCheck | None = None) -> Path:
-    """``report.md``, ``cases.json`` (every case: class, both outputs, readings, minimal case) and, per distinct
-    finding, ``findings/NNN.json`` (to ``--replay``) and ``findings/FindingNNN.java`` (Flink CEP alone)."""
+    """``report.md``, ``cases.json`` (every case: class, both outputs, readings, minimal case, finding) and one
+    folder per finding (:func:`cer_theory.conformance.report.write_finding`): ``findings/F1/case.json`` (to
+    ``--replay``), ``README.md`` and ``Finding1.java`` (Flink CEP alone)."""
     out = Path(directory)
-    (out / "findings").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "findings").glob("*"):
-        if stale.name[:3].isdigit() or stale.name.startswith("Finding"):
-            stale.unlink()
-    groups: dict[str, list[Outcome]] = {}
-    for o in outcomes:
-        if o.finding and not o.error.startswith("untranslatable: "):
-            m = o.minimal or o
-            groups.setdefault(json.dumps([m.kind, m.case.query, [e.to_dict() for e in m.case.events]]), []).append(o)
+    found = cep_findings(outcomes)
+    clear_findings(out, found)
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
-    untranslatable = sum(1 for o in outcomes if o.error.startswith("untranslatable: "))
+    untranslatable = sum(1 for o in outcomes if o.error.startswith(UNTRANSLATABLE))
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
             "explained_by": dict(readings)}
-    body = ",\n".join(json.dumps(o.to_json(), separators=(",", ":")) for o in outcomes)
-    _write(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    write_cases(out, head, outcomes, found)
     lines = ["# Conformance report: Flink CEP against the CEQL reference", "", f"`{meta.get('command')}`", "",
              f"**{summary.line()}**", ""]
     for key in ("seed", "engine_version", "wall_seconds", "jobs", "date"):
@@ -667,41 +681,29 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
             lines += ["", "```", json.dumps({k: d[k] for k in ("finding", "pattern", "model", "flink", "error")
                                              if k in d}),
                       "events: " + " ".join(f"{e['type']}{e['attrs'].get('x', '')}" for e in d["events"]), "```"]
-        _write(out / "model-check.json", json.dumps({"cases": checked.cases, "refused": checked.refused,
-                                                     "differences": checked.differences},
-                                                    indent=1) + "\n")
-    lines += ["", f"## Findings on the translated CEQL cases ({len(groups)})", ""]
-    if not groups:
+        write_text(out / "model-check.json", json.dumps({"cases": checked.cases, "refused": checked.refused,
+                                                         "differences": checked.differences}, indent=1) + "\n")
+    lines += ["", f"## Findings on the translated CEQL cases ({len(found)})", ""]
+    if not found:
         lines.append("None: every case agrees with the reference or is explained by the model of Flink CEP.")
-    for k, same in enumerate(groups.values(), 1):
-        o = same[0]
-        m = o.minimal or o
-        _write(out / "findings" / f"{k:03d}.json", json.dumps(m.case.request(k)) + "\n")
-        _write(out / "findings" / f"Finding{k:03d}.java",
-               java_reproduction(m, f"Finding{k:03d}", f"Finding {k}: {m.kind} (cer_theory conformance, flink-cep)"))
-        model = None
-        if m.got is not None:
-            try:
-                model = model_complex_events(translate(m.case.ast), m.case.events)
-            except Untranslatable:
-                model = None
-        lines += [f"### Finding {k}: {m.kind} ({len(same)} case{'s' if len(same) > 1 else ''}, first "
-                  f"{o.case.name})", "", f"Shrunk from {len(o.case.events)} to {len(m.case.events)} "
-                  f"event{'s' if len(m.case.events) != 1 else ''} in {o.shrink_runs} jobs. Original query: "
-                  f"`{o.case.query}`", "", "```", outcome_text(m)]
-        if model is not None:
-            lines.append("  model:    " + (" ".join(f"[{a},{b}]{{{','.join(map(str, ps))}}}"
-                                                  for a, b, ps in sorted(model)) or "∅"))
-        lines += ["```", "", f"Flink CEP alone: [`findings/Finding{k:03d}.java`](findings/Finding{k:03d}.java); "
-                  f"replay: `{meta.get('replay', '').format(file=f'findings/{k:03d}.json')}`", ""]
+    replay = str(meta.get("replay", "{file}"))
+    for f in found:
+        m, o = f.minimal, f.original
+        assert o is not None
+        cls = f"Finding{f.number}"
+        folder = write_finding(out, f, engine="Apache Flink CEP", case_json=m.case.request(f.number), what=_what(m),
+                               rule=CEP_RULES.get(m.kind, CEP_RULES[ENGINE_ERROR]),
+                               reproduction=(f"{cls}.java", java_reproduction(
+                                   m, cls, f"Finding {f.label}: {m.kind} (cer_theory conformance, flink-cep)")),
+                               replay=replay)
+        lines += [f"### Finding {f.label}: {heading(f)} ({f.count} {'case' if f.count == 1 else 'cases'}: "
+                  f"{cases_text(f.cases)})", "",
+                  f"Reduced from {len(o.case.events)} to {len(m.case.events)} events in {o.shrink_runs} jobs (from "
+                  f"{o.case.name}: `{o.case.query}`).", "", "```", _what(m), "```", "",
+                  f"Folder: `{folder.relative_to(out)}/` (Flink CEP alone: `{cls}.java`)", ""]
     page = out / "report.md"
-    _write(page, "\n".join(lines) + "\n")
+    write_text(page, "\n".join(lines) + "\n")
     return page
-
-
-def _write(path: Path, text: str) -> None:
-    """Written aside and renamed into place (:mod:`cer_theory.core.outputs`)."""
-    write_output(path, text)
 
 
 def flink_version() -> str | None:
@@ -752,7 +754,7 @@ def main(args: Any, replay: Case | None = None) -> int:
     return 0 if summary.passed and (checked is None or all(d.get("finding") for d in checked.differences)) else 1
 
 
-__all__ = ["BATCH", "CepDriver", "FlinkCepAdapter", "MATCH_PER_ASSIGNMENT", "ModelCheck", "classify",
-           "driver_classes", "explanation", "flink_jars", "java_reproduction", "main", "missing_requirements",
-           "native_reproduction",
-           "FINDINGS", "known_finding", "model_check", "read_matches", "run_cases", "shrink", "write_report"]
+__all__ = ["BATCH", "cep_findings", "CEP_RULES", "CepDriver", "classify", "driver_classes", "explanation", "FINDINGS",
+           "flink_jars", "FlinkCepAdapter", "java_reproduction", "known_finding", "main", "MATCH_PER_ASSIGNMENT",
+           "missing_requirements", "model_check", "ModelCheck", "native_reproduction", "read_matches", "run_cases",
+           "shrink", "UNTRANSLATABLE", "write_report"]

@@ -43,7 +43,7 @@ from cer_theory.formalisms.cel.ast import Atom, Contig, Disj, Filter, Formula, I
 from cer_theory.conformance.check import CEQL_REDUCER
 from cer_theory.conformance.dialects import CORE_PRECEDENCE, PAPER, Dialect
 from cer_theory.conformance.generate import _body
-from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, EngineFailure, ce_text
+from cer_theory.conformance.protocol import Adapter, Case, ComplexEvent, EngineFailure, ce_text, to_json_ce
 from cer_theory.testing.findings import Finding, group, reduce
 
 VIOLATION = "violation"
@@ -69,11 +69,12 @@ RELATIONS = ("filter-split", "law", "partition-interleave", "window-monotone", "
 
 @dataclass
 class Run:
-    """One run of the engine in a relation: the case and its output (None: the engine refused or failed)."""
+    """One run of the engine in a relation: the case and its output (None: the engine refused or failed): complex
+    events here, output rows for ``MATCH_RECOGNIZE`` (:mod:`cer_theory.conformance.rpr_metamorphic`)."""
 
     label: str
-    case: Case
-    out: list[ComplexEvent] | None
+    case: Any
+    out: Any
 
 
 @dataclass
@@ -91,6 +92,14 @@ class Check:
     @property
     def finding(self) -> bool:
         return self.kind == VIOLATION
+
+    def case_json(self, number: int) -> dict[str, Any]:
+        """The source case as a protocol request (``--replay`` reads it)."""
+        return self.case.request(number)
+
+    def runs_json(self) -> list[dict[str, Any]]:
+        return [{"label": r.label, "query": r.case.query, "events": [e.to_dict() for e in r.case.events],
+                 "output": [to_json_ce(x) for x in sorted(r.out or [])]} for r in self.runs]
 
     def text(self) -> str:
         lines = [f"{self.relation} violated: {self.why}"]
@@ -325,11 +334,13 @@ def findings(checks: Sequence[Check]) -> list[Finding[Check]]:
                  name=lambda c: f"{c.case.name} ({c.relation})")
 
 
-def summary_line(counts: Counter) -> str:
+def summary_line(counts: Counter, relations: Sequence[str] = RELATIONS) -> str:
+    """``N relation checks: H hold, V violated (…)``: the counts per (relation, holds|violation), per relation in
+    the order of ``relations``."""
     held, violated = sum(n for (r, k), n in counts.items() if k != VIOLATION), sum(
         n for (r, k), n in counts.items() if k == VIOLATION)
     per = ", ".join(f"{r} {counts[(r, 'holds')]}/{counts[(r, 'holds')] + counts[(r, VIOLATION)]}"
-                    for r in RELATIONS if counts[(r, 'holds')] + counts[(r, VIOLATION)])
+                    for r in relations if counts[(r, 'holds')] + counts[(r, VIOLATION)])
     return f"{held + violated} relation checks: {held} hold, {violated} violated ({per} hold)"
 
 

@@ -19,8 +19,6 @@ from cer_theory.core.outputs import write_output
 
 from cer_theory.conformance.check import EXPLAINED, Outcome, Summary, findings, outcome_text
 from cer_theory.conformance.corpus import Skipped
-from cer_theory.conformance.metamorphic import RULES, findings as violations
-from cer_theory.conformance.protocol import to_json_ce
 from cer_theory.testing.findings import Finding, cases_text, shape_text
 
 Reproduction = Callable[[Any], tuple[str, str]]
@@ -44,19 +42,30 @@ def fenced(text: str, info: str = "") -> str:
 
 def clear_findings(directory: Path, found: Sequence[Finding]) -> None:
     """Remove what an earlier run left in ``directory/findings`` that this run's page would not list: folders
-    ``F<n>`` of findings it does not have, and the numbered files of the older layout (``001.json``,
-    ``001.sql``). Only names the harness makes are touched."""
+    ``F<n>`` of findings it does not have, and the numbered files of the older layouts (``001.json``,
+    ``001.sql``, ``Finding001.java``). Only names the harness makes are touched."""
     folder = directory / "findings"
     folder.mkdir(parents=True, exist_ok=True)
     keep = {f.label for f in found}
     for stale in folder.iterdir():
-        if stale.is_file() and not stale.is_symlink() and re.fullmatch(r"\d{3}\.(json|sql)", stale.name):
+        old_layout = re.fullmatch(r"\d{3}\.(json|sql)|Finding\d{3}\.java", stale.name)
+        if stale.is_file() and not stale.is_symlink() and old_layout:
             stale.unlink()
         elif stale.is_dir() and not stale.is_symlink() and re.fullmatch(r"F\d+", stale.name) and stale.name not in keep:
             for f in stale.iterdir():
                 if f.is_file() and not f.is_symlink():
                     f.unlink()
             stale.rmdir()
+
+
+def write_cases(directory: Path, head: dict[str, Any], outcomes: Sequence[Any], found: Sequence[Finding]) -> None:
+    """``cases.json``: ``head`` (meta data and summary), then every outcome's ``to_json()`` with the finding its
+    case belongs to, one case per line (a large run stays readable and diffable)."""
+    label = {name: f.label for f in found for name in f.cases}
+    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[o.case.name]} if o.finding
+                                                      and o.case.name in label else {})},
+                                 separators=(",", ":"), default=str) for o in outcomes)
+    write_text(directory / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
 
 
 def finding_folder(directory: Path, finding: Finding) -> Path:
@@ -112,14 +121,10 @@ def write_report(directory: str | Path, outcomes: Sequence[Outcome], summary: Su
     out = Path(directory)
     found = findings(outcomes)
     clear_findings(out, found)
-    label = {id(o): f.label for f in found for o in outcomes if o.finding and o.case.name in f.cases}
     readings = Counter(r for o in outcomes if o.kind == EXPLAINED for r in o.readings)
     head = {"meta": meta, "summary": dict(summary.counts), "summary_line": summary.line(),
             "findings": len(found), "explained_by": dict(readings), "skipped": [vars(s) for s in skipped]}
-    # one case per line: a large run stays readable and diffable
-    body = ",\n".join(json.dumps({**o.to_json(), **({"finding": label[id(o)]} if id(o) in label else {})},
-                                 separators=(",", ":")) for o in outcomes)
-    write_text(out / "cases.json", json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n' + body + "\n]}\n")
+    write_cases(out, head, outcomes, found)
     lines = [f"# Conformance report: {meta.get('engine')}", "",
              f"`{meta.get('command')}`", "", f"**{summary.line()}; {len(found)} findings**", ""]
     for key in ("dialect", "seed", "corpus", "engine_version", "date"):
@@ -188,29 +193,29 @@ print(server.get_output())
 '''
 
 
-def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], line: str, *, meta: dict[str, Any],
-                             replay: str) -> Path:
-    """The report of a metamorphic run (:mod:`cer_theory.conformance.metamorphic`): ``checks.json`` (every
-    violation with its runs), ``report.md`` and one folder per finding, whose ``case.json`` is the reduced
-    source case."""
+def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], found: Sequence[Finding], line: str, *,
+                             rules: dict[str, str], meta: dict[str, Any], replay: str,
+                             reproduction: Reproduction | None = None) -> Path:
+    """The report of a metamorphic run (:mod:`cer_theory.conformance.metamorphic` for CEQL engines,
+    :mod:`cer_theory.conformance.rpr_metamorphic` for ``MATCH_RECOGNIZE``): ``checks.json`` (every violation with
+    its runs), ``report.md`` and one folder per finding of ``found``, whose ``case.json`` is the reduced source
+    case; ``rules`` gives each relation's rule, ``reproduction(check)`` the engine's own scripts of its runs. A
+    check has ``relation``, ``case.name``, ``why``, ``text()``, ``runs_json()`` and ``case_json(number)``."""
     out = Path(directory)
-    found = violations(checks)
     clear_findings(out, found)
-    body = [{"relation": c.relation, "case": c.case.name, "why": c.why,
-             "runs": [{"label": r.label, "query": r.case.query, "events": [e.to_dict() for e in r.case.events],
-                       "output": [to_json_ce(x) for x in sorted(r.out or [])]} for r in (c.minimal or c).runs]}
+    body = [{"relation": c.relation, "case": c.case.name, "why": c.why, "runs": (c.minimal or c).runs_json()}
             for c in checks if c.finding]
     write_text(out / "checks.json", json.dumps({"meta": meta, "summary_line": line, "findings": len(found),
-                                                "violations": body}, indent=1) + "\n")
+                                                "violations": body}, indent=1, default=str) + "\n")
     lines = [f"# Metamorphic relations: {meta.get('engine')}", "", f"`{meta.get('command')}`", "",
              f"**{line}; {len(found)} findings**", "", f"## Findings ({len(found)})", ""]
     if not found:
         lines.append("None: every relation holds on every case it applies to.")
     for f in found:
         m = f.minimal
-        folder = write_finding(out, f, engine=str(meta.get("engine")), case_json=m.case.request(f.number),
-                               what=m.text(), rule=RULES[m.relation],
-                               reproduction=reproduction_of(meta, m), replay=replay)
+        folder = write_finding(out, f, engine=str(meta.get("engine")), case_json=m.case_json(f.number),
+                               what=m.text(), rule=rules[m.relation],
+                               reproduction=None if reproduction is None else reproduction(m), replay=replay)
         lines += [f"### Finding {f.label}: {m.relation} ({f.count} {'case' if f.count == 1 else 'cases'}: "
                   f"{cases_text(f.cases)})", "", fenced(m.text()), "", f"Folder: `{folder.relative_to(out)}/`", ""]
     page = out / "report.md"
@@ -218,14 +223,15 @@ def write_metamorphic_report(directory: str | Path, checks: Sequence[Any], line:
     return page
 
 
-def reproduction_of(meta: dict[str, Any], check: Any) -> tuple[str, str] | None:
-    """The engine's own reproduction of a metamorphic finding: for pycer, a script per run."""
-    if meta.get("engine") != "pycer":
-        return None
-    scripts = [pycer_script(r.case)[1].replace('"""Reproduces', f'"""Run {k} ({r.label}) of the relation. Reproduces')
-               for k, r in enumerate(check.runs, 1)]
-    return "repro.py", ("\n\n# " + "-" * 70 + "\n\n").join(scripts)
+def runs_reproduction(script: Callable[[Any, int], str], name: str, comment: str) -> Reproduction:
+    """A metamorphic finding's reproduction: ``script(case, k)`` for each run k = 1, 2, … of the relation, one
+    after the other in one file ``name``, each headed by a ``comment`` line naming the run."""
+    def reproduce(check: Any) -> tuple[str, str]:
+        return name, "\n\n".join(f"{comment} Run {k} ({r.label}) of the relation\n{script(r.case, k)}"
+                                   for k, r in enumerate(check.runs, 1))
+    return reproduce
 
 
-__all__ = ["CEQL_RULE", "REFUSAL_RULE", "Reproduction", "clear_findings", "fenced", "heading", "finding_folder", "pycer_script", "reproduction_of",
-           "write_finding", "write_metamorphic_report", "write_report", "write_text"]
+__all__ = ["CEQL_RULE", "clear_findings", "fenced", "finding_folder", "heading", "pycer_script", "REFUSAL_RULE",
+           "Reproduction", "runs_reproduction", "write_finding", "write_metamorphic_report", "write_report",
+           "write_text"]

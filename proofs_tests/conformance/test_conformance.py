@@ -272,7 +272,7 @@ def test_cli_bad_input_exits_2_with_a_message(args, message):
 
 
 def test_unknown_engine_names_the_choices():
-    with pytest.raises(ConformanceError, match="reference, engine, spark, pycer, command:CMD"):
+    with pytest.raises(ConformanceError, match="reference, engine, spark, pycer, flink-cep, command:CMD"):
         make_adapter("flink")
     with pytest.raises(ConformanceError, match="cannot start the engine"):
         make_adapter("command:/nonexistent/engine").run(case("SELECT * FROM S WHERE R", [R(0)]))

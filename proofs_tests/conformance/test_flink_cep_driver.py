@@ -167,11 +167,31 @@ def test_a_finding_is_shrunk_and_reported_with_a_java_reproduction(tmp_path):
     assert m.case.query == "SELECT * FROM S WHERE R" and m.got == [] and len(m.expected) == 1
     page = write_report(tmp_path, outcomes, summary, {"command": "test", "replay": "replay {file}"})
     text = page.read_text()
-    assert "## Findings on the translated CEQL cases (1)" in text and "Shrunk from 8 to 1 event in" in text
-    java = (tmp_path / "findings" / "Finding001.java").read_text()
-    assert "public class Finding001" in java and "begin(\"e0\"" in java and "[0,0]{0}" in java
-    replayed = json.loads((tmp_path / "findings" / "001.json").read_text())
+    assert "## Findings on the translated CEQL cases (1)" in text and "Reduced from 8 to 1 events in" in text
+    assert "### Finding F1: unexplained, missing at end (1 case: planted)" in text
+    folder = tmp_path / "findings" / "F1"
+    java = (folder / "Finding1.java").read_text()
+    assert "public class Finding1 " in java and "begin(\"e0\"" in java and "[0,0]{0}" in java
+    assert "Rule." in (folder / "README.md").read_text()
+    replayed = json.loads((folder / "case.json").read_text())
     assert Case.from_json(replayed).query == m.case.query
+
+
+def test_the_findings_of_a_run_are_grouped_and_an_old_layout_is_cleared(tmp_path):
+    """Cases that reduce to one minimal case are one finding (the shared machinery); the dialect's own refusals
+    are none; files of the older numbered layout go."""
+    (tmp_path / "findings").mkdir()
+    (tmp_path / "findings" / "Finding001.java").write_text("old")
+    events = [{"type": t, "x": 1, "s": "ab", "time": k} for k, t in enumerate("RTR")]
+    cases = [Case.make(DECLARATIONS, q, events, f"case {k}") for k, q in enumerate(
+        ["SELECT * FROM S WHERE R ; T", "SELECT * FROM S WHERE R", "SELECT LAST * FROM S WHERE R"])]
+    outcomes, summary = run_cases(cases[:2], DropsTheLast())
+    outcomes.append(classify(cases[2], Untranslatable("SELECT LAST")))
+    assert [o.kind for o in outcomes] == [UNEXPLAINED, UNEXPLAINED, REFUSED]
+    found = flink_cep.cep_findings(outcomes)
+    assert len(found) == 1 and found[0].cases == ["case 0", "case 1"]
+    write_report(tmp_path, outcomes, summary, {"command": "test", "replay": "replay {file}"})
+    assert sorted(p.name for p in (tmp_path / "findings").iterdir()) == ["F1"]
 
 
 def test_differences_are_attributed_to_known_findings_only_by_shape():
@@ -185,3 +205,24 @@ def test_differences_are_attributed_to_known_findings_only_by_shape():
     assert known_finding(skipping, every, [[[0], [1]]]) == "held-back-match"
     assert known_finding(plain, every, [[[0], [1]]]) is None  # no known shape: a new difference
     assert known_finding(skipping, every, [[[0], [2]]]) is None  # Flink invents a match: never a known finding
+
+
+@pytest.mark.skipif(flink_cep.missing_requirements() is None, reason="the extra and a JDK are here")
+def test_the_generic_adapter_factory_knows_flink_cep_and_says_what_is_missing():
+    """``make_adapter`` is the one way to get an engine's adapter, Flink CEP's too (the metamorphic relations run
+    through it); without the extra, one line and exit 2."""
+    from cer_theory.conformance.adapters import ENGINES, make_adapter
+    from cer_theory.conformance.protocol import ConformanceError
+
+    assert "flink-cep" in ENGINES
+    with pytest.raises(ConformanceError, match="flink-cep engine needs"):
+        make_adapter("flink-cep")
+    r = subprocess.run([sys.executable, "-m", "cer_theory.cli", "conformance", "--engine", "flink-cep", "--metamorphic",
+                        "--cases", "5"], capture_output=True, text=True, timeout=240)
+    assert r.returncode == 2 and "flink-cep engine needs" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_answer_equal_to_the_reference_agrees():
+    from cer_theory.conformance.check import AGREE
+
+    assert classify(CASE, ReferenceAdapter().run(CASE)).kind == AGREE
