@@ -26,6 +26,7 @@ from cer_theory.engines.core import Engine, Evaluator
 from cer_theory.engines.core import compiled
 from cer_theory.engines.core.tecs import Tecs
 from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.automata import random_ceas
@@ -320,3 +321,19 @@ def test_the_pure_variable_forces_the_readable_loop():
         finally:
             del os.environ[compiled.PURE_VARIABLE]
     assert compiled.evaluator_class(True, False) is Evaluator and compiled.evaluator_class(False, True) is Evaluator
+
+
+def test_a_limit_beyond_the_machine_word_is_no_limit_on_both_loops():
+    """CEQL's ``LIMIT n`` takes any natural number; one beyond a C ``Py_ssize_t`` caps nothing a position can
+    enumerate, and the compiled loop reports what the readable one does (not an OverflowError), on the list path and
+    when its chunks are read (``enumerate_into`` called from the readable chunked output)."""
+    require_compiled()
+    from cer_theory.engines.core.tecs_compiled import CTecs
+
+    stream = [Event("R", x=1), Event("T", x=1), Event("T", x=2)]
+    for limit in (2**63, 10**20):
+        assert_compiled_equals_readable(parse(f"SELECT * FROM S WHERE R ; T LIMIT {limit}"), stream)
+    tecs = CTecs()
+    top = tecs.extend(tecs.new_bottom(0), 1)
+    out: list = []
+    assert tecs.enumerate_into(top, 1, 0, out, 10**20) == 1 and len(out) == 1

@@ -18,6 +18,7 @@ instrumented evaluators use the readable tECS.
 from cpython.list cimport PyList_GET_SIZE, PyList_GET_ITEM
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t
 from libc.stdlib cimport malloc, realloc, free
@@ -356,9 +357,10 @@ cdef class CTecs:
         path[:] = [self.path[k] for k in range(length)]
         return 0
 
-    def enumerate_into(self, int64_t n, end, int64_t tau, list out, Py_ssize_t limit=-1, dfs=None):
-        """:meth:`Tecs.enumerate_into`, compiled."""
-        return self.c_enumerate_into(n, end, tau, out, limit, dfs)
+    def enumerate_into(self, int64_t n, end, int64_t tau, list out, limit=-1, dfs=None):
+        """:meth:`Tecs.enumerate_into`, compiled (a negative ``limit`` is none, as there; one beyond a Py_ssize_t
+        caps nothing)."""
+        return self.c_enumerate_into(n, end, tau, out, -1 if limit < 0 else min(limit, PY_SSIZE_T_MAX), dfs)
 
     def enumerate(self, int64_t n, end, int64_t tau=0):
         """:meth:`Tecs.enumerate`'s CEs, enumerated at once (not lazily: the compiled tECS is read by the tests and
