@@ -337,3 +337,53 @@ def test_a_limit_beyond_the_machine_word_is_no_limit_on_both_loops():
     top = tecs.extend(tecs.new_bottom(0), 1)
     out: list = []
     assert tecs.enumerate_into(top, 1, 0, out, 10**20) == 1 and len(out) == 1
+
+
+_MISUSE = """
+import sys
+from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.events import Event
+from cer_theory.core.windows import Window
+from cer_theory.engines.core import Engine, compiled
+from cer_theory.engines.core.tecs import TecsError
+from cer_theory.engines.core.tecs_compiled import CTecs
+
+def refused(call):
+    try:
+        call()
+    except (TecsError, IndexError) as error:
+        return type(error).__name__
+    return "accepted"
+
+t = CTecs()
+b = t.new_bottom(0)
+t.compact(1)
+print(refused(lambda: t.extend(10**9, 0)), refused(lambda: t.extend(b, 1)), refused(lambda: t.union(b, 10**9)),
+      refused(lambda: t.merge([])), refused(lambda: t.merge([b])), refused(lambda: t.insert([b], b)),
+      refused(lambda: list(t.enumerate(10**9, 1))), refused(lambda: list(t.enumerate(b, 1))),
+      refused(lambda: t.enumerate_into(t.new_bottom(1), 1, 0, [], -1, ([b, 0], []))))
+det = Determinizer(Engine("SELECT * FROM S WHERE R ; T+").plan.cea)
+ev = compiled.CompiledEvaluator(determinizer=det, window=Window("events", 2, None, False), chunk=1, compact_min=0)
+late = []
+for j in range(40):
+    e = Event("R" if j % 3 == 0 else "T", x=1)
+    out = ev.process(e, j, mask=det.mask(e))
+    if hasattr(out, "chunks"):
+        late.append(out)
+print(sorted({refused(lambda: list(out)) for out in late[:-1]}))
+"""
+
+
+def test_the_compiled_tecs_refuses_nodes_it_does_not_store_instead_of_reading_past_its_arrays():
+    """The compiled tECS's Python methods check the node ids they are given (the readable tECS's lists raise
+    IndexError or read a wrong node; C arrays read past their ends, and the process died of a segmentation
+    fault): a node never made or dropped by compaction is refused with TecsError — also when a position's
+    :class:`Outputs` is read after the next event compacted the tECS, which its contract forbids."""
+    require_compiled()
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", _MISUSE], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    assert result.stdout.split("\n")[:2] == [" ".join(["TecsError"] * 9), "['TecsError']"], result.stdout
