@@ -387,3 +387,57 @@ def test_the_compiled_tecs_refuses_nodes_it_does_not_store_instead_of_reading_pa
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
     assert result.stdout.split("\n")[:2] == [" ".join(["TecsError"] * 9), "['TecsError']"], result.stdout
+
+
+def test_a_built_module_older_than_its_sources_is_stale(tmp_path):
+    """A compiled module older than a ``.pyx``/``.pxd`` beside it runs the code of its older source: stale, so the
+    readable loop runs (a tree after ``git pull`` or an edit without ``make``); no source beside it (an installed
+    wheel) is never stale."""
+    built, source = tmp_path / "m.so", tmp_path / "m.pyx"
+    built.write_text("")
+    source.write_text("")
+    os.utime(built, (1_000_000, 1_000_000))
+    os.utime(source, (2_000_000, 2_000_000))
+    assert compiled.stale([built], [source])
+    os.utime(built, (3_000_000, 3_000_000))
+    assert not compiled.stale([built], [source])
+    assert not compiled.stale([built], [])
+
+
+_UNLOADABLE = """
+import importlib.abc, importlib.machinery, sys, warnings
+
+class Unloadable(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    # the compiled modules, found but failing as a stale build does when a name it imports was renamed
+    def find_spec(self, name, path, target=None):
+        if name.startswith("cer_theory.engines.core.") and name.endswith("_compiled"):
+            return importlib.machinery.ModuleSpec(name, self, origin=sys.argv[1])
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        raise AttributeError("type object 'Evaluator' has no attribute '_output'")
+
+sys.meta_path.insert(0, Unloadable())
+with warnings.catch_warnings(record=True) as said:
+    warnings.simplefilter("always")
+    from cer_theory.engines.core import Engine, compiled
+print(compiled.compiled_available(), [str(w.message) for w in said])
+print(sum(1 for _ in Engine("SELECT * FROM S WHERE R ; T").process([{"type": "R"}, {"type": "T"}])))
+"""
+
+
+def test_a_compiled_module_that_does_not_load_leaves_the_readable_engine(tmp_path):
+    """A built module that raises while loading (a stale build importing a name of the readable modules since
+    renamed, a binary mismatch: not an ImportError) must not take the engine down: the readable loop runs and a
+    warning says why."""
+    import subprocess
+    import sys
+
+    origin = tmp_path / "built.so"
+    origin.write_text("")  # (newer than the sources: not stale)
+    result = subprocess.run([sys.executable, "-c", _UNLOADABLE, str(origin)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    available, matches = result.stdout.splitlines()
+    assert available.startswith("False") and "does not load (AttributeError" in available, available
+    assert matches == "1"
