@@ -441,3 +441,41 @@ def test_a_compiled_module_that_does_not_load_leaves_the_readable_engine(tmp_pat
     available, matches = result.stdout.splitlines()
     assert available.startswith("False") and "does not load (AttributeError" in available, available
     assert matches == "1"
+
+
+_PARTITIONS = """
+import os
+from cer_theory.engines.core import Engine
+
+def resident() -> int:  # kilobytes now (not the peak: the imports' would hide the partitions')
+    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+engine = Engine("SELECT * FROM S WHERE R ; T PARTITION BY [id]")
+list(engine.process([{"type": "R", "id": -1}]))
+before = resident()
+list(engine.process({"type": "R", "id": k} for k in range(20000)))
+print(engine.partitions, {type(ev).__name__ for _, ev in engine.evaluators()}.pop(), resident() - before)
+"""
+
+
+def test_the_compiled_loop_keeps_many_partitions_in_about_the_readable_loops_memory():
+    """An engine keeps one evaluator per active PARTITION BY key, most with a few nodes: the compiled tECS's arrays
+    start small and double (they were allocated for 1024 nodes each, and 20,000 pending keys took eight times the
+    readable loop's memory, a gigabyte at 50,000)."""
+    require_compiled()
+    import subprocess
+    import sys
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("the resident memory is read from /proc (Linux)")
+    grown = {}
+    for value in ("1", "0"):
+        result = subprocess.run([sys.executable, "-c", _PARTITIONS], capture_output=True, text=True, timeout=300,
+                                env={**os.environ, compiled.PURE_VARIABLE: value,
+                                     "PYTHONPATH": os.pathsep.join(sys.path)})
+        assert result.returncode == 0, result.stderr[-2000:]
+        partitions, kind, kilobytes = result.stdout.split()
+        assert partitions == "20001", result.stdout
+        grown[kind] = int(kilobytes)
+    assert set(grown) == {"Evaluator", "CompiledEvaluator"} and grown["Evaluator"] > 10_000, grown  # (it measures)
+    assert grown["CompiledEvaluator"] <= 2 * grown["Evaluator"], grown

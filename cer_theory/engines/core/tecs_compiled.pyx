@@ -100,7 +100,9 @@ cdef class CTecs:
     def __cinit__(self, *, debug=False):
         if debug:
             raise ValueError("the compiled tECS has no debug mode: use cer_theory.engines.core.tecs.Tecs")
-        self.cap, self.scap, self.pcap = 1024, 64, 64
+        # small at first: an engine keeps one tECS per active PARTITION BY key, most of them with a few nodes (the
+        # arrays double as they fill, amortized O(1) per node)
+        self.cap, self.scap, self.pcap = 16, 16, 16
         self.pos = <int64_t *>malloc(self.cap * sizeof(int64_t))
         self.nxt = <int64_t *>malloc(self.cap * sizeof(int64_t))
         self.rgt = <int64_t *>malloc(self.cap * sizeof(int64_t))
