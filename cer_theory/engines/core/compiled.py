@@ -41,11 +41,12 @@ def _usable() -> bool:
     stale module runs the code of its older source, or, across the two modules, calls functions of a changed
     layout); a warning says so when they are built but stale."""
     specs = [importlib.util.find_spec(f"{__package__}.{m}") for m in MODULES]
-    if any(spec is None or spec.origin is None for spec in specs):
+    built = [Path(spec.origin) for spec in specs if spec is not None and spec.origin is not None]
+    if len(built) < len(MODULES):
         return False  # not built (no C compiler or no Cython at install time), or not for this interpreter's ABI
     here = Path(__file__).parent
     sources = [here / f"{m}.{ext}" for m in MODULES for ext in ("pyx", "pxd")]
-    if stale([Path(spec.origin) for spec in specs], [p for p in sources if p.exists()]):  # type: ignore[arg-type]
+    if stale(built, [p for p in sources if p.exists()]):
         warnings.warn("cer_theory: the compiled hot loop is older than its sources (rebuild it: `make`, or "
                       "`pip install -e .`); the readable loop runs", RuntimeWarning, stacklevel=2)
         return False
