@@ -10,6 +10,7 @@ holds what that needs column-wise, and its events on demand (docs/decisions.md D
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -164,8 +165,8 @@ class DictRows(Rows):
         return len(self.dicts)
 
     def values(self, name: str) -> list:
-        found = self.columns.get(name)
-        return [None] * len(self.dicts) if found is None else list(found)
+        found = self.columns.get(name)  # (a sparse batch's check gathers only its type column)
+        return list(map(dict.get, self.dicts, repeat(name))) if found is None else list(found)
 
     def event(self, k: int) -> Event:
         found = self._events.get(k)

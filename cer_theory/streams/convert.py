@@ -56,6 +56,7 @@ def _dict_batch(batch: list, first: int, validate: bool) -> Rows | Iterator[Even
 
 _SCALARS = frozenset((int, float, str, bool, type(None)))
 _NUMBERS = frozenset((int, float, bool))
+_NAN = float("nan")
 
 
 def clean_columns(batch: list) -> dict[str, list] | None:
@@ -63,31 +64,50 @@ def clean_columns(batch: list) -> dict[str, list] | None:
     :meth:`Event.from_dict` accepts every dict as it is, else None: plain dicts; identifier names; a non-empty
     string type on every dict; scalar value classes only; no NaN. Checked per batch and per name rather than per
     value, with C-level passes; the columns are those :meth:`DictRows.values` reads (the window key, PARTITION
-    BY), gathered once."""
+    BY), gathered once. A sparse batch (few of its names in each dict) is checked over its values instead and
+    only its type column is gathered: a column per name would hold rows × names values (the square of the batch
+    for a name per dict), against the memory bound."""
     if set(map(type, batch)) != {dict}:
         return None
     names = set(chain.from_iterable(batch))
     if TYPE_KEY not in names or any(n.__class__ is not str or not _NAME.match(n) for n in names if n != TYPE_KEY):
         return None
-    columns = {}
-    for name in names:
-        column = list(map(dict.get, batch, repeat(name)))
-        classes = set(map(type, column))
-        if not classes <= _SCALARS or (float in classes and _holds_nan(column, classes)):
+    if len(names) * len(batch) > _SPARSE * sum(map(len, batch)):
+        if not _clean(list(chain.from_iterable(map(dict.values, batch)))):
             return None
-        columns[name] = column
+        columns = {TYPE_KEY: list(map(dict.get, batch, repeat(TYPE_KEY)))}
+    else:
+        columns = {}
+        for name in names:
+            column = list(map(dict.get, batch, repeat(name)))
+            if not _clean(column):
+                return None
+            columns[name] = column
     types = columns[TYPE_KEY]
     if set(map(type, types)) != {str} or "" in types:
         return None
     return columns
 
 
+_SPARSE = 2
+"""A batch whose names × dicts exceed this many times its values is sparse (:func:`clean_columns`)."""
+
+
+def _clean(values: list) -> bool:
+    """Whether ``values`` are scalars, none of them NaN."""
+    classes = set(map(type, values))
+    return classes <= _SCALARS and not (float in classes and _holds_nan(values, classes))
+
+
 def _holds_nan(column: list, classes: set[type]) -> bool:
     """Whether a column holding floats holds a NaN. A column of numbers only is summed in C first: a NaN makes
     the sum NaN, and so do infinities of both signs (given or reached by overflow), which are then looked at
-    value by value."""
+    value by value, as is a column whose sum cannot be a float (an integer beyond the float range: OverflowError)."""
     if classes <= _NUMBERS:
-        total = sum(column)
+        try:
+            total = sum(column)
+        except OverflowError:
+            total = _NAN
         if total == total:
             return False
     # (a NaN is a float: float.__instancecheck__ and isnan keep the pass in C)

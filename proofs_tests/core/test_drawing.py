@@ -306,3 +306,14 @@ def test_a_limit_too_small_for_webassembly_is_one_line(tmp_path: Path) -> None:
     assert done.stderr.startswith("cer-theory draw: the WebAssembly Graphviz cannot run here") and \
         done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "x.svg").exists()
+
+
+def test_the_drawing_package_lists_its_lazy_names():
+    """The renderers load on first use (start-up, issue 39), yet ``dir()`` and star-imports list every public name
+    of the drawing package, the lazy ones with the eager."""
+    import cer_theory.core.drawing as drawing
+    from cer_theory.core.drawing import render
+
+    assert set(drawing.__all__) <= set(dir(drawing)), set(drawing.__all__) - set(dir(drawing))
+    assert "Drawable" in dir(drawing) and "render_svg" in dir(drawing)
+    assert drawing.render_svg is render.render_svg

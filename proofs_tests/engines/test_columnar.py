@@ -370,13 +370,21 @@ def _uniform_batches(draw: st.DrawFn) -> list[dict]:
             for _ in range(draw(st.integers(1, 10)))]
 
 
+@st.composite
+def _sparse_batches(draw: st.DrawFn) -> list[dict]:
+    """Dicts that each give one attribute of many (sparse events): checked over their values, not per name."""
+    return [{"type": draw(st.sampled_from(["T", "U"])), f"a{draw(st.integers(0, 15))}": draw(_CELL)}
+            for _ in range(draw(st.integers(1, 10)))]
+
+
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(_uniform_batches(), st.lists(st.dictionaries(st.sampled_from(["type", "type", "x", "y", "bad name", 3]),
+@given(st.one_of(_uniform_batches(), _sparse_batches(), st.lists(st.dictionaries(st.sampled_from(["type", "type", "x", "y", "bad name", 3]),
                                                               _CELL, max_size=4), min_size=1, max_size=10)))
 def test_a_batch_of_dicts_is_read_as_columns_exactly_when_every_dict_is_an_event(batch):
     """The per-batch check of the dicts path (``clean_columns``: per name, C-level passes, a column of numbers summed
     for NaN) accepts a batch exactly when :meth:`Event.from_dict` accepts each of its dicts (NaN among numbers and
     infinities of both signs, given or reached by overflow, included), and its columns are the dicts' values."""
+    from cer_theory.streams.batch import DictRows
     from cer_theory.streams.convert import clean_columns
 
     def accepted(d: dict) -> bool:
@@ -389,4 +397,37 @@ def test_a_batch_of_dicts_is_read_as_columns_exactly_when_every_dict_is_an_event
     columns = clean_columns(batch)
     assert (columns is not None) == all(map(accepted, batch)), (batch, columns)
     if columns is not None:
-        assert columns == {name: [d.get(name) for d in batch] for name in set().union(*batch)}
+        assert all(column == [d.get(name) for d in batch] for name, column in columns.items()), (batch, columns)
+        rows = DictRows(batch, columns)
+        for name in {*set().union(*batch), "absent"}:
+            assert rows.values(name) == [d.get(name) for d in batch], (batch, name)
+
+
+def test_a_column_mixing_floats_and_integers_beyond_the_float_range_is_read():
+    """An integer too large for a float (Event.from_dict accepts any int) in a column with floats: the NaN check's
+    sum would overflow converting it, and the check must then look value by value, not raise — in either order."""
+    from cer_theory.streams.convert import clean_columns
+
+    for batch in ([{"type": "T", "x": 1.5}, {"type": "T", "x": 10**400}],
+                  [{"type": "T", "x": 10**400}, {"type": "T", "x": -1.5}],
+                  [{"type": "T", "x": 10**400}, {"type": "T", "x": math.nan}]):
+        columns = clean_columns(batch)
+        assert (columns is not None) == (batch[1]["x"] == batch[1]["x"]), batch
+    got = Engine("SELECT * FROM S WHERE T").process([{"type": "T", "x": 1.5}, {"type": "T", "x": 10**400}])
+    assert [m.complex_event.end for m in got] == [0, 1]
+
+
+def test_a_sparse_batch_of_dicts_is_checked_in_memory_linear_in_its_values():
+    """Dicts that each name their own attribute (sparse events): a column per name and per dict would hold
+    rows × names values (8192² for a batch of the default size, half a gigabyte); the check holds a number of
+    values proportional to the batch's, and the batch's values by name are still the dicts' own."""
+    from cer_theory.streams.batch import DictRows
+    from cer_theory.streams.convert import clean_columns
+
+    batch = [{"type": "T", f"a{k}": k} for k in range(512)]
+    columns = clean_columns(batch)
+    assert columns is not None
+    assert sum(map(len, columns.values())) <= 4 * sum(map(len, batch)), len(columns)
+    rows = DictRows(batch, columns)
+    for name in ("type", "a0", "a511", "absent"):
+        assert rows.values(name) == [d.get(name) for d in batch], name

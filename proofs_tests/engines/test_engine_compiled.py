@@ -26,6 +26,7 @@ from cer_theory.engines.core import Engine, Evaluator
 from cer_theory.engines.core import compiled
 from cer_theory.engines.core.tecs import Tecs
 from cer_theory.formalisms.ceql.ast import Query
+from cer_theory.formalisms.ceql.parser import parse
 from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.automata import random_ceas
@@ -320,3 +321,161 @@ def test_the_pure_variable_forces_the_readable_loop():
         finally:
             del os.environ[compiled.PURE_VARIABLE]
     assert compiled.evaluator_class(True, False) is Evaluator and compiled.evaluator_class(False, True) is Evaluator
+
+
+def test_a_limit_beyond_the_machine_word_is_no_limit_on_both_loops():
+    """CEQL's ``LIMIT n`` takes any natural number; one beyond a C ``Py_ssize_t`` caps nothing a position can
+    enumerate, and the compiled loop reports what the readable one does (not an OverflowError), on the list path and
+    when its chunks are read (``enumerate_into`` called from the readable chunked output)."""
+    require_compiled()
+    from cer_theory.engines.core.tecs_compiled import CTecs
+
+    stream = [Event("R", x=1), Event("T", x=1), Event("T", x=2)]
+    for limit in (2**63, 10**20):
+        assert_compiled_equals_readable(parse(f"SELECT * FROM S WHERE R ; T LIMIT {limit}"), stream)
+    tecs = CTecs()
+    top = tecs.extend(tecs.new_bottom(0), 1)
+    out: list = []
+    assert tecs.enumerate_into(top, 1, 0, out, 10**20) == 1 and len(out) == 1
+
+
+_MISUSE = """
+import sys
+from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.events import Event
+from cer_theory.core.windows import Window
+from cer_theory.engines.core import Engine, compiled
+from cer_theory.engines.core.tecs import TecsError
+from cer_theory.engines.core.tecs_compiled import CTecs
+
+def refused(call):
+    try:
+        call()
+    except (TecsError, IndexError) as error:
+        return type(error).__name__
+    return "accepted"
+
+t = CTecs()
+b = t.new_bottom(0)
+t.compact(1)
+print(refused(lambda: t.extend(10**9, 0)), refused(lambda: t.extend(b, 1)), refused(lambda: t.union(b, 10**9)),
+      refused(lambda: t.merge([])), refused(lambda: t.merge([b])), refused(lambda: t.insert([b], b)),
+      refused(lambda: list(t.enumerate(10**9, 1))), refused(lambda: list(t.enumerate(b, 1))),
+      refused(lambda: t.enumerate_into(t.new_bottom(1), 1, 0, [], -1, ([b, 0], []))))
+det = Determinizer(Engine("SELECT * FROM S WHERE R ; T+").plan.cea)
+ev = compiled.CompiledEvaluator(determinizer=det, window=Window("events", 2, None, False), chunk=1, compact_min=0)
+late = []
+for j in range(40):
+    e = Event("R" if j % 3 == 0 else "T", x=1)
+    out = ev.process(e, j, mask=det.mask(e))
+    if hasattr(out, "chunks"):
+        late.append(out)
+print(sorted({refused(lambda: list(out)) for out in late[:-1]}))
+"""
+
+
+def test_the_compiled_tecs_refuses_nodes_it_does_not_store_instead_of_reading_past_its_arrays():
+    """The compiled tECS's Python methods check the node ids they are given (the readable tECS's lists raise
+    IndexError or read a wrong node; C arrays read past their ends, and the process died of a segmentation
+    fault): a node never made or dropped by compaction is refused with TecsError — also when a position's
+    :class:`Outputs` is read after the next event compacted the tECS, which its contract forbids."""
+    require_compiled()
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", _MISUSE], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    assert result.stdout.split("\n")[:2] == [" ".join(["TecsError"] * 9), "['TecsError']"], result.stdout
+
+
+def test_a_built_module_older_than_its_sources_is_stale(tmp_path):
+    """A compiled module older than a ``.pyx``/``.pxd`` beside it runs the code of its older source: stale, so the
+    readable loop runs (a tree after ``git pull`` or an edit without ``make``); no source beside it (an installed
+    wheel) is never stale."""
+    built, source = tmp_path / "m.so", tmp_path / "m.pyx"
+    built.write_text("")
+    source.write_text("")
+    os.utime(built, (1_000_000, 1_000_000))
+    os.utime(source, (2_000_000, 2_000_000))
+    assert compiled.stale([built], [source])
+    os.utime(built, (3_000_000, 3_000_000))
+    assert not compiled.stale([built], [source])
+    assert not compiled.stale([built], [])
+
+
+_UNLOADABLE = """
+import importlib.abc, importlib.machinery, sys, warnings
+
+class Unloadable(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    # the compiled modules, found but failing as a stale build does when a name it imports was renamed
+    def find_spec(self, name, path, target=None):
+        if name.startswith("cer_theory.engines.core.") and name.endswith("_compiled"):
+            return importlib.machinery.ModuleSpec(name, self, origin=sys.argv[1])
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        raise AttributeError("type object 'Evaluator' has no attribute '_output'")
+
+sys.meta_path.insert(0, Unloadable())
+with warnings.catch_warnings(record=True) as said:
+    warnings.simplefilter("always")
+    from cer_theory.engines.core import Engine, compiled
+print(compiled.compiled_available(), [str(w.message) for w in said])
+print(sum(1 for _ in Engine("SELECT * FROM S WHERE R ; T").process([{"type": "R"}, {"type": "T"}])))
+"""
+
+
+def test_a_compiled_module_that_does_not_load_leaves_the_readable_engine(tmp_path):
+    """A built module that raises while loading (a stale build importing a name of the readable modules since
+    renamed, a binary mismatch: not an ImportError) must not take the engine down: the readable loop runs and a
+    warning says why."""
+    import subprocess
+    import sys
+
+    origin = tmp_path / "built.so"
+    origin.write_text("")  # (newer than the sources: not stale)
+    result = subprocess.run([sys.executable, "-c", _UNLOADABLE, str(origin)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    available, matches = result.stdout.splitlines()
+    assert available.startswith("False") and "does not load (AttributeError" in available, available
+    assert matches == "1"
+
+
+_PARTITIONS = """
+import os
+from cer_theory.engines.core import Engine
+
+def resident() -> int:  # kilobytes now (not the peak: the imports' would hide the partitions')
+    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+engine = Engine("SELECT * FROM S WHERE R ; T PARTITION BY [id]")
+list(engine.process([{"type": "R", "id": -1}]))
+before = resident()
+list(engine.process({"type": "R", "id": k} for k in range(20000)))
+print(engine.partitions, {type(ev).__name__ for _, ev in engine.evaluators()}.pop(), resident() - before)
+"""
+
+
+def test_the_compiled_loop_keeps_many_partitions_in_about_the_readable_loops_memory():
+    """An engine keeps one evaluator per active PARTITION BY key, most with a few nodes: the compiled tECS's arrays
+    start small and double (they were allocated for 1024 nodes each, and 20,000 pending keys took eight times the
+    readable loop's memory, a gigabyte at 50,000)."""
+    require_compiled()
+    import subprocess
+    import sys
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("the resident memory is read from /proc (Linux)")
+    grown = {}
+    for value in ("1", "0"):
+        result = subprocess.run([sys.executable, "-c", _PARTITIONS], capture_output=True, text=True, timeout=300,
+                                env={**os.environ, compiled.PURE_VARIABLE: value,
+                                     "PYTHONPATH": os.pathsep.join(sys.path)})
+        assert result.returncode == 0, result.stderr[-2000:]
+        partitions, kind, kilobytes = result.stdout.split()
+        assert partitions == "20001", result.stdout
+        grown[kind] = int(kilobytes)
+    assert set(grown) == {"Evaluator", "CompiledEvaluator"} and grown["Evaluator"] > 10_000, grown  # (it measures)
+    assert grown["CompiledEvaluator"] <= 2 * grown["Evaluator"], grown

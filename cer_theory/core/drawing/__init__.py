@@ -26,7 +26,13 @@ if TYPE_CHECKING:  # what type checkers see; at run time the renderers load on f
 # engine's tECS are Drawable, and a run that never draws should not pay for them at start-up.
 _EXPORTS = dict.fromkeys(("DRAWING_FORMATS", "RENDERERS", "SWITCH", "available_renderers", "drawing_format",
                           "graphviz_available", "render_svg", "write_drawing"), "render")
-__getattr__ = lazy_exports(__name__, _EXPORTS)[0]
+__getattr__, _lazy_names = lazy_exports(__name__, _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    """The eager names and the lazy ones (``dir()``, a shell's completion)."""
+    return sorted({*globals(), *_lazy_names()})
+
 
 __all__ = ["DRAWING_FORMATS", "LABEL_FONT", "NODE_FONT", "RENDERERS", "SWITCH", "Diagram", "Drawable", "Edge", "Node",
            "Subset", "available_renderers", "dot_id", "drawing_format", "graphviz_available", "quote", "render_svg",

@@ -14,29 +14,65 @@ environment forces the readable loop (read when a plan makes an evaluator, so a 
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
 
 from cer_theory.engines.core.evaluator import Evaluator
 
 PURE_VARIABLE = "CER_THEORY_PURE"
 """The environment variable that, set to anything but ``""`` or ``0``, forces the readable loop."""
 
-try:
-    from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
-    from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
-except ImportError:  # not built (no C compiler or no Cython at install time): the readable loop runs
-    CompiledEvaluator: type[Evaluator] | None = None
-else:
-    class CompiledEvaluator(EvaluatorKernel, Evaluator):  # type: ignore[no-redef,misc]
-        """:class:`Evaluator` whose per-event methods (``advance``, ``_advance``, ``_update``, ``_output``) and tECS
-        are the compiled ones; its other methods are Evaluator's, reading the same state."""
+MODULES = ("tecs_compiled", "evaluator_compiled")
+"""The compiled modules (``setup.py`` builds them from the ``.pyx``/``.pxd`` sources beside them)."""
 
-        tecs_class = CTecs
 
-        def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-            if kwargs.get("debug") or kwargs.get("instrument") or kwargs.get("keep_per_event"):
-                raise ValueError("the compiled evaluator has no debug mode or instrumentation: use Evaluator")
-            Evaluator.__init__(self, *args, **kwargs)
+def stale(built: Iterable[Path], sources: Iterable[Path]) -> bool:
+    """Whether a built module is older than a Cython source beside it: a working tree or an editable install whose
+    sources changed since the build (``git pull``, an edit without ``make``). An installed wheel has no sources."""
+    times = [p.stat().st_mtime for p in sources]
+    return bool(times) and max(times) > min(p.stat().st_mtime for p in built)
+
+
+def _usable() -> bool:
+    """Whether the compiled modules are built for this interpreter and current (not older than their sources: a
+    stale module runs the code of its older source, or, across the two modules, calls functions of a changed
+    layout); a warning says so when they are built but stale."""
+    specs = [importlib.util.find_spec(f"{__package__}.{m}") for m in MODULES]
+    built = [Path(spec.origin) for spec in specs if spec is not None and spec.origin is not None]
+    if len(built) < len(MODULES):
+        return False  # not built (no C compiler or no Cython at install time), or not for this interpreter's ABI
+    here = Path(__file__).parent
+    sources = [here / f"{m}.{ext}" for m in MODULES for ext in ("pyx", "pxd")]
+    if stale(built, [p for p in sources if p.exists()]):
+        warnings.warn("cer_theory: the compiled hot loop is older than its sources (rebuild it: `make`, or "
+                      "`pip install -e .`); the readable loop runs", RuntimeWarning, stacklevel=2)
+        return False
+    return True
+
+
+CompiledEvaluator: type[Evaluator] | None = None
+if _usable():
+    try:
+        from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
+        from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
+    except Exception as error:  # noqa: BLE001 - a built module that fails to load must not take the engine down
+        # (a stale build importing a name of the readable modules since renamed, a binary mismatch)
+        warnings.warn(f"cer_theory: the compiled hot loop does not load ({type(error).__name__}: {error}); the "
+                      f"readable loop runs", RuntimeWarning, stacklevel=2)
+    else:
+        class CompiledEvaluator(EvaluatorKernel, Evaluator):  # type: ignore[no-redef,misc]
+            """:class:`Evaluator` whose per-event methods (``advance``, ``_advance``, ``_update``, ``_output``) and
+            tECS are the compiled ones; its other methods are Evaluator's, reading the same state."""
+
+            tecs_class = CTecs
+
+            def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+                if kwargs.get("debug") or kwargs.get("instrument") or kwargs.get("keep_per_event"):
+                    raise ValueError("the compiled evaluator has no debug mode or instrumentation: use Evaluator")
+                Evaluator.__init__(self, *args, **kwargs)
 
 
 def compiled_available() -> bool:
@@ -57,4 +93,5 @@ def evaluator_class(debug: bool, instrument: bool) -> type[Evaluator]:
     return CompiledEvaluator
 
 
-__all__ = ["CompiledEvaluator", "PURE_VARIABLE", "compiled_available", "evaluator_class", "pure_forced"]
+__all__ = ["CompiledEvaluator", "MODULES", "PURE_VARIABLE", "compiled_available", "evaluator_class", "pure_forced",
+           "stale"]

@@ -13,6 +13,7 @@ test_engine_compiled.py`` runs both on generated queries and streams.
 """
 
 from cpython.list cimport PyList_GET_SIZE, PyList_GET_ITEM
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport int64_t
 
 from cer_theory.automata.determinize.bitmask import NO_MOVE
@@ -235,7 +236,8 @@ cdef class EvaluatorKernel:
             return _readable_output(self, j, tau)
         final = self.det.final
         out = []
-        left = -1 if self.limit is None else self.limit
+        # (a LIMIT beyond a Py_ssize_t caps nothing a position can enumerate: CEQL's LIMIT is any natural number)
+        left = -1 if self.limit is None else min(self.limit, PY_SSIZE_T_MAX)
         for p, ul_ in (<dict>self.table).items():
             if final[p]:
                 ul = <list>ul_

@@ -15,6 +15,8 @@ cdef class CTecs:
     cdef Py_ssize_t pcap
 
     cdef int _grow(self) except -1
+    cdef int _stored(self, int64_t n) except -1
+    cdef int _stored_list(self, list ul) except -1
     cdef int64_t _node(self, int64_t position, int64_t nxt, int64_t rgt, int64_t mx) except -2
     cdef int64_t c_new_bottom(self, int64_t i) except -2
     cdef int64_t c_extend(self, int64_t n, int64_t j) except -2

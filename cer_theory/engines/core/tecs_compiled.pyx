@@ -18,6 +18,7 @@ instrumented evaluators use the readable tECS.
 from cpython.list cimport PyList_GET_SIZE, PyList_GET_ITEM
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t
 from libc.stdlib cimport malloc, realloc, free
@@ -99,7 +100,9 @@ cdef class CTecs:
     def __cinit__(self, *, debug=False):
         if debug:
             raise ValueError("the compiled tECS has no debug mode: use cer_theory.engines.core.tecs.Tecs")
-        self.cap, self.scap, self.pcap = 1024, 64, 64
+        # small at first: an engine keeps one tECS per active PARTITION BY key, most of them with a few nodes (the
+        # arrays double as they fill, amortized O(1) per node)
+        self.cap, self.scap, self.pcap = 16, 16, 16
         self.pos = <int64_t *>malloc(self.cap * sizeof(int64_t))
         self.nxt = <int64_t *>malloc(self.cap * sizeof(int64_t))
         self.rgt = <int64_t *>malloc(self.cap * sizeof(int64_t))
@@ -253,13 +256,32 @@ cdef class CTecs:
             n = self.c_u(_id(<object>PyList_GET_ITEM(ul, i)), n)
         return n
 
+    # From Python the operations check the ids they are given (``_stored``): the C functions read the arrays at
+    # ``n - base`` unchecked, and an id never made or dropped by compaction would be read past the arrays' ends
+    # (where the readable tECS's lists raise IndexError). The compiled evaluator calls the C functions.
+
+    cdef int _stored(self, int64_t n) except -1:
+        if not self.base <= n < self.base + self.n:
+            raise TecsError(f"node {n} is not stored (live ids are {self.base}..{self.base + self.n - 1})")
+        return 0
+
+    cdef int _stored_list(self, list ul) except -1:
+        if not ul:
+            raise TecsError("empty union-list")
+        for n in ul:
+            self._stored(n)
+        return 0
+
     def new_bottom(self, int64_t i):
         return self.c_new_bottom(i)
 
     def extend(self, int64_t n, int64_t j):
+        self._stored(n)
         return self.c_extend(n, j)
 
     def union(self, int64_t n1, int64_t n2):
+        self._stored(n1)
+        self._stored(n2)
         return self.c_union(n1, n2)
 
     @staticmethod
@@ -267,9 +289,12 @@ cdef class CTecs:
         return [n]
 
     def insert(self, list ul, int64_t n):
+        self._stored_list(ul)
+        self._stored(n)
         self.c_insert(ul, n)
 
     def merge(self, list ul):
+        self._stored_list(ul)
         return self.c_merge(ul)
 
     # ------------------------------------------------------------------ Algorithm 2
@@ -356,15 +381,25 @@ cdef class CTecs:
         path[:] = [self.path[k] for k in range(length)]
         return 0
 
-    def enumerate_into(self, int64_t n, end, int64_t tau, list out, Py_ssize_t limit=-1, dfs=None):
-        """:meth:`Tecs.enumerate_into`, compiled."""
-        return self.c_enumerate_into(n, end, tau, out, limit, dfs)
+    def enumerate_into(self, int64_t n, end, int64_t tau, list out, limit=-1, dfs=None):
+        """:meth:`Tecs.enumerate_into`, compiled (a negative ``limit`` is none, as there; one beyond a Py_ssize_t
+        caps nothing). ``n`` and the nodes of a resumed ``dfs`` must be stored, and τ is taken as at least
+        ``base``: a node below it was dropped as expired (§4.4), so only right children below τ may dangle."""
+        cdef Py_ssize_t k
+        self._stored(n)
+        if dfs is not None:
+            stack = dfs[0]
+            for k in range(0, len(stack), 2):
+                self._stored(stack[k])
+        if tau < self.base:
+            tau = self.base
+        return self.c_enumerate_into(n, end, tau, out, -1 if limit < 0 else min(limit, PY_SSIZE_T_MAX), dfs)
 
     def enumerate(self, int64_t n, end, int64_t tau=0):
         """:meth:`Tecs.enumerate`'s CEs, enumerated at once (not lazily: the compiled tECS is read by the tests and
         the readable methods, which consume it whole)."""
         out = []
-        self.c_enumerate_into(n, end, tau, out, -1, None)
+        self.enumerate_into(n, end, tau, out)
         return iter(out)
 
     # ------------------------------------------------------------------ memory (§4.4)
