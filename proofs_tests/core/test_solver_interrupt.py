@@ -28,12 +28,24 @@ def _pigeonhole(pigeons: int) -> z3.Solver:
     return solver
 
 
-def test_a_ctrl_c_during_a_z3_check_is_an_interrupt() -> None:
+@pytest.mark.parametrize("nonlinear", [False, True], ids=["linear", "non-linear"])
+def test_a_ctrl_c_during_a_z3_check_is_an_interrupt(nonlinear: bool) -> None:
+    """Also on a check with non-linear arithmetic, where *unknown* is read as satisfiable: the interrupt was lost
+    there and the command went on (D443). Its time limit's *unknown* is no interrupt (D443's test below)."""
     solver = _pigeonhole(12)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            _check(solver, "the pigeonhole principle")
+            _check(solver, "the pigeonhole principle", nonlinear)
     finally:
         timer.cancel()
+
+
+def test_the_time_limit_of_a_non_linear_check_is_no_interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-linear check that runs out of its time limit answers *satisfiable* (the sound over-approximation), not
+    an interrupt."""
+    from cer_theory.core.predicates import solver as module
+
+    monkeypatch.setattr(module, "NONLINEAR_TIMEOUT_MS", 200)
+    assert _check(_pigeonhole(12), "the pigeonhole principle", True) is True

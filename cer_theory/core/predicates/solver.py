@@ -54,6 +54,17 @@ NONLINEAR_TIMEOUT_MS = 5000
 _NO_TIMEOUT = 4294967295  # Z3's default "timeout" parameter (unsigned max: no limit)
 
 
+_KEYBOARD = "interrupted from keyboard"
+"""Z3's reason for *unknown* when it took a Ctrl-C itself (its ``ctrl_c`` parameter): the SIGINT never reached
+Python's handler."""
+
+
+def _interrupted() -> None:
+    """Hand a Ctrl-C that Z3 took back to Python: the command stops as interrupted (one line, exit 130)."""
+    signal.raise_signal(signal.SIGINT)  # Python's handler (the layer's) raises here
+    raise KeyboardInterrupt  # (SIGINT ignored: stop all the same, as the user asked)
+
+
 def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) -> bool:
     """Z3's answer. ``unknown`` is an error, except on a problem with non-linear arithmetic, where it is taken
     as *satisfiable* (and the check is time-limited): an over-approximation of satisfiability keeps
@@ -65,13 +76,14 @@ def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) ->
             result = solver.check()
         finally:
             solver.set("timeout", _NO_TIMEOUT)
+        if result == z3.unknown and solver.reason_unknown() == _KEYBOARD:  # (not the time limit: "canceled")
+            _interrupted()
         return result != z3.unsat
     result = solver.check()
     if result == z3.unknown:
         reason = solver.reason_unknown()
-        if reason in ("canceled", "interrupted from keyboard"):  # Z3 took a Ctrl-C itself (its ctrl_c parameter)
-            signal.raise_signal(signal.SIGINT)  # handed to Python's handler (the layer's: one line, exit 130)
-            raise KeyboardInterrupt  # (SIGINT ignored: stop all the same, as the user asked)
+        if reason in ("canceled", _KEYBOARD):  # Z3 took a Ctrl-C itself (its ctrl_c parameter); no time limit here
+            _interrupted()
         text = what.text() if isinstance(what, Predicate) else what
         raise PredicateError(f"Z3 could not decide {text} ({reason})")
     return result == z3.sat
