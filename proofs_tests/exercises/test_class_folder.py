@@ -204,3 +204,20 @@ def test_without_dir_fd_the_walk_refuses_the_same_entries(tmp_path: Path, monkey
     assert by_path == at_fd
     assert {s for s, _, _, why in by_path if why} == {shown(n) for n, status in expected.items() if status == "refused"}
     assert SECRET.encode() not in b"".join(data or b"" for _, _, data, _ in by_path)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_time_limit_binds_even_when_its_signal_lands_where_exceptions_are_ignored() -> None:
+    """The timer's handler may run inside a ``__del__`` or a garbage collector's callback, where Python prints the
+    exception it raises and goes on (a CI run saw a 1 ms limit answer "no difference found" that way): the limit
+    binds all the same when the block ends (D444)."""
+    from cer_theory.exercises.teacher import _OutOfTime, time_limit
+
+    class Rings:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGALRM)  # the handler runs here; its exception is ignored
+
+    with pytest.raises(_OutOfTime):
+        with time_limit(60):
+            Rings()  # made and deleted at once
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL)[0] == 0
