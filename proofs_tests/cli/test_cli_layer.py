@@ -40,6 +40,7 @@ import cer_theory
 from cer_theory.cli import _run, build_parser, main
 from cer_theory.cli.layer import (FILE, FILE_OUTPUT, QUERY, TEXT_OR_FILE, Input, Output, check_registry, commands,
                                   declare, output_file)
+from cer_theory.core import outputs
 from cer_theory.core.drawing import available_renderers, render_svg
 from cer_theory.core.outputs import UndeclaredOutput, write_output
 from cer_theory.core.signals import SAID, STOPPING
@@ -472,6 +473,29 @@ def test_run_hung_up_or_quit_while_writing_parquet(tmp_path: Path, sig: signal.S
         assert err.strip().splitlines()[-1] == f"cer-theory run: {SAID[sig.name]}" and "Traceback" not in err, err
         assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "o.parquet", "s.jsonl"]
+
+
+@pytest.mark.parametrize("folder", [False, True])
+def test_a_signal_as_a_temporary_output_is_made_leaves_nothing(monkeypatch, tmp_path: Path, folder: bool) -> None:
+    """A Ctrl-C delivered the moment the temporary file (or folder) of an output exists, before it is known to be
+    one (a run of the stopping-signal test left ``.cces.dot.….partial`` that way): the command stops as interrupted and the layer's last
+    clean-up removes it. The signal is raised inside ``tempfile``'s call, where a real one can land."""
+    made = tempfile.mkdtemp if folder else tempfile.mkstemp
+
+    def made_then_interrupted(**where: Any) -> Any:
+        result = made(**where)
+        signal.raise_signal(signal.SIGINT)
+        return result
+
+    monkeypatch.setattr(tempfile, "mkdtemp" if folder else "mkstemp", made_then_interrupted)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # (Ctrl-C raises, as in a command)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            outputs.Aside(tmp_path / "o", folder=folder)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    outputs.discard_all()
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---------------------------------------------------------------------------------------------- (c) modes
