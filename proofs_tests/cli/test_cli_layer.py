@@ -609,6 +609,55 @@ def test_a_declared_budget_binds_the_whole_command(capsys) -> None:
     assert "the planted command's loop" in capsys.readouterr().err
 
 
+class _InterruptedWhileNamed:
+    """A descriptor that Ctrl-C interrupts while a class is made: Python 3.11 hands the KeyboardInterrupt of its
+    ``__set_name__`` on as a RuntimeError, as it did in a dataclass of a module a command imported (a run of
+    the stopping-signal test saw ``grade-answers`` end with a traceback and status 1)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        signal.raise_signal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("where", ["class", "grader"])
+def test_an_interrupt_handed_on_wrapped_stops_the_command(capsys, tmp_path: Path, where: str) -> None:
+    """A Ctrl-C some code wraps in another exception is the interrupt all the same: status 130 and one line, not a
+    traceback (status 1), nor, in the grader, an answer "not graded"."""
+    def make_a_class(args: argparse.Namespace) -> int:
+        type("Named", (), {"field": _InterruptedWhileNamed()})
+        return 0
+
+    def grade(args: argparse.Namespace) -> int:
+        from cer_theory.exercises import teacher
+
+        exercise = teacher.load_bundled(teacher.bundled_names()[0])
+        original = teacher.check
+
+        def check(*given: Any) -> Any:
+            make_a_class(args)
+            return original(*given)
+
+        teacher.check = check
+        try:
+            teacher.grade_answer(exercise, "A ; B")
+        finally:
+            teacher.check = original
+        return 0
+
+    def register(sub):
+        p = sub.add_parser("planted")
+        declare(p)
+        p.set_defaults(func=make_a_class if where == "class" else grade)
+
+    parser = _planted(register)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = _run(parser.parse_args(["planted"]), "cer-theory planted", program=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    err = capsys.readouterr().err
+    assert code == 130 and err.strip().splitlines() == ["cer-theory planted: interrupted"], (code, err)
+
+
 @pytest.mark.parametrize("argv", [["draw", "A ; B", "-o", "{out}"], ["determinize", "A ; B", "--dot", "{out}"],
                                   ["cces", "A ; B", "--stream", "missing.jsonl", "--dot", "{out}"]])
 def test_unknown_drawing_formats_are_refused_before_anything_is_read(capsys, tmp_path: Path, argv: list[str]) -> None:
