@@ -183,12 +183,13 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
     try:
         with enforce(args):
             return args.func(args)
-    except KeyboardInterrupt as exc:  # (Ctrl-C, and the other stopping signals: core.signals.Stopped)
-        return _stopped(exc, command, program=program)
-    except Exception as exc:
+    except BaseException as exc:
+        # (Ctrl-C and the other stopping signals, core.signals.Stopped: also when some code handed one on wrapped)
         stop = stopping_cause(exc)
-        if stop is not None:  # (a stopping signal that some code handed on wrapped stopped the command all the same)
+        if stop is not None:
             return _stopped(stop, command, program=program)
+        if not isinstance(exc, Exception):  # (SystemExit, and the like: not errors of the command)
+            raise
         return _failed(exc, args, command)
 
 

@@ -152,6 +152,9 @@ class Aside:
         except OSError as exc:
             self.discard()
             raise failed(self.target, exc) from None
+        except BaseException:  # (a signal held while it was made, delivered now: nothing is left behind)
+            self.discard()
+            raise
 
     def open(self, *, binary: bool = False) -> IO[Any]:
         """A file object writing the temporary file (text: UTF-8, newlines as given); closed by commit/discard."""

@@ -54,7 +54,7 @@ def stopped_by(exc: KeyboardInterrupt) -> signal.Signals:
 
 def stopping_cause(exc: BaseException) -> KeyboardInterrupt | None:
     """The stopping signal's exception behind ``exc``: ``exc`` itself, or one it was raised from or while
-    handling (None: no signal stopped it). Python 3.11 hands a Ctrl-C that lands in a descriptor's
+    handling, unless that was deliberately suppressed (``raise … from None``); None: no signal stopped it. Python 3.11 hands a Ctrl-C that lands in a descriptor's
     ``__set_name__``, while a class is made (a command's module imported after Ctrl-C is handled: a dataclass),
     on as a ``RuntimeError`` whose cause it is; a library may wrap what its callbacks raise the same way."""
     seen: set[int] = set()
@@ -63,7 +63,7 @@ def stopping_cause(exc: BaseException) -> KeyboardInterrupt | None:
         if isinstance(found, KeyboardInterrupt):
             return found
         seen.add(id(found))
-        found = found.__cause__ or found.__context__
+        found = found.__cause__ or (None if found.__suppress_context__ else found.__context__)
     return None
 
 

@@ -80,10 +80,11 @@ def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) ->
             solver.set("timeout", _NO_TIMEOUT)
         if result == z3.unknown:
             # Z3 words a Ctrl-C it took as "interrupted from keyboard" or, depending on where the check was, as
-            # "canceled", its word for the time limit too: a cancel before the limit can only be the Ctrl-C.
+            # "canceled", its word for the time limit too: a cancel well before the limit can only be the Ctrl-C
+            # (the margin: a clock as coarse as Windows' 15.6 ms ticks).
             reason = solver.reason_unknown()
             if reason == _KEYBOARD or (reason == "canceled" and
-                                       time.monotonic() - started < NONLINEAR_TIMEOUT_MS / 1000):
+                                       time.monotonic() - started < NONLINEAR_TIMEOUT_MS / 1000 - 0.05):
                 _interrupted()
         return result != z3.unsat
     result = solver.check()
