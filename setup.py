@@ -6,7 +6,7 @@ runs the readable loop (:mod:`cer_theory.engines.core.compiled`). Everything els
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ("tecs_compiled", "evaluator_compiled")  # evaluator_compiled cimports tecs_compiled.pxd
+MODULES = ("tecs_compiled", "evaluator_compiled", "output_compiled")  # evaluator_compiled cimports tecs_compiled.pxd
 
 
 class OptionalBuildExt(build_ext):
