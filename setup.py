@@ -1,5 +1,6 @@
 """The optional compiled hot loop (docs/decisions.md D420–D424): ``cer_theory/engines/core/tecs_compiled.pyx`` and
-``evaluator_compiled.pyx`` are compiled by Cython (a build requirement in pyproject.toml) when the build finds a C
+``evaluator_compiled.pyx``, and the JSON Lines of ``cer-theory run``'s output (``output_compiled.pyx``, D455), are
+compiled by Cython (a build requirement in pyproject.toml) when the build finds a C
 compiler; without Cython or a compiler, or if compiling fails, the package is installed without them and the engine
 runs the readable loop (:mod:`cer_theory.engines.core.compiled`). Everything else is in pyproject.toml."""
 
