@@ -13,16 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cer_theory.automata.files import header
+from cer_theory.core import drawing
 from cer_theory.core.budget import active
-from cer_theory.core.drawing import Diagram, Drawable, Subset, shown, state_diagram
+from cer_theory.core.drawing import Drawable, Subset, shown
 from cer_theory.core.errors import AutomatonError
 from cer_theory.core.events import ComplexEvent, Event, Valuation
 from cer_theory.core.graphs import reach
 from cer_theory.core.predicates.ast import Predicate, disj
 from cer_theory.core.wording import plural
+
+if TYPE_CHECKING:
+    from cer_theory.core.drawing.dot import Diagram
 
 RUN = "the run of a complex event automaton (Def. 5.2: its configurations)"
 """What the work budget's messages call the run: one unit per configuration (state, valuation) kept."""
@@ -340,10 +344,10 @@ class CEA(Drawable):
         order = self.bfs_order()
         name = (state_names or {}).get
         edges = [(src, dst, "\n".join(lines)) for (src, dst), lines in self._edge_labels(merge).items()]
-        return state_diagram(name=self.name or "CEA", title=title or self.name or None,
-                             states={q: name(q) or shown(q) for q in order},
-                             initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
-                             rankdir=rankdir, useless=useless)
+        return drawing.state_diagram(name=self.name or "CEA", title=title or self.name or None,
+                                     states={q: name(q) or shown(q) for q in order},
+                                     initial=sorted(self.initial, key=order.index), final=self.final, edges=edges,
+                                     rankdir=rankdir, useless=useless)
 
     def _edge_labels(self, merge: bool) -> dict[tuple[State, State], list[str]]:
         """One line per transition of each edge; with ``merge``, one readable line per (source, labels, target)."""

@@ -121,9 +121,10 @@ NOT_ON_THE_RUN_PATH = (
     "cer_theory.core.predicates.solver", "cer_theory.stepper.models", "cer_theory.engines.cces",
     "cer_theory.formalisms.socel", "cer_theory.formalisms.acel", "cer_theory.formalisms.sremo",
     "cer_theory.formalisms.rpr", "cer_theory.spark", "cer_theory.conformance", "cer_theory.exercises",
-    "cer_theory.examples")
-"""What ``run`` on a small JSON Lines file has no use for (docs/decisions.md D281): the solver and Z3 (the engine's
-determinizer works on bit vectors), the other formalisms, the stepper's models, the drawing back ends, the
+    "cer_theory.examples", "cer_theory.core.drawing.dot", "cer_theory.core.drawing.render")
+"""What ``run`` on a small JSON Lines file has no use for (docs/decisions.md D281, D460): the solver and Z3 (the
+engine's determinizer works on bit vectors), the other formalisms, the stepper's models, the DOT writer (a run
+draws nothing) and the drawing back ends, the
 installed-distribution metadata (read for ``--version`` only), and numpy, pandas and Arrow (the row readers)."""
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cer_theory.core.drawing.dot import Diagram
 from cer_theory.core.lazy import resolve
 
 if TYPE_CHECKING:
     import graphviz
+
+    from cer_theory.core.drawing.dot import Diagram
 
 SVG = "image/svg+xml"
 TEXT = "text/plain"

@@ -28,12 +28,16 @@ child), and a dangling id is < τ, so the window test ``right ≥ τ`` that enum
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from cer_theory.core.drawing import Diagram, Drawable, Edge, LABEL_FONT, NODE_FONT
-from cer_theory.core.drawing import Node as DrawnNode
+from cer_theory.core import drawing
+from cer_theory.core.drawing import Drawable
 from cer_theory.core.errors import CerError
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.engines.enumeration import EnumerationStats
+
+if TYPE_CHECKING:
+    from cer_theory.core.drawing.dot import Diagram
 
 NIL = -1
 
@@ -379,24 +383,24 @@ class Tecs(Drawable):
         for n in range(self.base, self.next_id):
             kind, ms = self.kind(n), self.max_start(n)
             if kind == "bottom":
-                nodes.append(DrawnNode(f"t{n}", f"⊥{self.position(n)}", {"shape": "box"}))
+                nodes.append(drawing.Node(f"t{n}", f"⊥{self.position(n)}", {"shape": "box"}))
             elif kind == "output":
                 # the max-start inside the node, on a second line: as an external label Graphviz places it after
                 # the edges are routed, over them
-                nodes.append(DrawnNode(f"t{n}", f"{self.position(n)}\nmax {ms}"))
+                nodes.append(drawing.Node(f"t{n}", f"{self.position(n)}\nmax {ms}"))
                 if self.alive(self.next(n)):
-                    edges.append(Edge(f"t{n}", f"t{self.next(n)}"))
+                    edges.append(drawing.Edge(f"t{n}", f"t{self.next(n)}"))
             else:
-                nodes.append(DrawnNode(f"t{n}", f"∪\nmax {ms}"))
+                nodes.append(drawing.Node(f"t{n}", f"∪\nmax {ms}"))
                 for child, style in ((self.left(n), "solid"), (self.right(n), "dashed")):
                     if self.alive(child):
-                        edges.append(Edge(f"t{n}", f"t{child}", attrs={"style": style}))
+                        edges.append(drawing.Edge(f"t{n}", f"t{child}", attrs={"style": style}))
         for k, (name, entries) in enumerate((roots or {}).items()):
-            nodes.append(DrawnNode(f"T{k}", name, {"shape": "plaintext"}))
-            edges += [Edge(f"T{k}", f"t{n}", str(i) if len(entries) > 1 else None, {"color": "gray"})
+            nodes.append(drawing.Node(f"T{k}", name, {"shape": "plaintext"}))
+            edges += [drawing.Edge(f"T{k}", f"t{n}", str(i) if len(entries) > 1 else None, {"color": "gray"})
                       for i, n in enumerate(entries) if self.alive(n)]
-        return Diagram(title or "tECS", tuple(nodes), tuple(edges), title=title, rankdir="RL",
-                       node_style={"shape": "circle", **NODE_FONT}, edge_style=dict(LABEL_FONT))
+        return drawing.Diagram(title or "tECS", tuple(nodes), tuple(edges), title=title, rankdir="RL",
+                               node_style={"shape": "circle", **drawing.NODE_FONT}, edge_style=dict(drawing.LABEL_FONT))
 
     def describe(self, n: int) -> str:
         """``B3(3)``, ``O4(1)``, ``U(1)``: kind, position and max-start (the trace notation of the CORE paper Fig. 6)."""
