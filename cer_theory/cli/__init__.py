@@ -164,7 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(stop)}")
             return exit_status(stop)
         args.as_program = argv is None  # (a command may then change the process: `run` keeps pandas out, D350)
-        return _run(args, f"cer-theory {args.command}", program=argv is None)
+        status = _run(args, f"cer-theory {args.command}", program=argv is None)
+        if args.as_program and getattr(args, "leave_at_once", False):
+            # its outputs are in place (the layer committed them): the interpreter's teardown, freeing every
+            # module and object one by one, would only delay the exit (D461)
+            _leave(status)
+        return status
 
 
 def _ignore_file_size_signal() -> None:

@@ -369,7 +369,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             outputs=[output_file("output"), output_file("late", default=_late_default)],
             example=["run", "--query", "SELECT * WHERE A ; B", "--stream", "s.jsonl", "--output", "o.jsonl",
                      "--lateness", "1", "--late", "late.jsonl"])
-    q.set_defaults(func=cmd_run)
+    q.set_defaults(func=cmd_run, leave_at_once=True)  # (as the program: no teardown once done, D461)
 
     k = sub.add_parser("spark", help="evaluate a CEQL query on Spark (part files out)",
                        description="A CEQL query over event files on Spark, with exactly the complex events of "

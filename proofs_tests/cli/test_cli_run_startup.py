@@ -79,11 +79,14 @@ def test_run_on_a_file_from_columnar_from_bytes_goes_through_the_columns(tmp_pat
 
 AS_PROGRAM = """
 import sys
-from cer_theory.cli import main
+from cer_theory import cli
+leave = cli._leave
+def report_and_leave(code):  # (the program leaves at once when done, D461: report before)
+    print("LOADED " + ",".join(m for m in ("pandas", "pyarrow.compute") if m in sys.modules), file=sys.stderr)
+    leave(code)
+cli._leave = report_and_leave
 sys.argv = ["cer-theory", *{argv!r}]
-code = main()
-print("LOADED " + ",".join(m for m in ("pandas", "pyarrow.compute") if m in sys.modules), file=sys.stderr)
-sys.exit(code)
+report_and_leave(cli.main())
 """
 
 
@@ -141,3 +144,47 @@ def test_run_on_a_small_file_loads_none_of_the_modules_it_does_not_need(tmp_path
     assert len(done.stdout.splitlines()) == MATCHES_OF_TEN
     loaded = [n for n in done.stderr.splitlines()[-1].split(",") if n]
     assert len(loaded) == 0, f"run loaded {len(loaded)} modules it does not need: {loaded}"
+
+
+@pytest.mark.parametrize("output", ["stdout", "jsonl", "csv", "parquet"])
+def test_run_as_the_program_leaves_at_once_with_every_output_whole(tmp_path: Path, output: str) -> None:
+    """``cer-theory run`` ends without the interpreter's teardown once done (docs/decisions.md D461): what it
+    wrote — its output (a file or standard output, past a pipe's buffer), its late events, its summary — is what
+    ``main`` called from Python writes, byte for byte, with the same exit status."""
+    stream = tmp_path / "s.jsonl"
+    events = [json.loads(line) for line in _events(600).splitlines()]
+    events[100], events[101] = events[101], events[100]  # (one event late, within the lateness: reordered)
+    events[300]["time"] = 290  # (one event later than the lateness: to the late file)
+    stream.write_text("".join(json.dumps(e) + "\n" for e in events))
+
+    def argv(folder: str) -> list[str]:
+        out = [] if output == "stdout" else ["--output", str(tmp_path / f"{folder}.{output}"),
+                                              "--output-format", output]
+        return ["run", "--query", QUERY, "--stream", str(stream), "--lateness", "1", "--late",
+                str(tmp_path / f"{folder}.late.jsonl"), "--progress", "0", *out]
+
+    program = subprocess.run([sys.executable, "-m", "cer_theory.cli", *argv("program")], capture_output=True,
+                             timeout=120)
+    called = subprocess.run([sys.executable, "-c", f"import sys\nfrom cer_theory.cli import main\n"
+                                                   f"sys.exit(main({argv('called')!r}))"],
+                            capture_output=True, timeout=120)
+    assert program.returncode == called.returncode == 0, program.stderr
+    summary = [line.split(b" in ")[0] for line in program.stderr.splitlines()]  # (but the time taken)
+    assert summary == [line.split(b" in ")[0] for line in called.stderr.splitlines()], program.stderr
+    assert program.stdout == called.stdout
+    assert len(program.stdout) > (1 << 16) if output == "stdout" else program.stdout == b""
+    for name in ([] if output == "stdout" else [output]) + ["late.jsonl"]:
+        assert (tmp_path / f"program.{name}").read_bytes() == (tmp_path / f"called.{name}").read_bytes(), name
+    assert (tmp_path / "program.late.jsonl").read_bytes().count(b"\n") == 1
+
+
+def test_run_as_the_program_leaves_at_once_with_its_exit_status(tmp_path: Path) -> None:
+    """Bad input as the program: exit 2, the one line naming the line, and no output (D461 keeps the status)."""
+    stream = tmp_path / "s.jsonl"
+    stream.write_text(_events(5) + "{not json\n")
+    out = tmp_path / "o.jsonl"
+    done = subprocess.run([sys.executable, "-m", "cer_theory.cli", "run", "--query", QUERY, "--stream", str(stream),
+                           "--output", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "line 6" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not out.exists()
