@@ -176,6 +176,7 @@ def test_run_as_the_program_leaves_at_once_with_every_output_whole(tmp_path: Pat
     for name in ([] if output == "stdout" else [output]) + ["late.jsonl"]:
         assert (tmp_path / f"program.{name}").read_bytes() == (tmp_path / f"called.{name}").read_bytes(), name
     assert (tmp_path / "program.late.jsonl").read_bytes().count(b"\n") == 1
+    assert not [f.name for f in tmp_path.iterdir() if f.name.endswith(".partial")]  # (no temporary output left)
 
 
 def test_run_as_the_program_leaves_at_once_with_its_exit_status(tmp_path: Path) -> None:
