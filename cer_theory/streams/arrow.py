@@ -145,10 +145,14 @@ def table_rows(table: pa.Table, *, nan_missing: bool, event: Callable[[int], Eve
 
     def values(name: str) -> list:
         array = table.column(name)
-        if pa.types.is_float16(array.type):  # (its to_pylist gives numpy scalars)
+        t = array.type
+        if pa.types.is_float16(t):  # (its to_pylist gives numpy scalars)
             array = array.cast(pa.float64())
-        out = array.to_pylist()
-        if nan_missing:
+        if (pa.types.is_integer(t) or pa.types.is_floating(t)) and not array.null_count:
+            out = array.to_numpy().tolist()  # (the same Python ints and floats, several times faster)
+        else:
+            out = array.to_pylist()
+        if nan_missing and pa.types.is_floating(t):
             out = [None if v != v else v for v in out]  # NaN: absent (v != v only for NaN)
         return out
 

@@ -8,9 +8,10 @@ compiler or no Cython at install time); in CI, where ``make test`` builds them, 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -20,17 +21,20 @@ from hypothesis import strategies as st
 from conftest import require
 
 from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.core.windows import Window
 from cer_theory.engines.core import Engine, Evaluator
 from cer_theory.engines.core import compiled
+from cer_theory.engines.core.matches import Match
 from cer_theory.engines.core.tecs import Tecs
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.testing.batches import process_in_batches
 from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.automata import random_ceas
-from proofs_tests.engines.test_engine import BOOKKEEPING, queries, timed_streams
+from proofs_tests.engines.test_engine import BOOKKEEPING, arrow_table, queries, timed_streams
 
 
 def require_compiled() -> None:
@@ -248,6 +252,55 @@ def test_the_compiled_engine_is_the_readable_one_on_match_dense_queries(q, strea
     assert_compiled_equals_readable(q, list(stream))
 
 
+def columnar_paths(stream: list[Event]) -> dict[str, Callable[[Engine], Iterable[Match]]]:
+    """The inputs whose matches the batch branch of ``EngineState.matches`` builds (compiled: D450): dicts (their keys
+    in reverse order and, every other one, an attribute set to None, both of which the Event leaves out or puts in
+    name order), in batches of 3 so that a match also takes events from an earlier batch; an Arrow table in
+    batches of 3; the same table as a DataFrame (its gaps NaN)."""
+    dicts = [dict(reversed([*e.to_dict().items(), *([("gap", None)] if k % 2 else [])]))
+             for k, e in enumerate(stream)]
+    paths: dict[str, Callable[[Engine], Iterable[Match]]] = {
+        "dicts": lambda engine: engine.process(dicts),
+        "dicts in batches of 3": lambda engine: process_in_batches(engine, dicts, 3)}
+    table = arrow_table(stream)
+    if table is not None:
+        paths["Arrow table in batches of 3"] = lambda engine: process_in_batches(engine, table, 3)
+        paths["DataFrame"] = lambda engine: engine.process(table.to_pandas())
+    return paths
+
+
+def exactly(matches: Iterable[Match]) -> tuple[list, tuple | None]:
+    """Each match with its class, its events (their attributes in order and kinds: ``Event.__eq__``) and its JSON
+    text as ``cer-theory run`` writes it, up to the first error (its class and message)."""
+    got: list = []
+    try:
+        for m in matches:
+            got.append((type(m), m.complex_event, m.partition, m.events, [type(e) for e in m.events],
+                        json.dumps(m.to_json())))
+    except CerError as error:
+        return got, (type(error), str(error))
+    return got, None
+
+
+@settings(max_examples=200, deadline=None)
+@given(queries(), timed_streams(max_length=12))
+def test_the_compiled_batch_matches_are_the_readable_ones_on_every_columnar_path(q, stream):
+    """``rows_compiled.batch_matches`` builds the Matches the readable batch branch of ``EngineState.matches``
+    builds (D450), Event for Event, on dicts, Arrow tables and DataFrames, and leaves the same engine behind."""
+    require_compiled()
+    for name, path in columnar_paths(list(stream)).items():
+        with pure(True):
+            readable = Engine(q)
+            assert readable._batch_matches is None
+            want = exactly(path(readable))
+        with pure(False):
+            fast = Engine(q)
+            assert fast._batch_matches is not None
+            got = exactly(path(fast))
+        assert got == want, (name, str(q), list(stream))
+        assert engine_state(fast) == engine_state(readable), (name, str(q), list(stream))
+
+
 # ---------------------------------------------------------------------------------------------- which loop runs
 
 
@@ -342,6 +395,7 @@ def test_a_limit_beyond_the_machine_word_is_no_limit_on_both_loops():
 _MISUSE = """
 import sys
 from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.core.windows import Window
 from cer_theory.engines.core import Engine, compiled
