@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""The Matches of a columnar batch compiled (the CORE paper §2.2: a complex event ``([i, j], D)`` handed back with the
-events at the positions of D; docs/decisions.md D450–D451).
+"""The per-row work of the columnar path compiled: a batch's Matches (the CORE paper §2.2: a complex event
+``([i, j], D)`` handed back with the events at the positions of D) and the check of a batch of dicts
+(docs/decisions.md D450, D452).
 
 :func:`batch_matches` mirrors the batch branch of :meth:`EngineState.matches
 <cer_theory.engines.core.state.EngineState.matches>` line by line: for each CE, the events of its positions from the
@@ -8,9 +9,9 @@ batch's Events built so far (``Rows._events``, by row), an Event built for each 
 :meth:`DictRows.event <cer_theory.streams.batch.DictRows.event>` builds it from a checked dict, or as
 :class:`ColumnEvents <cer_theory.streams.batch.ColumnEvents>` builds it from the batch's converted columns, or by
 the batch's own ``event`` for any other batch — and the :class:`~cer_theory.engines.core.matches.Match`, its
-fields set as :func:`~cer_theory.engines.core.matches.make_match` sets them. The readable method is the reference
-and the fallback (``CER_THEORY_PURE=1``); ``proofs_tests/engines/test_engine_compiled.py`` compares them on every
-input path.
+fields set as :func:`~cer_theory.engines.core.matches.make_match` sets them. :func:`clean_columns` mirrors
+:func:`cer_theory.streams.convert.clean_columns`. The readable functions are the reference and the fallback
+(``CER_THEORY_PURE=1``); ``proofs_tests/engines/test_engine_compiled.py`` compares them on every input path.
 """
 
 from cpython.list cimport PyList_GET_SIZE, PyList_GET_ITEM
@@ -20,6 +21,7 @@ from cpython.ref cimport Py_INCREF
 from cer_theory.core.events import TYPE_KEY, Event
 from cer_theory.engines.core.matches import Match
 from cer_theory.streams.batch import ColumnEvents, DictRows
+from cer_theory.streams.convert import _NAME
 
 cdef extern from *:
     """
@@ -124,6 +126,8 @@ def batch_matches(ces, partition, rows, buffer):
             events = PyTuple_New(n)
             for i in range(n):
                 k = <Py_ssize_t>(<object>PyTuple_GET_ITEM(positions, i)) - first
+                if not 0 <= k < PyList_GET_SIZE(built):  # (positions increase from one in the batch: never)
+                    raise IndexError(f"position {k + first} is not in the batch at {first}")
                 e = <object>PyList_GET_ITEM(built, k)
                 if e is None:
                     if builder is None:
@@ -138,3 +142,42 @@ def batch_matches(ces, partition, rows, buffer):
         cer_rows_descr_set(_PARTITION, m, partition)
         out.append(m)
     return out
+
+
+cdef object _IDENTIFIER = _NAME.match
+
+
+def clean_columns(batch):
+    """:func:`cer_theory.streams.convert.clean_columns` in one pass over each dict's items (D452): None unless
+    :meth:`Event.from_dict` accepts every dict as it is — plain dicts; identifier names; a non-empty string type
+    on every dict; values of the scalar classes only (``int``, ``float``, ``str``, ``bool``, None, exactly); no
+    NaN — else the type column alone (:meth:`DictRows.values` gathers any other name from the dicts when asked,
+    as for a sparse batch)."""
+    cdef list dicts = batch
+    cdef dict d, seen = {}
+    cdef list types = []
+    cdef double x
+    if not dicts:
+        return None
+    for item in dicts:
+        if type(item) is not dict:
+            return None
+    for item in dicts:
+        d = <dict>item
+        for name, value in d.items():
+            if name not in seen:
+                if name != _TYPE_KEY and (type(name) is not str or _IDENTIFIER(name) is None):
+                    return None
+                seen[name] = True
+            t = type(value)
+            if t is float:
+                x = value
+                if x != x:
+                    return None
+            elif not (value is None or t is int or t is str or t is bool):
+                return None
+        kind = d.get(_TYPE_KEY)
+        if type(kind) is not str or not kind:
+            return None
+        types.append(kind)
+    return {_TYPE_KEY: types}

@@ -38,6 +38,8 @@ class EngineState:
         self.report: Report = self.matches
         self._batch_matches = compiled.batch_matches()
         """The batch branch of :meth:`matches` compiled (D450), or None: the readable one."""
+        self._clean_dicts = compiled.clean_columns()
+        """The check of a batch of dicts compiled (D452), or None: the readable one."""
 
     def _new_evaluator(self) -> Evaluator:
         return self.plan.new_evaluator()
