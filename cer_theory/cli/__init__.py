@@ -52,7 +52,7 @@ from typing import Any
 from cer_theory.core import outputs
 from cer_theory.core.errors import CerError, SizeBudgetExceeded
 from cer_theory.core.lazy import resolve
-from cer_theory.core.signals import STOPPING, exit_status, said, stopping_raises
+from cer_theory.core.signals import STOPPING, exit_status, said, stopping_cause, stopping_raises
 from cer_theory.core.tree import MAX_NESTING
 
 from cer_theory.cli.layer import check_registry, enforce
@@ -156,10 +156,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             words = sys.argv[1:] if argv is None else list(argv)
             args = build_parser(words[0] if words else None).parse_args(argv)
-        except KeyboardInterrupt as exc:  # (a signal while the command line is read: nothing written yet)
+        except BaseException as exc:  # (a signal while the command line is read: nothing written yet)
+            stop = stopping_cause(exc)
+            if stop is None:
+                raise
             words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
-            _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(exc)}")
-            return exit_status(exc)
+            _say(f"cer-theory{f' {words[0]}' if words else ''}: {said(stop)}")
+            return exit_status(stop)
         args.as_program = argv is None  # (a command may then change the process: `run` keeps pandas out, D350)
         return _run(args, f"cer-theory {args.command}", program=argv is None)
 
@@ -180,24 +183,40 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
     try:
         with enforce(args):
             return args.func(args)
-    except SizeBudgetExceeded as exc:
+    except BaseException as exc:
+        # (Ctrl-C and the other stopping signals, core.signals.Stopped: also when some code handed one on wrapped)
+        stop = stopping_cause(exc)
+        if stop is not None:
+            return _stopped(stop, command, program=program)
+        if not isinstance(exc, Exception):  # (SystemExit, and the like: not errors of the command)
+            raise
+        return _failed(exc, args, command)
+
+
+def _stopped(exc: KeyboardInterrupt, command: str, *, program: bool) -> int:
+    """A stopping signal: every temporary output removed, one line, the status 128 + its number."""
+    _ignore_stopping_signals()  # (a second signal must not cut the last clean-up short)
+    outputs.discard_all()
+    _say(f"{command}: {said(exc)}")
+    if program:  # the program: leave now, not after freeing all the interrupted work built (D203)
+        _leave(exit_status(exc))
+    return exit_status(exc)
+
+
+def _failed(exc: Exception, args: argparse.Namespace, command: str) -> int:
+    """A command's own error, or the operating system's, as one line and its status; anything else is a bug,
+    raised with its traceback."""
+    if isinstance(exc, SizeBudgetExceeded):
         # (a command without --budget must not be told to give a larger one)
         print(f"{command}: {exc.for_command_line('--budget' if hasattr(args, 'budget') else None)}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except CerError as exc:
+    if isinstance(exc, CerError):
         print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt as exc:  # (Ctrl-C, and the other stopping signals: core.signals.Stopped)
-        _ignore_stopping_signals()  # (a second signal must not cut the last clean-up short)
-        outputs.discard_all()
-        _say(f"{command}: {said(exc)}")
-        if program:  # the program: leave now, not after freeing all the interrupted work built (D203)
-            _leave(exit_status(exc))
-        return exit_status(exc)
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         outputs.quiet_standard_output()
         return EXIT_BROKEN_PIPE
-    except OSError as exc:
+    if isinstance(exc, OSError):
         if exc.errno in outputs.WRITE_FAILURES:
             outputs.discard_all()
             print(f"{command}: cannot write an output ({exc.strerror}: a full disk or a file-size limit); every "
@@ -205,10 +224,11 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
         else:
             print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except RecursionError:  # the parsers' nesting limit should make this unreachable; a message all the same
+    if isinstance(exc, RecursionError):  # (the parsers' nesting limit makes this unreachable: a line all the same)
         print(f"{command}: the input is nested too deeply (formulas may nest at most {MAX_NESTING} levels)",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+    raise exc
 
 
 def _ignore_stopping_signals() -> None:

@@ -137,19 +137,24 @@ class Aside:
             raise OutputError(f"{self.target}: a folder, not a file; give a file name")
         where = {"prefix": f".{self.target.name}.", "suffix": ".partial", "dir": str(self.target.parent)}
         try:
-            if folder:
-                self.path = Path(tempfile.mkdtemp(**where))
+            # (made and registered with the stopping signals held: a Ctrl-C between the two would leave a
+            # temporary file that no discard knows of)
+            with signals_held():
+                if folder:
+                    self.path = Path(tempfile.mkdtemp(**where))
+                else:
+                    fd, name = tempfile.mkstemp(**where)
+                    self.path = Path(name)
+                    os.close(fd)
                 _LIVE.add(self.path)
-                os.chmod(self.path, 0o700 if private else folder_mode())
-            else:
-                fd, name = tempfile.mkstemp(**where)
-                self.path = Path(name)
-                _LIVE.add(self.path)
-                os.close(fd)
-                os.chmod(self.path, 0o600 if private else file_mode())
+            os.chmod(self.path, (0o700 if private else folder_mode()) if folder else
+                     (0o600 if private else file_mode()))
         except OSError as exc:
             self.discard()
             raise failed(self.target, exc) from None
+        except BaseException:  # (a signal held while it was made, delivered now: nothing is left behind)
+            self.discard()
+            raise
 
     def open(self, *, binary: bool = False) -> IO[Any]:
         """A file object writing the temporary file (text: UTF-8, newlines as given); closed by commit/discard."""

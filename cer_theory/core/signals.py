@@ -4,9 +4,10 @@ out runs (temporary output files removed, earlier outputs left as they were); an
 not stop half-way (a rename of an output into place).
 
 * :func:`stopping_raises` — for a block, each of them raises :class:`Stopped` (SIGINT: Python's own
-  :class:`KeyboardInterrupt`, kept so that code that knows Ctrl-C keeps working); :func:`stopped_by` says which
-  signal an exception stands for, :func:`exit_status` the conventional status 128 + its number and :func:`said`
-  the one word the command line prints.
+  :class:`KeyboardInterrupt`, kept so that code that knows Ctrl-C keeps working); :func:`stopping_cause` finds
+  one wrapped in another exception, :func:`stopped_by` says which signal an exception stands for,
+  :func:`exit_status` the conventional status 128 + its number and :func:`said` the one word the command line
+  prints.
 * :func:`signals_held` — the four held until the block ends, then delivered.
 * :func:`stop_signals` — the general form: each of them handled by a handler made from the one it had.
 
@@ -49,6 +50,21 @@ def _raise_stopped(signum: int, frame: FrameType | None) -> None:
 def stopped_by(exc: KeyboardInterrupt) -> signal.Signals:
     """The signal ``exc`` stands for: a :class:`Stopped`'s own, else SIGINT (Ctrl-C)."""
     return signal.Signals(exc.signum if isinstance(exc, Stopped) else signal.SIGINT)
+
+
+def stopping_cause(exc: BaseException) -> KeyboardInterrupt | None:
+    """The stopping signal's exception behind ``exc``: ``exc`` itself, or one it was raised from or while
+    handling, unless that was deliberately suppressed (``raise … from None``); None: no signal stopped it. Python 3.11 hands a Ctrl-C that lands in a descriptor's
+    ``__set_name__``, while a class is made (a command's module imported after Ctrl-C is handled: a dataclass),
+    on as a ``RuntimeError`` whose cause it is; a library may wrap what its callbacks raise the same way."""
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen:
+        if isinstance(found, KeyboardInterrupt):
+            return found
+        seen.add(id(found))
+        found = found.__cause__ or (None if found.__suppress_context__ else found.__context__)
+    return None
 
 
 def exit_status(exc: KeyboardInterrupt) -> int:
@@ -110,4 +126,4 @@ def signals_held() -> Iterator[None]:
 
 
 __all__ = ["SAID", "STOPPING", "Handler", "Stopped", "exit_status", "said", "signals_held", "stop_signals",
-           "stopped_by", "stopping_raises"]
+           "stopped_by", "stopping_cause", "stopping_raises"]

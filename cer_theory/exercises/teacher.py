@@ -24,6 +24,7 @@ from pathlib import Path
 from cer_theory.automata import files
 from cer_theory.core.budget import DEFAULT_WORK, work_budget
 from cer_theory.core.errors import CerError, ExerciseError, SizeBudgetExceeded
+from cer_theory.core.signals import stopping_cause
 from cer_theory.core.spreadsheet import spreadsheet_csv
 from cer_theory.core.textfiles import decode_text
 from cer_theory.exercises.checker import bundled_names, check, load_bundled, load_exercise
@@ -200,6 +201,8 @@ def grade_answer(exercise: Exercise, text: str, *, budget: int | None = DEFAULT_
         with _limits(budget, seconds):
             feedback = check(exercise, text)
     except (_OutOfTime, Exception) as e:  # noqa: BLE001 - one answer's crash is that answer's, not the class's
+        if stopping_cause(e) is not None:  # (Ctrl-C handed on wrapped: the teacher stopped the grading)
+            raise
         status, message = _not_graded(e, seconds)
         return status, "0", message
     return feedback.status, str(int(feedback.accepted)), feedback.message
@@ -237,6 +240,8 @@ def _exercise_for(file: str, source: str, budget: int | None, seconds: float | N
     except ExerciseError as e:
         return "unknown exercise", f"{source}: {e}"
     except (_OutOfTime, Exception) as e:  # noqa: BLE001 - a generated instance that cannot be made
+        if stopping_cause(e) is not None:  # (Ctrl-C handed on wrapped: the teacher stopped the grading)
+            raise
         return _not_graded(e, seconds)
 
 

@@ -28,14 +28,24 @@ class SchemaCheck:
         path then names it); else record the kinds it infers, with the line each was first seen on."""
         kinds = self.schema.kinds
         pending: list[tuple[str, str, str, int]] = []
-        for t in set(rows.types.tolist()):
-            sel = rows.types == t
+        types = rows.types.tolist()
+        # a column whose every row has one kind code (the usual case) has that kind for every type: one pass over
+        # it instead of a sort per type (np.unique); None: look type by type
+        single = {name: int(codes[0]) if len(codes) and codes.min() == codes.max() else None
+                  for name, codes in rows.kinds.items()}
+        for t in set(types):
+            sel = None
             declared = kinds.get(t)
             if declared is None and self.declared:
                 raise Fallback("undeclared type")
             for name, codes_all in rows.kinds.items():
-                codes = codes_all[sel]
-                present = sorted(set(np.unique(codes).tolist()) - {MISSING})
+                one = single[name]
+                if one is None:
+                    if sel is None:
+                        sel = rows.types == t
+                    present = sorted(set(np.unique(codes_all[sel]).tolist()) - {MISSING})
+                else:
+                    present = [] if one == MISSING else [one]
                 if not present:
                     continue
                 if len(present) > 1:
@@ -46,7 +56,8 @@ class SchemaCheck:
                     if seen == "absent" or (seen is not None and seen != k):
                         raise Fallback("declaration")
                 elif seen is None or seen == "absent":
-                    first = int(np.flatnonzero(sel & (codes_all == present[0]))[0])
+                    first = types.index(t) if one is not None else \
+                        int(np.flatnonzero((rows.types == t) & (codes_all == present[0]))[0])
                     pending.append((t, name, k, rows.line(first)))
                 elif seen != k:
                     raise Fallback("kind change")

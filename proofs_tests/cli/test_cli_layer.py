@@ -40,6 +40,7 @@ import cer_theory
 from cer_theory.cli import _run, build_parser, main
 from cer_theory.cli.layer import (FILE, FILE_OUTPUT, QUERY, TEXT_OR_FILE, Input, Output, check_registry, commands,
                                   declare, output_file)
+from cer_theory.core import outputs
 from cer_theory.core.drawing import available_renderers, render_svg
 from cer_theory.core.outputs import UndeclaredOutput, write_output
 from cer_theory.core.signals import SAID, STOPPING
@@ -474,6 +475,28 @@ def test_run_hung_up_or_quit_while_writing_parquet(tmp_path: Path, sig: signal.S
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "o.parquet", "s.jsonl"]
 
 
+@pytest.mark.parametrize("folder", [False, True])
+def test_a_signal_as_a_temporary_output_is_made_leaves_nothing(monkeypatch, tmp_path: Path, folder: bool) -> None:
+    """A Ctrl-C delivered the moment the temporary file (or folder) of an output exists, before it is known to be
+    one (a run of the stopping-signal test left ``.cces.dot.….partial`` that way): the signal, held while the file is
+    made and registered, raises once it is, and the file is removed. The signal is raised inside ``tempfile``'s call, where a real one can land."""
+    made = tempfile.mkdtemp if folder else tempfile.mkstemp
+
+    def made_then_interrupted(**where: Any) -> Any:
+        result = made(**where)
+        signal.raise_signal(signal.SIGINT)
+        return result
+
+    monkeypatch.setattr(tempfile, "mkdtemp" if folder else "mkstemp", made_then_interrupted)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # (Ctrl-C raises, as in a command)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            outputs.Aside(tmp_path / "o", folder=folder)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert list(tmp_path.iterdir()) == []  # (removed by the Aside itself: also when called from Python)
+
+
 # ---------------------------------------------------------------------------------------------- (c) modes
 
 
@@ -583,6 +606,68 @@ def test_a_declared_budget_binds_the_whole_command(capsys) -> None:
     assert _run(parser.parse_args(["planted", "--budget", "1000"]), "cer-theory planted", program=False) == 0
     assert _run(parser.parse_args(["planted", "--budget", "999"]), "cer-theory planted", program=False) == 2
     assert "the planted command's loop" in capsys.readouterr().err
+
+
+class _InterruptedWhileNamed:
+    """A descriptor that Ctrl-C interrupts while a class is made: Python 3.11 hands the KeyboardInterrupt of its
+    ``__set_name__`` on as a RuntimeError, as it did in a dataclass of a module a command imported (a run of
+    the stopping-signal test saw ``grade-answers`` end with a traceback and status 1)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        signal.raise_signal(signal.SIGINT)
+
+
+class _Unwinding(BaseException):
+    """Raised while a Ctrl-C unwinds, and no :class:`Exception` (as the grader's time limit is not one)."""
+
+
+@pytest.mark.parametrize("where", ["class", "grader", "unwinding"])
+def test_an_interrupt_handed_on_wrapped_stops_the_command(capsys, tmp_path: Path, where: str) -> None:
+    """A Ctrl-C some code wraps in another exception, or during whose unwinding another is raised, is the
+    interrupt all the same: status 130 and one line, not a traceback (status 1), nor, in the grader, an answer
+    "not graded"."""
+    def make_a_class(args: argparse.Namespace) -> int:
+        type("Named", (), {"field": _InterruptedWhileNamed()})
+        return 0
+
+    def unwinding(args: argparse.Namespace) -> int:
+        try:
+            signal.raise_signal(signal.SIGINT)
+        finally:
+            raise _Unwinding
+
+    def grade(args: argparse.Namespace) -> int:
+        from cer_theory.exercises import teacher
+
+        exercise = teacher.load_bundled(teacher.bundled_names()[0])
+        original = teacher.check
+
+        def check(*given: Any) -> Any:
+            make_a_class(args)
+            return original(*given)
+
+        teacher.check = check
+        try:
+            teacher.grade_answer(exercise, "A ; B")
+        finally:
+            teacher.check = original
+        return 0
+
+    def register(sub):
+        p = sub.add_parser("planted")
+        declare(p)
+        p.set_defaults(func={"class": make_a_class, "grader": grade, "unwinding": unwinding}[where])
+
+    parser = _planted(register)
+    previous = {s: signal.getsignal(s) for s in STOPPING}  # (the stopped command ignores them all: put back)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = _run(parser.parse_args(["planted"]), "cer-theory planted", program=False)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    err = capsys.readouterr().err
+    assert code == 130 and err.strip().splitlines() == ["cer-theory planted: interrupted"], (code, err)
 
 
 @pytest.mark.parametrize("argv", [["draw", "A ; B", "-o", "{out}"], ["determinize", "A ; B", "--dot", "{out}"],

@@ -28,11 +28,17 @@ def _pigeonhole(pigeons: int) -> z3.Solver:
     return solver
 
 
+@pytest.mark.parametrize("incremental", [False, True], ids=["one-shot", "after-push"])
 @pytest.mark.parametrize("nonlinear", [False, True], ids=["linear", "non-linear"])
-def test_a_ctrl_c_during_a_z3_check_is_an_interrupt(nonlinear: bool) -> None:
+def test_a_ctrl_c_during_a_z3_check_is_an_interrupt(nonlinear: bool, incremental: bool) -> None:
     """Also on a check with non-linear arithmetic, where *unknown* is read as satisfiable: the interrupt was lost
-    there and the command went on (D443). Its time limit's *unknown* is no interrupt (D443's test below)."""
+    there and the command went on (D443). After a ``push`` (the shared solver's way) Z3 words the Ctrl-C
+    "canceled", its word for the time limit too, which a non-linear check took for the limit (D445). The time
+    limit's own *unknown* is no interrupt (the test below)."""
     solver = _pigeonhole(12)
+    if incremental:
+        solver.push()
+        solver.add(z3.Bool("pushed"))
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -42,10 +48,16 @@ def test_a_ctrl_c_during_a_z3_check_is_an_interrupt(nonlinear: bool) -> None:
         timer.cancel()
 
 
-def test_the_time_limit_of_a_non_linear_check_is_no_interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("incremental", [False, True], ids=["one-shot", "after-push"])
+def test_the_time_limit_of_a_non_linear_check_is_no_interrupt(monkeypatch: pytest.MonkeyPatch,
+                                                              incremental: bool) -> None:
     """A non-linear check that runs out of its time limit answers *satisfiable* (the sound over-approximation), not
-    an interrupt."""
+    an interrupt; also after a ``push``, where Z3 words the limit "canceled", as it words a Ctrl-C there."""
     from cer_theory.core.predicates import solver as module
 
     monkeypatch.setattr(module, "NONLINEAR_TIMEOUT_MS", 200)
-    assert _check(_pigeonhole(12), "the pigeonhole principle", True) is True
+    solver = _pigeonhole(12)
+    if incremental:
+        solver.push()
+        solver.add(z3.Bool("pushed"))
+    assert _check(solver, "the pigeonhole principle", True) is True

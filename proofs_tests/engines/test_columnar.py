@@ -436,3 +436,22 @@ def test_a_sparse_batch_of_dicts_is_checked_in_memory_linear_in_its_values():
     rows = DictRows(batch, columns)
     for name in ("type", "a0", "a511", "absent"):
         assert rows.values(name) == [d.get(name) for d in batch], name
+
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_kind_change_names_the_line_where_that_type_first_had_the_kind(tmp_path, fmt):
+    """The columnar schema check records, per type, the line of the type's first row holding the attribute, as the
+    row path does (D456: a column of one kind is read once, not type by type), and the error names it."""
+    rows = [("R", 1), ("R", 2), ("T", 3), ("R", 4), ("T", 5), ("R", 6), ("T", "five")]
+    path = tmp_path / f"s.{fmt}"
+    if fmt == "csv":
+        path.write_text("type,x\n" + "".join(f"{t},{x}\n" for t, x in rows), encoding="utf-8")
+    else:
+        path.write_text("".join(json.dumps({"type": t, "x": x}) + "\n" for t, x in rows), encoding="utf-8")
+    q = "SELECT * FROM S WHERE R ; T"
+    want = outcome(Engine(q).process(file_events(path, fmt, SchemaCheck(None, str(path)), 0)))
+    got = outcome(file_matches(Engine(q), path, fmt, None, limits=small(3, 90)))
+    assert got == want
+    first_t = 3 if fmt == "jsonl" else 4  # (CSV: the header is line 1)
+    assert f"T.x is a string here but a number at line {first_t}" in str(got[1]), got

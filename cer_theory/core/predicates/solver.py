@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import signal
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -72,12 +73,19 @@ def _check(solver: z3.Solver, what: Predicate | str, nonlinear: bool = False) ->
     work.charge("Z3 satisfiability checks")  # one unit of the active work budget (core.budget) per check
     if nonlinear:
         solver.set("timeout", NONLINEAR_TIMEOUT_MS)
+        started = time.monotonic()
         try:
             result = solver.check()
         finally:
             solver.set("timeout", _NO_TIMEOUT)
-        if result == z3.unknown and solver.reason_unknown() == _KEYBOARD:  # (not the time limit: "canceled")
-            _interrupted()
+        if result == z3.unknown:
+            # Z3 words a Ctrl-C it took as "interrupted from keyboard" or, depending on where the check was, as
+            # "canceled", its word for the time limit too: a cancel well before the limit can only be the Ctrl-C
+            # (the margin: a clock as coarse as Windows' 15.6 ms ticks).
+            reason = solver.reason_unknown()
+            if reason == _KEYBOARD or (reason == "canceled" and
+                                       time.monotonic() - started < NONLINEAR_TIMEOUT_MS / 1000 - 0.05):
+                _interrupted()
         return result != z3.unsat
     result = solver.check()
     if result == z3.unknown:

@@ -13,11 +13,15 @@ that many complex events the writer raises :class:`OutputLimitExceeded` (docs/de
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import IO, Any
 
 from cer_theory.core.aggregates import json_value
 from cer_theory.core.errors import CerError, UnsupportedError
+from cer_theory.engines.core import compiled
 from cer_theory.engines.core.evaluator import Outputs
 from cer_theory.streams.writers import CHUNK_ROWS, OutputFile
 
@@ -44,14 +48,40 @@ class _PositionTexts(dict):
         return text
 
 
-class _Numbers(dict):
-    """Position → its decimal text, made on first use (a reported position is written about three times)."""
+def jsonl_lines(ces: list, texts: dict[int, str], text: Callable[[int], str], tail: str,
+                positions_only: bool) -> str:
+    """The JSON Lines of ``ces`` (objects with ``start``, ``end`` and ``positions``: the CORE paper's ``([i, j],
+    D)``), one per complex event, joined: byte for byte :meth:`MatchWriter.write`'s line of the same CE, whose
+    ``events`` are the texts of its positions, ``text(p)`` (``texts``: those made so far, which ``text`` makes and
+    keeps; the compiled twin reads them without a call); ``tail`` closes each line (``}\\n``, or the partition's
+    member and ``}\\n``). The readable form of :mod:`~cer_theory.engines.core.output_compiled`, the hot path of
+    ``cer-theory run`` (docs/decisions.md D455)."""
+    if positions_only:
+        return "".join([f'{{"start": {c.start}, "end": {c.end}, "positions": [{", ".join(map(str, c.positions))}]'
+                        f'{tail}' for c in ces])
+    return "".join([f'{{"start": {c.start}, "end": {c.end}, "positions": [{", ".join(map(str, ps := c.positions))}], '
+                    f'"events": [{", ".join(map(text, ps))}]{tail}' for c in ces])
 
-    __slots__ = ()
 
-    def __missing__(self, position: int) -> str:
-        text = self[position] = str(position)
-        return text
+def _built_and_current() -> bool:
+    """Whether ``output_compiled`` (:func:`jsonl_lines` compiled, built with the hot loop by ``setup.py``) is built
+    for this interpreter and not older than its source (as :mod:`~cer_theory.engines.core.compiled` checks the
+    hot loop's)."""
+    spec = importlib.util.find_spec("cer_theory.engines.core.output_compiled")
+    if spec is None or spec.origin is None or not spec.origin.endswith((".so", ".pyd")):
+        return False
+    source = Path(__file__).with_name("output_compiled.pyx")
+    return not (source.exists() and compiled.stale([Path(spec.origin)], [source]))
+
+
+COMPILED_LINES: Callable[..., str | None] | None = None
+""":func:`jsonl_lines` compiled when it is built and current (it answers None when a text is not ASCII), else
+None; a writer made with ``CER_THEORY_PURE`` set uses the readable function (docs/decisions.md D455)."""
+if _built_and_current():
+    try:
+        from cer_theory.engines.core.output_compiled import jsonl_lines as COMPILED_LINES  # type: ignore
+    except ImportError:  # (a build for another layout of the package: the readable function writes)
+        COMPILED_LINES = None
 
 
 class MatchWriter:
@@ -66,7 +96,7 @@ class MatchWriter:
         self.fmt, self.positions_only, self.max_output = fmt, positions_only, max_output
         self._events: dict[int, tuple[Any, str]] = {}  # id(event) → (event, its JSON text): kept alive here
         self._texts: dict[int, str] = {}  # position → its event's JSON text (attach)
-        self._numbers = _Numbers()
+        self._lines = None if compiled.pure_forced() else COMPILED_LINES  # (the same bytes, D455)
         self.count = 0
         """Complex events written."""
 
@@ -127,17 +157,12 @@ class MatchWriter:
         text = self._texts.__getitem__  # (an event's text, made on first use: _PositionTexts.__missing__)
         if len(self._texts) >= _CACHE_LIMIT:
             self._texts.clear()
-            self._numbers.clear()
-        if self.fmt == "jsonl":  # (_rows_out's jsonl, one f-string per CE: the hot path of `cer-theory run`)
+        if self.fmt == "jsonl":  # (the hot path of `cer-theory run`)
+            ces = ces if ces.__class__ is list else list(ces)
             tail = "}\n" if part is None else f', "partition": {part}}}\n'
-            number = self._numbers.__getitem__
-            if self.positions_only:
-                self._write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
-                                     f'[{", ".join(map(number, c.positions))}]{tail}' for c in ces]))
-            else:
-                self._write("".join([f'{{"start": {c.start}, "end": {c.end}, "positions": '
-                                     f'[{", ".join(map(number, ps := c.positions))}], "events": '
-                                     f'[{", ".join(map(text, ps))}]{tail}' for c in ces]))
+            lines = None if self._lines is None else self._lines(ces, self._texts, text, tail, self.positions_only)
+            self._write(lines if lines is not None else jsonl_lines(ces, self._texts, text, tail,
+                                                                     self.positions_only))
         elif self.positions_only:
             self._file.write_rows([(c.start, c.end, c.positions, None, part, None) for c in ces])
         else:
