@@ -165,7 +165,7 @@ class DictRows(Rows):
         return len(self.dicts)
 
     def values(self, name: str) -> list:
-        found = self.columns.get(name)  # (a sparse batch's check gathers only its type column)
+        found = self.columns.get(name)  # (the check of a sparse batch, and the compiled check, gather only types)
         return list(map(dict.get, self.dicts, repeat(name))) if found is None else list(found)
 
     def event(self, k: int) -> Event:
