@@ -1,13 +1,15 @@
 """The optional compiled hot loop (docs/decisions.md D420–D424): ``cer_theory/engines/core/tecs_compiled.pyx`` and
-``evaluator_compiled.pyx``, and the JSON Lines of ``cer-theory run``'s output (``output_compiled.pyx``, D455), are
-compiled by Cython (a build requirement in pyproject.toml) when the build finds a C
-compiler; without Cython or a compiler, or if compiling fails, the package is installed without them and the engine
-runs the readable loop (:mod:`cer_theory.engines.core.compiled`). Everything else is in pyproject.toml."""
+``evaluator_compiled.pyx``, the JSON Lines of ``cer-theory run``'s output (``output_compiled.pyx``, D455) and the
+per-row work of the columnar inputs (``rows_compiled.pyx``, D450, D452) are compiled by Cython (a build requirement
+in pyproject.toml) when the build finds a C compiler; without Cython or a compiler, or if compiling fails, the
+package is installed without them and the engine runs the readable loop (:mod:`cer_theory.engines.core.compiled`).
+Everything else is in pyproject.toml."""
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ("tecs_compiled", "evaluator_compiled", "output_compiled")  # evaluator_compiled cimports tecs_compiled.pxd
+MODULES = ("tecs_compiled", "evaluator_compiled", "output_compiled", "rows_compiled")
+"""(evaluator_compiled cimports tecs_compiled.pxd)"""
 
 
 class OptionalBuildExt(build_ext):

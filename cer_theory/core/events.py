@@ -79,8 +79,9 @@ class Event:
         other than ``type``, scalar values, no NaN, no None): the columnar path checks a whole batch at once
         (docs/decisions.md D89), so its reported rows are built without checking each value again. ``ordered``:
         ``attributes`` is a fresh dict already in name order, kept as it is."""
-        event = object.__new__(cls)
-        event._fill(type, attributes, ordered)
+        event = _new(cls)  # (the slots set through their descriptors: no __init__, no _fill call per event)
+        _set_type(event, type)
+        _set_values(event, attributes if ordered else dict(sorted(attributes.items())))
         return event
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -148,6 +149,11 @@ class Event:
             attrs[name] = _check_value(name, value, source=source, line=line)
         return cls(etype, attrs)
 
+
+
+_new = object.__new__
+_set_type, _set_values = Event.type.__set__, Event._values.__set__  # type: ignore[attr-defined]
+"""The slots of an Event set directly, bypassing the refusing ``__setattr__`` (:meth:`Event.trusted`)."""
 
 def json_value_text(value: Value) -> str:
     """``json.dumps(value)`` for an attribute value, byte for byte and faster (docs/decisions.md D155): strings

@@ -40,7 +40,7 @@ class Rows:
         self._columns: dict[str, Column] = {}
         self.first = 0
         self.lines = lines
-        self._events: dict[int, Event] = {}
+        self._events: list[Event | None] = [None] * len(types)  # row → its Event once built (a list: read by index)
 
     def __len__(self) -> int:
         return len(self.types)
@@ -64,7 +64,7 @@ class Rows:
         return self._values(name) if name in self.kinds else [None] * len(self.types)
 
     def event(self, k: int) -> Event:
-        found = self._events.get(k)
+        found = self._events[k]
         if found is None:
             found = self._events[k] = self._event(k)
         return found
@@ -159,21 +159,21 @@ class DictRows(Rows):
         self.dicts, self.columns = dicts, columns  # (columns: name → values, from the batch's check)
         self.first = 0
         self.lines = None
-        self._events = {}
+        self._events = [None] * len(dicts)
 
     def __len__(self) -> int:
         return len(self.dicts)
 
     def values(self, name: str) -> list:
-        found = self.columns.get(name)  # (a sparse batch's check gathers only its type column)
+        found = self.columns.get(name)  # (the check of a sparse batch, and the compiled check, gather only types)
         return list(map(dict.get, self.dicts, repeat(name))) if found is None else list(found)
 
     def event(self, k: int) -> Event:
-        found = self._events.get(k)
+        found = self._events[k]
         if found is None:
             d = self.dicts[k]  # checked by clean_columns: only None values to leave out
-            found = self._events[k] = Event.trusted(d[TYPE_KEY], {a: v for a, v in d.items()
-                                                                  if v is not None and a != TYPE_KEY})
+            found = self._events[k] = Event.trusted(d[TYPE_KEY], {a: v for a, v in sorted(d.items())
+                                                                  if v is not None and a != TYPE_KEY}, ordered=True)
         return found
 
     def text(self, k: int) -> str:

@@ -7,7 +7,7 @@ goes to :mod:`cer_theory.streams.frames`, which is loaded only then: dicts never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain, islice, repeat
 from math import isnan
 from typing import Any
@@ -27,12 +27,13 @@ def is_table(data: Any) -> bool:
     return type(data).__module__.startswith(("pandas", "pyarrow"))
 
 
-def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: int = BATCH_ROWS
-                  ) -> Iterator[Rows | Iterator[Event]]:
+def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: int = BATCH_ROWS,
+                  check: Callable[[list], dict[str, list] | None] | None = None) -> Iterator[Rows | Iterator[Event]]:
     """Batches of a pandas DataFrame, a pyarrow Table/RecordBatch or an iterable of dicts/Events: a :class:`Rows`
     when the batch is columnar, else the batch's Events built lazily by :meth:`Event.from_dict` (the row path: its
     errors, line = global position as for ``Engine.process_event``). ``validate``: dicts always the row way.
-    ``first_line`` is the position of the first row; ``rows`` the most rows per batch."""
+    ``first_line`` is the position of the first row; ``rows`` the most rows per batch; ``check``: the compiled
+    form of :func:`clean_columns` (docs/decisions.md D452), None for the readable one."""
     if is_table(data):
         from cer_theory.streams.frames import table_batches  # (Arrow, for a table only: D174, D280)
 
@@ -41,14 +42,15 @@ def frame_batches(data: Any, first_line: int, *, validate: bool = False, rows: i
     items = iter(data)
     position = first_line
     while batch := list(islice(items, rows)):  # (C-level: no Python step per item)
-        yield _dict_batch(batch, position, validate)
+        yield _dict_batch(batch, position, validate, check or clean_columns)
         position += len(batch)
 
 
-def _dict_batch(batch: list, first: int, validate: bool) -> Rows | Iterator[Event]:
-    """Dicts, checked cheaply per batch (:func:`clean_columns`); a batch that fails, or any batch with
+def _dict_batch(batch: list, first: int, validate: bool, check: Callable[[list], dict[str, list] | None]
+                ) -> Rows | Iterator[Event]:
+    """Dicts, checked cheaply per batch (``check``: :func:`clean_columns`); a batch that fails, or any batch with
     ``validate``, goes the row way (its exact errors)."""
-    columns = None if validate else clean_columns(batch)
+    columns = None if validate else check(batch)
     if columns is None:
         return _as_events(batch, first)
     return DictRows(batch, columns)

@@ -8,9 +8,12 @@ compiler or no Cython at install time); in CI, where ``make test`` builds them, 
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import shutil
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -20,17 +23,23 @@ from hypothesis import strategies as st
 from conftest import require
 
 from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.core.windows import Window
 from cer_theory.engines.core import Engine, Evaluator
 from cer_theory.engines.core import compiled
+from cer_theory.engines.core.matches import Match
 from cer_theory.engines.core.tecs import Tecs
 from cer_theory.formalisms.ceql.ast import Query
 from cer_theory.formalisms.ceql.parser import parse
+from cer_theory.streams.batch import DictRows
+from cer_theory.streams.convert import clean_columns as readable_clean_columns
+from cer_theory.testing.batches import process_in_batches
 from cer_theory.testing.outcomes import outcome
 from cer_theory.testing.strategies import ceql
 from cer_theory.testing.strategies.automata import random_ceas
-from proofs_tests.engines.test_engine import BOOKKEEPING, queries, timed_streams
+from proofs_tests.engines.test_columnar import _sparse_batches, _uniform_batches
+from proofs_tests.engines.test_engine import BOOKKEEPING, arrow_table, queries, timed_streams
 
 
 def require_compiled() -> None:
@@ -151,14 +160,30 @@ def positions_and_keys(stream: list[Event]) -> list[tuple[int, int]]:
     return [(j, e.get("ts")) for j, e in enumerate(stream)]
 
 
+class Spent:
+    """Which det-states are made of sinks, as ``Inertness.spent`` answers (here: those whose id is ``parity`` mod 2,
+    or none)."""
+
+    def __init__(self, parity: int | None) -> None:
+        self.parity = parity
+
+    def __getitem__(self, p: int) -> bool:
+        return self.parity is not None and p % 2 == self.parity
+
+
 def run(ev: Evaluator, stream: list[Event], det: Determinizer) -> list:
     """Each event read at its position with its bit vector and window key; a position's CEs read in full (an
-    :class:`Outputs` chunk by chunk) before the next event, as the engine's sinks read them."""
+    :class:`Outputs` chunk by chunk) before the next event, as the engine's sinks read them; then what
+    ``keeps_after_inert`` answers for inert events up to a few later keys (D451)."""
     got = []
     for j, e in enumerate(stream):
-        out = ev.process(e, j, mask=det.mask(e), key=e.get("ts") if ev.window and ev.window.kind == "time" else None)
+        timed = ev.window is not None and ev.window.kind == "time"
+        out = ev.process(e, j, mask=det.mask(e), key=e.get("ts") if timed else None)
         got.append([list(chunk) for chunk in out.chunks()] if hasattr(out, "chunks") else list(out))
         got.append(state(ev))
+        now = e.get("ts") if timed else j
+        got.append([ev.keeps_after_inert(now + later, Spent(parity)) for later in (0, 1, 3, 6)
+                    for parity in (None, 0, 1)])
     return got
 
 
@@ -246,6 +271,98 @@ def test_the_compiled_engine_is_the_readable_one_on_match_dense_queries(q, strea
     """The same on queries over R/T/U, whose streams have many matches, partitions and consumptions."""
     require_compiled()
     assert_compiled_equals_readable(q, list(stream))
+
+
+def columnar_paths(stream: list[Event]) -> dict[str, Callable[[Engine], Iterable[Match]]]:
+    """The inputs whose matches the batch branch of ``EngineState.matches`` builds (compiled: D450): dicts (their keys
+    in reverse order and, every other one, an attribute set to None, both of which the Event leaves out or puts in
+    name order), in batches of 3 so that a match also takes events from an earlier batch; an Arrow table in
+    batches of 3; the same table as a DataFrame (its gaps NaN)."""
+    dicts = [dict(reversed([*e.to_dict().items(), *([("gap", None)] if k % 2 else [])]))
+             for k, e in enumerate(stream)]
+    paths: dict[str, Callable[[Engine], Iterable[Match]]] = {
+        "dicts": lambda engine: engine.process(dicts),
+        "dicts in batches of 3": lambda engine: process_in_batches(engine, dicts, 3)}
+    table = arrow_table(stream)
+    if table is not None:
+        paths["Arrow table in batches of 3"] = lambda engine: process_in_batches(engine, table, 3)
+        paths["DataFrame"] = lambda engine: engine.process(table.to_pandas())
+    return paths
+
+
+def exactly(matches: Iterable[Match]) -> tuple[list, tuple | None]:
+    """Each match with its class, its events (their attributes in order and kinds: ``Event.__eq__``) and its JSON
+    text as ``cer-theory run`` writes it, up to the first error (its class and message)."""
+    got: list = []
+    try:
+        for m in matches:
+            got.append((type(m), m.complex_event, m.partition, m.events, [type(e) for e in m.events],
+                        json.dumps(m.to_json())))
+    except CerError as error:
+        return got, (type(error), str(error))
+    return got, None
+
+
+@settings(max_examples=200, deadline=None)
+@given(queries(), timed_streams(max_length=12))
+def test_the_compiled_batch_matches_are_the_readable_ones_on_every_columnar_path(q, stream):
+    """``rows_compiled.batch_matches`` builds the Matches the readable batch branch of ``EngineState.matches``
+    builds (D450), Event for Event, on dicts, Arrow tables and DataFrames, and leaves the same engine behind."""
+    require_compiled()
+    for name, path in columnar_paths(list(stream)).items():
+        with pure(True):
+            readable = Engine(q)
+            assert readable._batch_matches is None
+            want = exactly(path(readable))
+        with pure(False):
+            fast = Engine(q)
+            assert fast._batch_matches is not None
+            got = exactly(path(fast))
+        assert got == want, (name, str(q), list(stream))
+        assert engine_state(fast) == engine_state(readable), (name, str(q), list(stream))
+
+
+class Text(str):
+    """A str subclass: not a plain string, which the check sends the row way."""
+
+
+_GOOD = st.sampled_from([True, 1.5, 2**80, -math.inf, "", "s", None, 7])
+_BAD = st.sampled_from([math.nan, Text("s"), [1], {"x": 1}])
+
+
+@st.composite
+def odd_batches(draw: st.DrawFn) -> list:
+    """Batches of dicts, most of them events, with now and then an odd name, type or value, or an item that is no
+    plain dict."""
+    names = st.sampled_from(["x", "y", "_z9", "x", "y", "9z", "bad name", "", 3, Text("x")])
+    types = st.sampled_from(["T", "T", "U", "", Text("T"), None, 1])
+    batch: list = [{**({} if draw(st.integers(0, 9)) == 0 else {"type": draw(types)}),
+                    **draw(st.dictionaries(names, st.one_of(_GOOD, _GOOD, _GOOD, _BAD), max_size=3))}
+                   for _ in range(draw(st.integers(0, 8)))]
+    if batch and draw(st.booleans()):
+        k = draw(st.integers(0, len(batch) - 1))
+        batch[k] = draw(st.sampled_from([OrderedDict(batch[k]), tuple(batch[k].items()), None]))
+    return batch
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(odd_batches(), _uniform_batches(), _sparse_batches()))
+def test_the_compiled_check_of_a_batch_of_dicts_is_the_readable_one(batch):
+    """``rows_compiled.clean_columns`` (D452) accepts exactly the batches ``streams.convert.clean_columns`` accepts,
+    and the batch then reads the same values by name (``DictRows.values``), each of the same class."""
+    require_compiled()
+    with pure(False):
+        check = compiled.clean_columns()
+    with pure(True):
+        assert compiled.clean_columns() is None
+    assert check is not None
+    want, got = readable_clean_columns(batch), check(batch)
+    assert (got is None) == (want is None), (batch, want, got)
+    if want is not None:
+        names = {n for d in batch for n in d} | {"absent"}
+        for name in names:
+            read = [(type(v), v) for v in DictRows(batch, got).values(name)]
+            assert read == [(type(v), v) for v in DictRows(batch, want).values(name)], (batch, name)
 
 
 # ---------------------------------------------------------------------------------------------- which loop runs
@@ -342,6 +459,7 @@ def test_a_limit_beyond_the_machine_word_is_no_limit_on_both_loops():
 _MISUSE = """
 import sys
 from cer_theory.automata.determinize.bitmask import Determinizer
+from cer_theory.core.errors import CerError
 from cer_theory.core.events import Event
 from cer_theory.core.windows import Window
 from cer_theory.engines.core import Engine, compiled

@@ -59,7 +59,8 @@ def test_metadata_of_the_wheel(dist: Path) -> None:
     # Cython sources nor the C generated from them
     compiled = {n.rsplit("/", 1)[1].split(".")[0] for n in names if n.startswith("cer_theory/engines/core/")
                 and n.endswith(".so")}
-    assert compiled == ({"tecs_compiled", "evaluator_compiled", "output_compiled"}  # (output_compiled: D455)
+    assert compiled == ({"tecs_compiled", "evaluator_compiled", "output_compiled",
+                         "rows_compiled"}  # (output_compiled: D455; rows_compiled: D450)
                         if shutil.which("cc") or shutil.which("gcc") else set()), names
     assert not [n for n in names if n.endswith((".pyx", ".pxd", ".c"))], names
     assert not [r for r in meta.get_all("Requires-Dist") if "extra ==" not in r and "pyspark" in r]
@@ -77,7 +78,8 @@ def test_the_sdist_carries_license_and_the_linked_docs(dist: Path) -> None:
     assert any(n.startswith("notebooks/") for n in names)
     # the compiled hot loop's sources and its optional build, never a built module or its generated C (D421)
     assert {"setup.py", "cer_theory/engines/core/tecs_compiled.pyx", "cer_theory/engines/core/tecs_compiled.pxd",
-            "cer_theory/engines/core/evaluator_compiled.pyx", "cer_theory/engines/core/output_compiled.pyx"} <= names
+            "cer_theory/engines/core/evaluator_compiled.pyx", "cer_theory/engines/core/output_compiled.pyx",
+            "cer_theory/engines/core/rows_compiled.pyx"} <= names
     assert not [n for n in names if n.endswith((".so", ".c"))], names
 
 

@@ -142,15 +142,9 @@ class EventBuffer:
             items = newest.items
             return tuple([items[p - start] if p >= start else self.event_at(p)  # type: ignore[index]
                           for p in positions])
-        built, first = rows._events, rows.first  # Rows.event inlined: the batch's Events built so far, by row
-        found = []
-        for p in positions:
-            if p >= start:
-                event = built.get(p - first)
-                found.append(event if event is not None else rows.event(p - first))
-            else:
-                found.append(self.event_at(p))
-        return tuple(found)
+        built, first, event = rows._events, rows.first, rows.event  # Rows.event inlined: the batch's Events built
+        return tuple([(built[p - first] or event(p - first)) if p >= start else self.event_at(p)  # so far, by row
+                      for p in positions])
 
 
 __all__ = ["EventBuffer", "Span", "TRIM_MIN", "first_admitted"]

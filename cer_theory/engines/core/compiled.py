@@ -4,8 +4,10 @@
 :mod:`~cer_theory.engines.core.tecs_compiled` and :mod:`~cer_theory.engines.core.evaluator_compiled` (Cython,
 built by the ordinary install where Cython and a C compiler are found: ``setup.py``) are a second, typed source of
 the tECS (:mod:`~cer_theory.engines.core.tecs`) and of the evaluator's per-event path, the update phase and the
-enumeration (:class:`~cer_theory.engines.core.evaluator.Evaluator`); the readable modules are the reference and
-the fallback.
+enumeration (:class:`~cer_theory.engines.core.evaluator.Evaluator`); ``rows_compiled.pyx`` is that of the Matches of
+a columnar batch (:meth:`EngineState.matches <cer_theory.engines.core.state.EngineState.matches>`, D450) and of
+the check of a batch of dicts (:func:`cer_theory.streams.convert.clean_columns`, D452). The
+readable modules are the reference and the fallback.
 
 The compiled evaluator is used for the plain Evaluator of a query plan without debug mode or instrumentation
 (which run the readable code, whose checks and counts read the Python structures; D422). ``CER_THEORY_PURE=1`` in the
@@ -17,7 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from cer_theory.engines.core.evaluator import Evaluator
@@ -25,7 +27,7 @@ from cer_theory.engines.core.evaluator import Evaluator
 PURE_VARIABLE = "CER_THEORY_PURE"
 """The environment variable that, set to anything but ``""`` or ``0``, forces the readable loop."""
 
-MODULES = ("tecs_compiled", "evaluator_compiled")
+MODULES = ("tecs_compiled", "evaluator_compiled", "rows_compiled")
 """The compiled modules (``setup.py`` builds them from the ``.pyx``/``.pxd`` sources beside them)."""
 
 
@@ -54,11 +56,16 @@ def _usable() -> bool:
 
 
 CompiledEvaluator: type[Evaluator] | None = None
+_batch_matches: Callable[..., list] | None = None
+_clean_columns: Callable[[list], dict | None] | None = None
 if _usable():
     try:
         from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
+        from cer_theory.engines.core.rows_compiled import batch_matches as _batch_matches  # type: ignore
+        from cer_theory.engines.core.rows_compiled import clean_columns as _clean_columns  # type: ignore
         from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
     except Exception as error:  # noqa: BLE001 - a built module that fails to load must not take the engine down
+        _batch_matches = _clean_columns = None
         # (a stale build importing a name of the readable modules since renamed, a binary mismatch)
         warnings.warn(f"cer_theory: the compiled hot loop does not load ({type(error).__name__}: {error}); the "
                       f"readable loop runs", RuntimeWarning, stacklevel=2)
@@ -85,6 +92,19 @@ def pure_forced() -> bool:
     return os.environ.get(PURE_VARIABLE, "") not in ("", "0")
 
 
+def batch_matches() -> Callable[..., list] | None:
+    """The compiled form of the batch branch of :meth:`EngineState.matches
+    <cer_theory.engines.core.state.EngineState.matches>` (``rows_compiled.batch_matches(ces, partition, rows,
+    buffer)``, D450), or None where the readable one runs: not built, or ``CER_THEORY_PURE`` set."""
+    return None if pure_forced() else _batch_matches
+
+
+def clean_columns() -> Callable[[list], dict | None] | None:
+    """The compiled check of a batch of dicts (``rows_compiled.clean_columns``, D452: the readable one is
+    :func:`cer_theory.streams.convert.clean_columns`), or None where the readable one runs."""
+    return None if pure_forced() else _clean_columns
+
+
 def evaluator_class(debug: bool, instrument: bool) -> type[Evaluator]:
     """The class of a plain evaluator: the compiled one when built, not forced off, without debug mode or
     instrumentation; else the readable :class:`Evaluator`."""
@@ -93,5 +113,5 @@ def evaluator_class(debug: bool, instrument: bool) -> type[Evaluator]:
     return CompiledEvaluator
 
 
-__all__ = ["CompiledEvaluator", "MODULES", "PURE_VARIABLE", "compiled_available", "evaluator_class", "pure_forced",
-           "stale"]
+__all__ = ["CompiledEvaluator", "MODULES", "PURE_VARIABLE", "batch_matches", "clean_columns", "compiled_available", "evaluator_class",
+           "pure_forced", "stale"]

@@ -111,8 +111,8 @@ class Engine(EngineState):
                 not validate and events.__class__ in (list, tuple) and events and events[0].__class__ is dict):
             from cer_theory.streams.convert import frame_batches  # (numpy and Arrow once a batch comes, D174)
 
-            for batch in frame_batches(events, self.position):
-                yield from self.process_batch(batch)
+            for batch in frame_batches(events, self.position, check=self._clean_dicts):
+                yield from self._batch(batch)  # (not process_batch: one generator less for every match to pass)
             return
         if isinstance(events, (Event, Mapping)):
             raise TypeError("process takes an iterable of events; use process_event for a single one")
@@ -122,22 +122,28 @@ class Engine(EngineState):
         """One batch (:mod:`cer_theory.streams.batch`) at the next positions: its Events (the row path),
         or its columns — bit vectors, window keys and partition keys computed per batch, an Event built only for
         the rows a match reports (:mod:`cer_theory.engines.core.batches`)."""
+        yield from self._batch(batch)
+
+    def _batch(self, batch: Rows | Iterable[Event]) -> Iterator[Match]:
+        """:meth:`process_batch`'s work up to its loop, done when called; the loop, as an iterator."""
         # (numpy and Arrow are loaded once a batch comes: docs/decisions.md D174)
         from cer_theory.engines.core.batches import Columns, Rows, column_loop, dict_rows
 
         if not isinstance(batch, Rows):
-            yield from self._process_events(batch)
-            return
+            return self._process_events(batch)
         batch.first = self.position
         if self._dict_mask is None and dict_rows(batch):
             self._dict_mask = compile_mask(self.det.predicates, dicts=True)
         columns = Columns(self, batch, self._dict_mask)
         if not len(columns):
-            return
+            return iter(())
         self.buffer.add_batch(batch, columns.keys, batch.first)
         if self.plan.fast:
-            yield from column_loop(self, columns)
-            return
+            return column_loop(self, columns)
+        return self._steps(columns)
+
+    def _steps(self, columns: Any) -> Iterator[Match]:
+        """A batch's rows through the readable step (a plan the fast loop does not take)."""
         times, parts = columns.times, columns.parts
         for k, mask in enumerate(columns.masks):
             yield from self._step(None, mask, None if times is None else times[k],

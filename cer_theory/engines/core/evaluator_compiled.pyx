@@ -65,6 +65,28 @@ cdef class EvaluatorKernel:
     def _advance(self, j, mask, key):
         return self.c_advance(j, mask, key)
 
+    def keeps_after_inert(self, key, spent):
+        """:meth:`Evaluator.keeps_after_inert`: whether T would still hold a det-state after inert events up to
+        window key ``key`` (asked at every gap of skipped rows on the columnar path, D120, D451)."""
+        cdef CTecs tecs = self.tecs
+        cdef int64_t tau, b = tecs.base
+        window = self.window
+        if window is None:
+            for p in <dict>self.table:
+                if not spent[p]:
+                    return True
+            return False
+        size, strict = window.size, window.strict
+        tau = tecs.base + tecs.n  # tecs.next_id
+        for start, bottom in self._bottoms:
+            if (key - start < size) if strict else (key - start <= size):
+                tau = bottom
+                break
+        for p, ul in (<dict>self.table).items():
+            if not spent[p] and tecs.mx[_id((<list>ul)[0]) - b] >= tau:
+                return True
+        return False
+
     cdef c_advance(self, j, mask, key):
         """:meth:`Evaluator._advance`: one event through Algorithm 1 (update, then output), with the window and
         compaction around it (no debug mode: the compiled evaluator is made without it)."""

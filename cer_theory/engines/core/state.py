@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cer_theory.core.errors import StreamFormatError
+from cer_theory.engines.core import compiled
 from cer_theory.core.events import CoreComplexEvent
 from cer_theory.engines.core.buffer import EventBuffer
 from cer_theory.engines.core.evaluator import Evaluator, Outputs
@@ -35,6 +36,10 @@ class EngineState:
         self.inert: Inertness | None = plan.inert
         """Inert bit vectors, for skipping rows in bulk on the columnar path (None: never skip; D120)."""
         self.report: Report = self.matches
+        self._batch_matches = compiled.batch_matches()
+        """The batch branch of :meth:`matches` compiled (D450), or None: the readable one."""
+        self._clean_dicts = compiled.clean_columns()
+        """The check of a batch of dicts compiled (D452), or None: the readable one."""
 
     def _new_evaluator(self) -> Evaluator:
         return self.plan.new_evaluator()
@@ -46,6 +51,8 @@ class EngineState:
         buffer = self.buffer
         newest = buffer.spans[-1]
         start, rows, items = newest.start, newest.rows, newest.items
+        if rows is not None and self._batch_matches is not None:
+            return self._batch_matches(ces, partition, rows, buffer)
         out = []
         for c in ces:
             positions = c.positions
@@ -53,13 +60,9 @@ class EngineState:
                 events = buffer.events_of(positions)
             elif rows is None:
                 events = tuple([items[p - start] for p in positions])  # type: ignore[index]
-            else:
-                built, first = rows._events, rows.first  # Rows.event inlined: the Events built so far, by row
-                found = []
-                for p in positions:
-                    event = built.get(p - first)
-                    found.append(event if event is not None else rows.event(p - first))
-                events = tuple(found)
+            else:  # Rows.event inlined: the Events built so far, by row (an Event is always true)
+                built, first, event = rows._events, rows.first, rows.event
+                events = tuple([built[p - first] or event(p - first) for p in positions])
             out.append(make_match(c, events, partition))
         return out
 
