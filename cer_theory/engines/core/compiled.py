@@ -21,7 +21,9 @@ import os
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+from cer_theory.core.lazy import resolve
 from cer_theory.engines.core.evaluator import Evaluator
 
 PURE_VARIABLE = "CER_THEORY_PURE"
@@ -56,16 +58,11 @@ def _usable() -> bool:
 
 
 CompiledEvaluator: type[Evaluator] | None = None
-_batch_matches: Callable[..., list] | None = None
-_clean_columns: Callable[[list], dict | None] | None = None
 if _usable():
     try:
         from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
-        from cer_theory.engines.core.rows_compiled import batch_matches as _batch_matches  # type: ignore
-        from cer_theory.engines.core.rows_compiled import clean_columns as _clean_columns  # type: ignore
         from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
     except Exception as error:  # noqa: BLE001 - a built module that fails to load must not take the engine down
-        _batch_matches = _clean_columns = None
         # (a stale build importing a name of the readable modules since renamed, a binary mismatch)
         warnings.warn(f"cer_theory: the compiled hot loop does not load ({type(error).__name__}: {error}); the "
                       f"readable loop runs", RuntimeWarning, stacklevel=2)
@@ -92,17 +89,35 @@ def pure_forced() -> bool:
     return os.environ.get(PURE_VARIABLE, "") not in ("", "0")
 
 
+_ROWS: dict[str, Callable[..., Any] | None] = {}
+"""The functions of ``rows_compiled``, loaded on first use: it imports the columnar modules, and with them numpy,
+which a run on Events read one at a time never needs (``cer-theory run`` on a JSON Lines file starts without)."""
+
+
+def _rows_function(name: str) -> Callable[..., Any] | None:
+    if CompiledEvaluator is None or pure_forced():
+        return None
+    if name not in _ROWS:
+        try:
+            _ROWS[name] = resolve(f"{__package__}.rows_compiled:{name}")
+        except Exception as error:  # noqa: BLE001 - as for the hot loop's modules above: the readable code runs
+            _ROWS[name] = None
+            warnings.warn(f"cer_theory: the compiled batch code does not load ({type(error).__name__}: {error}); "
+                          f"the readable code runs", RuntimeWarning, stacklevel=3)
+    return _ROWS[name]
+
+
 def batch_matches() -> Callable[..., list] | None:
     """The compiled form of the batch branch of :meth:`EngineState.matches
     <cer_theory.engines.core.state.EngineState.matches>` (``rows_compiled.batch_matches(ces, partition, rows,
     buffer)``, D450), or None where the readable one runs: not built, or ``CER_THEORY_PURE`` set."""
-    return None if pure_forced() else _batch_matches
+    return _rows_function("batch_matches")
 
 
 def clean_columns() -> Callable[[list], dict | None] | None:
     """The compiled check of a batch of dicts (``rows_compiled.clean_columns``, D452: the readable one is
     :func:`cer_theory.streams.convert.clean_columns`), or None where the readable one runs."""
-    return None if pure_forced() else _clean_columns
+    return _rows_function("clean_columns")
 
 
 def evaluator_class(debug: bool, instrument: bool) -> type[Evaluator]:

@@ -58,6 +58,7 @@ from cer_theory.core.errors import DEFAULT_BUDGET, UnsupportedError, wrong_kind
 from cer_theory.core.events import CoreComplexEvent, Event
 from cer_theory.core.predicates.masks import compile_mask
 from cer_theory.core.windows import window_value
+from cer_theory.engines.core import compiled
 from cer_theory.engines.core.evaluator import Evaluator
 from cer_theory.engines.core.loop import fast_loop
 from cer_theory.engines.core.matches import AggregatedMatch, Match
@@ -111,7 +112,7 @@ class Engine(EngineState):
                 not validate and events.__class__ in (list, tuple) and events and events[0].__class__ is dict):
             from cer_theory.streams.convert import frame_batches  # (numpy and Arrow once a batch comes, D174)
 
-            for batch in frame_batches(events, self.position, check=self._clean_dicts):
+            for batch in frame_batches(events, self.position, check=compiled.clean_columns()):
                 yield from self._batch(batch)  # (not process_batch: one generator less for every match to pass)
             return
         if isinstance(events, (Event, Mapping)):

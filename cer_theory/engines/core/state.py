@@ -36,10 +36,9 @@ class EngineState:
         self.inert: Inertness | None = plan.inert
         """Inert bit vectors, for skipping rows in bulk on the columnar path (None: never skip; D120)."""
         self.report: Report = self.matches
-        self._batch_matches = compiled.batch_matches()
-        """The batch branch of :meth:`matches` compiled (D450), or None: the readable one."""
-        self._clean_dicts = compiled.clean_columns()
-        """The check of a batch of dicts compiled (D452), or None: the readable one."""
+        self._batch_matches: Callable[..., list] | None | bool = False
+        """The batch branch of :meth:`matches` compiled (D450), or None: the readable one; False until the first
+        batch asks (the compiled module loads the columnar modules, numpy among them)."""
 
     def _new_evaluator(self) -> Evaluator:
         return self.plan.new_evaluator()
@@ -51,8 +50,11 @@ class EngineState:
         buffer = self.buffer
         newest = buffer.spans[-1]
         start, rows, items = newest.start, newest.rows, newest.items
-        if rows is not None and self._batch_matches is not None:
-            return self._batch_matches(ces, partition, rows, buffer)
+        if rows is not None:
+            if self._batch_matches is False:
+                self._batch_matches = compiled.batch_matches()
+            if self._batch_matches is not None:
+                return self._batch_matches(ces, partition, rows, buffer)  # type: ignore[operator]
         out = []
         for c in ces:
             positions = c.positions
