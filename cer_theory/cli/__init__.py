@@ -193,6 +193,7 @@ def _run(args: argparse.Namespace, command: str, *, program: bool) -> int:
         stop = stopping_cause(exc)
         if stop is not None:
             return _stopped(stop, command, program=program)
+        outputs.discard_all()  # (a command that fails leaves no temporary output, whatever it failed in)
         if not isinstance(exc, Exception):  # (SystemExit, and the like: not errors of the command)
             raise
         return _failed(exc, args, command)
@@ -223,7 +224,6 @@ def _failed(exc: Exception, args: argparse.Namespace, command: str) -> int:
         return EXIT_BROKEN_PIPE
     if isinstance(exc, OSError):
         if exc.errno in outputs.WRITE_FAILURES:
-            outputs.discard_all()
             print(f"{command}: cannot write an output ({exc.strerror}: a full disk or a file-size limit); every "
                   f"output was left as it was", file=sys.stderr)
         else:

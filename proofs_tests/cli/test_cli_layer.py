@@ -608,6 +608,22 @@ def test_a_declared_budget_binds_the_whole_command(capsys) -> None:
     assert "the planted command's loop" in capsys.readouterr().err
 
 
+def test_a_command_that_fails_after_making_its_output_leaves_no_temporary_file(capsys, tmp_path: Path) -> None:
+    """``run`` with a lateness reads its whole stream before the run proper, after its output's temporary file is
+    made: bad input found there is one line (exit 2), the old output kept, and nothing beside it. The layer removes
+    every uncommitted temporary output of a command that fails, wherever it failed."""
+    stream = tmp_path / "s.jsonl"
+    stream.write_text('{"type": "A", "time": 1}\n{not json\n', encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    out.write_bytes(b"old")
+    code = main(["run", "--query", "SELECT * WHERE A ; B", "--stream", str(stream), "--lateness", "1",
+                 "--output", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and str(stream) in err, err
+    assert out.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.jsonl", "s.jsonl"]
+
+
 class _InterruptedWhileNamed:
     """A descriptor that Ctrl-C interrupts while a class is made: Python 3.11 hands the KeyboardInterrupt of its
     ``__set_name__`` on as a RuntimeError, as it did in a dataclass of a module a command imported (a run of

@@ -303,13 +303,26 @@ def exactly(matches: Iterable[Match]) -> tuple[list, tuple | None]:
     return got, None
 
 
+EVERY_KIND = (("s", ("é", "x", "", None)), ("f", (1.5, -0.0, 2.0, None, 1e300)), ("b", (True, False, None)),
+              ("n", (2**62, -7, None, 0)))
+"""Attributes of every kind a cell holds, each column of one kind (so that Arrow takes it), now and then absent."""
+
+
+def with_every_kind(stream: list[Event]) -> list[Event]:
+    """The stream with the attributes of :data:`EVERY_KIND` added, cycling through their values."""
+    return [Event(e.type, {**e.attributes, **{name: values[k % len(values)] for name, values in EVERY_KIND
+                                              if values[k % len(values)] is not None}})
+            for k, e in enumerate(stream)]
+
+
 @settings(max_examples=200, deadline=None)
 @given(queries(), timed_streams(max_length=12))
 def test_the_compiled_batch_matches_are_the_readable_ones_on_every_columnar_path(q, stream):
     """``rows_compiled.batch_matches`` builds the Matches the readable batch branch of ``EngineState.matches``
-    builds (D450), Event for Event, on dicts, Arrow tables and DataFrames, and leaves the same engine behind."""
+    builds (D450), Event for Event, on dicts, Arrow tables and DataFrames, and leaves the same engine behind; the
+    events carry strings (non-ASCII too), floats (-0.0), bools and large ints beside the queries' attributes."""
     require_compiled()
-    for name, path in columnar_paths(list(stream)).items():
+    for name, path in columnar_paths(with_every_kind(list(stream))).items():
         with pure(True):
             assert compiled.batch_matches() is None
             readable = Engine(q)

@@ -101,6 +101,22 @@ def test_text_that_is_not_ascii_goes_to_the_readable_function():
         assert out.getvalue() == jsonl_lines(ces, texts, texts.__getitem__, tail.replace("ü", "\\u00fc"), False)
 
 
+@pytest.mark.parametrize("number", [-2**63, 2**63 - 1, 2**63, -2**63 - 1, 2**80, True])
+def test_numbers_are_written_as_the_readable_function_writes_them(number: int) -> None:
+    """The least and greatest long long are written in C (``-v`` of the least overflows: its digits are counted
+    from the unsigned magnitude); a number past them, or a bool, is left to the readable function (None)."""
+    require_compiled()
+    ces = [CoreComplexEvent(number, number, (number, 5))]
+    texts = {number: '{"type": "A"}', 5: '{"type": "B"}'}
+    for positions_only in (True, False):
+        readable = jsonl_lines(ces, texts, texts.__getitem__, "}\n", positions_only)
+        compiled = COMPILED(ces, texts, texts.__getitem__, "}\n", positions_only)
+        if type(number) is int and -2**63 <= number < 2**63:
+            assert compiled == readable
+        else:
+            assert compiled is None
+
+
 def test_a_wrong_length_would_fail_the_compiled_lines():
     """The worked line, whose every piece's length the compiled function counts before it writes."""
     require_compiled()

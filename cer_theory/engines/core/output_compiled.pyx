@@ -23,15 +23,31 @@ cdef extern from "Python.h":
 
 
 cdef Py_ssize_t _digits(long long v) noexcept:
-    """Characters of ``str(v)``."""
+    """Characters of ``str(v)`` (the magnitude unsigned, as :func:`_number` writes it: ``-v`` overflows for the
+    least long long)."""
     cdef Py_ssize_t n = 1
+    cdef unsigned long long u
     if v < 0:
         n += 1
-        v = -v
-    while v >= 10:
-        v //= 10
+        u = <unsigned long long>(-(v + 1)) + 1
+    else:
+        u = <unsigned long long>v
+    while u >= 10:
+        u //= 10
         n += 1
     return n
+
+
+cdef bint _number_size(object v, Py_ssize_t *size) except -1:
+    """Add the characters of ``str(v)`` to ``size``; False when ``v`` is no plain int a long long holds (a bool, a
+    subclass, a huge number: the readable function writes those)."""
+    if type(v) is not int:
+        return False
+    try:
+        size[0] += _digits(PyLong_AsLongLong(v))
+    except OverflowError:
+        return False
+    return True
 
 
 cdef char *_number(char *out, long long v) noexcept:
@@ -69,11 +85,12 @@ cdef inline char *_literal(char *out, const char *text, Py_ssize_t n) noexcept:
     return out + n
 
 
-def jsonl_lines(list ces, object texts, object text, str tail, bint positions_only):
+def jsonl_lines(list ces not None, object texts, object text, str tail not None, bint positions_only):
     """The lines of ``ces`` (objects with ``start``, ``end``, ``positions``) joined into one string: each
     position's event text is ``texts[p]`` when there, else ``text(p)`` (which makes and keeps it); ``tail``
     closes each line (``}\\n``, or the partition's member and ``}\\n``). None when a text or the tail is not
-    ASCII."""
+    ASCII, or a number or the positions are not what the engine makes (plain ints a long long holds, a tuple):
+    the readable function writes those."""
     if not isinstance(texts, dict):
         raise TypeError("texts: a dict")
     if not PyUnicode_IS_ASCII(tail):
@@ -87,15 +104,20 @@ def jsonl_lines(list ces, object texts, object text, str tail, bint positions_on
     cdef PyObject *found
     cdef long long v
     for c in ces:  # the size, and the texts looked up once
-        ps = c.positions
+        p = c.positions
+        if type(p) is not tuple:
+            return None
+        ps = p
         n = len(ps)
         numbers.append(c.start)
         numbers.append(c.end)
         numbers.append(ps)
         size += 10 + 9 + 16 + 1 + tail_size + (2 * (n - 1) if n else 0)  # '{"start": ', ', "end": ', ...
-        size += _digits(PyLong_AsLongLong(c.start)) + _digits(PyLong_AsLongLong(c.end))
+        if not (_number_size(c.start, &size) and _number_size(c.end, &size)):
+            return None
         for i in range(n):
-            size += _digits(PyLong_AsLongLong(ps[i]))
+            if not _number_size(ps[i], &size):
+                return None
         if not positions_only:
             size += 13 + 1 + (2 * (n - 1) if n else 0)  # '], "events": [' less the ']' counted, and ']'
             for i in range(n):

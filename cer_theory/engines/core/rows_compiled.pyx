@@ -91,7 +91,8 @@ cdef class _Builder:
         self.how = 0
         if type(rows) is DictRows:
             self.dicts = rows.dicts
-            self.how = 2
+            if len(self.dicts) == len(rows._events):  # (a row's dict is read by its index unchecked)
+                self.how = 2
         else:
             make = rows._event
             if type(make) is ColumnEvents:
@@ -99,7 +100,8 @@ cdef class _Builder:
                 if make._from_source is None or not any(make._from_source):
                     self.types = make.types
                     self.names = [name for name, _ in columns]
-                    self.cells = [cells for _, cells in columns]
+                    # (a row's cell is read unchecked: lists only)
+                    self.cells = [cells if type(cells) is list else list(cells) for _, cells in columns]
                     self.how = 1
 
     cdef object build(self, Py_ssize_t k):
@@ -119,6 +121,8 @@ def batch_matches(ces, partition, rows, buffer):
     cdef list out = []
     for c in ces:
         positions = c.positions
+        if positions is None:
+            raise TypeError("a complex event's positions: a tuple, not None")
         n = PyTuple_GET_SIZE(positions)
         if n == 0 or <object>PyTuple_GET_ITEM(positions, 0) < first:
             events = buffer.events_of(positions)
