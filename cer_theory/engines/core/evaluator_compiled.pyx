@@ -249,14 +249,23 @@ cdef class EvaluatorKernel:
 
     cdef c_output(self, j, int64_t tau):
         """:meth:`Evaluator._output`'s list path: Algorithm 2 on every final state's union-list entries in order;
-        with :attr:`chunk` set, the readable method (it returns :class:`Outputs` read in pieces)."""
+        with :attr:`chunk` set, the readable method (it returns :class:`Outputs` read in pieces) when there is
+        something to enumerate."""
         cdef CTecs tecs = self.tecs
         cdef int64_t b = tecs.base, n
         cdef Py_ssize_t left, got, k
         cdef list out, ul
-        if self.chunk is not None:
-            return _readable_output(self, j, tau)
         final = self.det.final
+        if self.chunk is not None:
+            # The readable method (its Outputs read in pieces) only where some final state's first entry is alive:
+            # at most positions none is, and its answer is then the empty list, as here (`cer-theory run` reads in
+            # chunks: on P3' over 1M stock events, 149k calls of the readable method took 0.2 s for nothing).
+            for p, ul_ in (<dict>self.table).items():
+                if final[p]:
+                    ul = <list>ul_
+                    if PyList_GET_SIZE(ul) and tecs.mx[_id(<object>PyList_GET_ITEM(ul, 0)) - b] >= tau:
+                        return _readable_output(self, j, tau)
+            return []
         out = []
         # (a LIMIT beyond a Py_ssize_t caps nothing a position can enumerate: CEQL's LIMIT is any natural number)
         left = -1 if self.limit is None else min(self.limit, PY_SSIZE_T_MAX)
