@@ -150,10 +150,10 @@ class Event:
         return cls(etype, attrs)
 
 
-
 _new = object.__new__
-_set_type, _set_values = Event.type.__set__, Event._values.__set__  # type: ignore[attr-defined]
+_set_type, _set_values = Event.type.__set__, Event._values.__set__  # type: ignore[attr-defined,misc]
 """The slots of an Event set directly, bypassing the refusing ``__setattr__`` (:meth:`Event.trusted`)."""
+
 
 def json_value_text(value: Value) -> str:
     """``json.dumps(value)`` for an attribute value, byte for byte and faster (docs/decisions.md D155): strings
