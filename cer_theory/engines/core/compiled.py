@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,25 +40,25 @@ def stale(built: Iterable[Path], sources: Iterable[Path]) -> bool:
     return bool(times) and max(times) > min(p.stat().st_mtime for p in built)
 
 
-def _usable() -> bool:
-    """Whether the compiled modules are built for this interpreter and current (not older than their sources: a
-    stale module runs the code of its older source, or, across the two modules, calls functions of a changed
-    layout); a warning says so when they are built but stale."""
-    specs = [importlib.util.find_spec(f"{__package__}.{m}") for m in MODULES]
+def current(modules: Sequence[str], what: str) -> bool:
+    """Whether the compiled ``modules`` (of this package) are all built for this interpreter and current: not older
+    than their sources, since a stale module runs the code of its older source or, across modules, calls
+    functions of a changed layout. A warning names ``what`` runs instead when they are built but stale."""
+    specs = [importlib.util.find_spec(f"{__package__}.{m}") for m in modules]
     built = [Path(spec.origin) for spec in specs if spec is not None and spec.origin is not None]
-    if len(built) < len(MODULES):
+    if len(built) < len(modules):
         return False  # not built (no C compiler or no Cython at install time), or not for this interpreter's ABI
     here = Path(__file__).parent
-    sources = [here / f"{m}.{ext}" for m in MODULES for ext in ("pyx", "pxd")]
+    sources = [here / f"{m}.{ext}" for m in modules for ext in ("pyx", "pxd")]
     if stale(built, [p for p in sources if p.exists()]):
-        warnings.warn("cer_theory: the compiled hot loop is older than its sources (rebuild it: `make`, or "
-                      "`pip install -e .`); the readable loop runs", RuntimeWarning, stacklevel=2)
+        warnings.warn(f"cer_theory: the compiled {what} is older than its sources (rebuild it: `make`, or "
+                      f"`pip install -e .`); the readable one runs", RuntimeWarning, stacklevel=2)
         return False
     return True
 
 
 CompiledEvaluator: type[Evaluator] | None = None
-if _usable():
+if current(MODULES, "hot loop"):
     try:
         from cer_theory.engines.core.evaluator_compiled import EvaluatorKernel  # type: ignore[import-not-found]
         from cer_theory.engines.core.tecs_compiled import CTecs  # type: ignore[import-not-found]
@@ -128,5 +128,5 @@ def evaluator_class(debug: bool, instrument: bool) -> type[Evaluator]:
     return CompiledEvaluator
 
 
-__all__ = ["CompiledEvaluator", "MODULES", "PURE_VARIABLE", "batch_matches", "clean_columns", "compiled_available", "evaluator_class",
-           "pure_forced", "stale"]
+__all__ = ["CompiledEvaluator", "MODULES", "PURE_VARIABLE", "batch_matches", "clean_columns", "compiled_available",
+           "current", "evaluator_class", "pure_forced", "stale"]

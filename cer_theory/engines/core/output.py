@@ -13,10 +13,8 @@ that many complex events the writer raises :class:`OutputLimitExceeded` (docs/de
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import IO, Any
 
 from cer_theory.core.aggregates import json_value
@@ -63,21 +61,11 @@ def jsonl_lines(ces: list, texts: dict[int, str], text: Callable[[int], str], ta
                     f'"events": [{", ".join(map(text, ps))}]{tail}' for c in ces])
 
 
-def _built_and_current() -> bool:
-    """Whether ``output_compiled`` (:func:`jsonl_lines` compiled, built with the hot loop by ``setup.py``) is built
-    for this interpreter and not older than its source (as :mod:`~cer_theory.engines.core.compiled` checks the
-    hot loop's)."""
-    spec = importlib.util.find_spec("cer_theory.engines.core.output_compiled")
-    if spec is None or spec.origin is None or not spec.origin.endswith((".so", ".pyd")):
-        return False
-    source = Path(__file__).with_name("output_compiled.pyx")
-    return not (source.exists() and compiled.stale([Path(spec.origin)], [source]))
-
-
 COMPILED_LINES: Callable[..., str | None] | None = None
-""":func:`jsonl_lines` compiled when it is built and current (it answers None when a text is not ASCII), else
-None; a writer made with ``CER_THEORY_PURE`` set uses the readable function (docs/decisions.md D455)."""
-if _built_and_current():
+""":func:`jsonl_lines` compiled (``output_compiled``, built with the hot loop by ``setup.py``; it answers None when a
+text is not ASCII) when it is built and current, else None; a writer made with ``CER_THEORY_PURE`` set uses the
+readable function (docs/decisions.md D455)."""
+if compiled.current(("output_compiled",), "JSON Lines writer"):
     try:
         from cer_theory.engines.core.output_compiled import jsonl_lines as COMPILED_LINES  # type: ignore
     except ImportError:  # (a build for another layout of the package: the readable function writes)

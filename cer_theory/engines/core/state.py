@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cer_theory.core.errors import StreamFormatError
-from cer_theory.engines.core import compiled
 from cer_theory.core.events import CoreComplexEvent
+from cer_theory.engines.core import compiled
 from cer_theory.engines.core.buffer import EventBuffer
 from cer_theory.engines.core.evaluator import Evaluator, Outputs
 from cer_theory.engines.core.inert import Inertness
